@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Larder",
+    products: [
+        .library(name: "LarderFormat", targets: ["LarderFormat"]),
+        .library(name: "LarderPack", targets: ["LarderPack"]),
+        .library(name: "LarderCache", targets: ["LarderCache"]),
+        .library(name: "LarderHost", targets: ["LarderHost"]),
+        .executable(name: "larder", targets: ["larder"]),
+        .executable(name: "larder-bench", targets: ["larder-bench"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
+            name: "CArchive", pkgConfig: "libarchive",
+            providers: [.apt(["libarchive-dev"])]),
+        .systemLibrary(
+            name: "CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+
+        .target(name: "LarderFormat", dependencies: ["CZlib", "CArchive", "CCrypto"]),
+        .target(name: "LarderPack", dependencies: ["LarderFormat"]),
+        .target(name: "LarderCache", dependencies: ["LarderFormat", "CSQLite"]),
+        .target(name: "LarderHost", dependencies: ["LarderCache"]),
+
+        .executableTarget(
+            name: "larder", dependencies: ["LarderFormat", "LarderPack"],
+            path: "Tools/larder"),
+        .executableTarget(
+            name: "larder-bench", dependencies: ["LarderFormat", "LarderPack"],
+            path: "Tools/larder-bench"),
+
+        .testTarget(name: "LarderFormatTests", dependencies: ["LarderFormat", "CArchive", "CZlib"]),
+        .testTarget(name: "LarderPackTests", dependencies: ["LarderPack"]),
+        .testTarget(name: "LarderCLITests", dependencies: ["larder", "LarderFormat"]),
+        .testTarget(name: "LarderCacheTests", dependencies: ["LarderCache"]),
+        .testTarget(name: "LarderHostTests", dependencies: ["LarderHost"]),
+    ]
+)

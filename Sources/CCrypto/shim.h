@@ -1,0 +1,5 @@
+#ifndef LARDER_CCRYPTO_SHIM_H
+#define LARDER_CCRYPTO_SHIM_H
+#include <openssl/evp.h>
+#include <openssl/sha.h>
+#endif

@@ -1,0 +1,14 @@
+#ifndef LARDER_CZLIB_SHIM_H
+#define LARDER_CZLIB_SHIM_H
+#include <zlib.h>
+
+/* deflateInit2 and inflateInit2 are macros that Swift cannot call. */
+static inline int larder_deflateInit2(z_streamp strm, int level, int method, int windowBits,
+                                      int memLevel, int strategy) {
+    return deflateInit2(strm, level, method, windowBits, memLevel, strategy);
+}
+
+static inline int larder_inflateInit2(z_streamp strm, int windowBits) {
+    return inflateInit2(strm, windowBits);
+}
+#endif

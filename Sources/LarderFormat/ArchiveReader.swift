@@ -1,0 +1,220 @@
+import CArchive
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads a tar+gzip bundle archive as a stream through libarchive, one entry at a time,
+/// refusing anything that could hurt the reader: more entries or bytes than the limits allow, a
+/// compression ratio past the limit (a gzip bomb), unsafe, non-UTF-8, over-long or repeated
+/// paths, and every entry type but regular files and folders (links, hard links, devices,
+/// FIFOs, sockets).
+public final class ArchiveReader {
+    /// What a reader accepts.
+    public struct Limits: Sendable {
+        /// The most entries (files and folders).
+        public var maximumEntries: Int
+        /// The most uncompressed file bytes in all.
+        public var maximumTotalBytes: Int64
+        /// The largest uncompressed-to-compressed ratio, checked once past `ratioFloor` bytes.
+        public var maximumRatio: Int64
+        /// Uncompressed bytes read before the ratio is checked; small archives of text may
+        /// legitimately compress very well.
+        public var ratioFloor: Int64
+
+        public init(
+            maximumEntries: Int = 100_000, maximumTotalBytes: Int64 = 8 << 30, maximumRatio: Int64 = 200,
+            ratioFloor: Int64 = 1 << 20
+        ) {
+            self.maximumEntries = maximumEntries
+            self.maximumTotalBytes = maximumTotalBytes
+            self.maximumRatio = maximumRatio
+            self.ratioFloor = ratioFloor
+        }
+
+        public static let `default` = Limits()
+    }
+
+    /// One entry's header.
+    public struct Entry: Sendable, Equatable {
+        public enum Kind: Sendable, Equatable { case file, folder }
+        /// The path, without a trailing `/` for folders.
+        public var path: String
+        public var kind: Kind
+        /// Declared size in bytes (0 for folders).
+        public var size: Int64
+    }
+
+    /// Supplies compressed bytes: fills the buffer and returns the count, 0 at the end.
+    public typealias Source = (UnsafeMutableRawBufferPointer) throws(FormatError) -> Int
+
+    private let archive: OpaquePointer
+    private let context: ReadContext
+    private let limits: Limits
+    private let displayName: String?
+    private var seenPaths: Set<String> = []
+    private var entryCount = 0
+    private var declaredBytes: Int64 = 0
+    private var current: Entry?
+    private var currentRead: Int64 = 0
+    private var uncompressedRead: Int64 = 0
+
+    /// Reads from a source of compressed bytes.
+    /// - Parameter displayName: the archive's name for messages (a path or URL).
+    public init(limits: Limits = .default, displayName: String? = nil, source: @escaping Source) throws(FormatError) {
+        guard let archive = archive_read_new() else { fatalError("archive_read_new: out of memory") }
+        self.archive = archive
+        self.context = ReadContext(source: source)
+        self.limits = limits
+        self.displayName = displayName
+        archive_read_support_filter_gzip(archive)
+        archive_read_support_format_tar(archive)
+        let opaque = Unmanaged.passUnretained(context).toOpaque()
+        let status = archive_read_open(archive, opaque, nil, tarReadCallback, nil)
+        if status != ARCHIVE_OK { throw failure(status, entry: nil) }
+    }
+
+    /// Reads the archive file at `path`.
+    public convenience init(path: String, limits: Limits = .default) throws(FormatError) {
+        let file = try ReadableFile(path: path)
+        try self.init(limits: limits, displayName: path) { (buffer) throws(FormatError) in try file.read(into: buffer) }
+    }
+
+    deinit { archive_read_free(archive) }
+
+    /// Compressed bytes consumed so far.
+    public var compressedBytesRead: Int64 { context.bytesRead }
+
+    /// Moves to the next entry, skipping the rest of the current one.
+    /// - Returns: the entry's header, or nil at the end of the archive.
+    /// - Throws: ``FormatError`` for malformed data or a broken rule, naming the entry.
+    public func next() throws(FormatError) -> Entry? {
+        var handle: OpaquePointer?
+        let status = archive_read_next_header(archive, &handle)
+        if status == ARCHIVE_EOF { current = nil; return nil }
+        guard status >= ARCHIVE_WARN, let handle else { throw failure(status, entry: current?.path) }
+
+        let path = try entryPath(handle)
+        entryCount += 1
+        guard entryCount <= limits.maximumEntries else {
+            throw error(.limitExceeded, "more than \(limits.maximumEntries) entries", entry: path)
+        }
+        let type = archive_entry_filetype(handle)
+        if archive_entry_hardlink(handle) != nil {
+            throw error(.unsupportedEntryType, "hard links are not allowed", entry: path)
+        }
+        let kind: Entry.Kind
+        switch type {
+        case larder_ae_ifreg(): kind = .file
+        case larder_ae_ifdir(): kind = .folder
+        case larder_ae_iflnk(): throw error(.unsupportedEntryType, "symbolic links are not allowed", entry: path)
+        case larder_ae_ifchr(), larder_ae_ifblk():
+            throw error(.unsupportedEntryType, "device files are not allowed", entry: path)
+        case larder_ae_ififo(): throw error(.unsupportedEntryType, "FIFOs are not allowed", entry: path)
+        default: throw error(.unsupportedEntryType, "entry type \(type) is not allowed", entry: path)
+        }
+        let size = kind == .file ? archive_entry_size(handle) : 0
+        guard size >= 0 else { throw error(.malformedArchive, "negative size", entry: path) }
+        declaredBytes += size
+        guard declaredBytes <= limits.maximumTotalBytes else {
+            throw error(.limitExceeded, "more than \(limits.maximumTotalBytes) uncompressed bytes in all", entry: path)
+        }
+        guard seenPaths.insert(path).inserted else {
+            throw error(.duplicateEntry, "the archive holds this path more than once", entry: path)
+        }
+        let entry = Entry(path: path, kind: kind, size: size)
+        current = entry
+        currentRead = 0
+        return entry
+    }
+
+    /// Reads the current entry's bytes.
+    /// - Returns: the count read; 0 at the end of the entry.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
+        guard let entry = current, let base = buffer.baseAddress else { return 0 }
+        let count = archive_read_data(archive, base, buffer.count)
+        if count < 0 { throw failure(Int32(count), entry: entry.path) }
+        currentRead += Int64(count)
+        uncompressedRead += Int64(count)
+        guard currentRead <= entry.size else {
+            throw error(.malformedArchive, "entry holds more bytes than its header says", entry: entry.path)
+        }
+        if uncompressedRead > limits.ratioFloor && uncompressedRead > limits.maximumRatio * max(1, context.bytesRead) {
+            throw error(
+                .limitExceeded, "compression ratio above \(limits.maximumRatio):1 (a gzip bomb?)", entry: entry.path)
+        }
+        if count == 0 && currentRead < entry.size {
+            throw error(.truncated, "archive ends inside this entry (\(currentRead) of \(entry.size) bytes)", entry: entry.path)
+        }
+        return count
+    }
+
+    /// Reads the whole current entry into memory, refusing entries larger than `limit` bytes.
+    public func readAll(limit: Int) throws(FormatError) -> [UInt8] {
+        guard let entry = current else { return [] }
+        guard entry.size <= Int64(limit) else {
+            throw error(.limitExceeded, "entry is larger than \(limit) bytes", entry: entry.path)
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(entry.size))
+        var filled = 0
+        while filled < bytes.count {
+            let count = try FormatError.typed {
+                try bytes.withUnsafeMutableBytes { try read(into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...])) }
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        return bytes
+    }
+
+    private func entryPath(_ handle: OpaquePointer) throws(FormatError) -> String {
+        var bytes: [UInt8]
+        if let utf8 = archive_entry_pathname_utf8(handle) {
+            bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(utf8).assumingMemoryBound(to: UInt8.self), count: strlen(utf8)))
+        } else if let raw = archive_entry_pathname(handle) {
+            bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: strlen(raw)))
+        } else {
+            throw error(.invalidPath, "entry has no name", entry: nil)
+        }
+        if archive_entry_filetype(handle) == larder_ae_ifdir(), bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
+        do throws(FormatError) { return try BundlePath.validate(bytes: bytes) } catch {
+            throw FormatError(error.code, error.message, path: displayName, entry: error.entry)
+        }
+    }
+
+    private func error(_ code: FormatError.Code, _ message: String, entry: String?) -> FormatError {
+        FormatError(code, message, path: displayName, entry: entry)
+    }
+
+    private func failure(_ status: Int32, entry: String?) -> FormatError {
+        if let sourceError = context.error { return sourceError }
+        let text = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive status \(status)"
+        let lowered = text.lowercased()
+        let truncated = lowered.contains("truncated") || lowered.contains("premature end") || lowered.contains("unexpected end")
+        return error(truncated ? .truncated : .malformedArchive, text, entry: entry)
+    }
+}
+
+private final class ReadContext {
+    let source: ArchiveReader.Source
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    var bytesRead: Int64 = 0
+    var error: FormatError?
+    init(source: @escaping ArchiveReader.Source) { self.source = source }
+    deinit { buffer.deallocate() }
+}
+
+private func tarReadCallback(
+    _ archive: OpaquePointer?, _ clientData: UnsafeMutableRawPointer?,
+    _ out: UnsafeMutablePointer<UnsafeRawPointer?>?
+) -> Int {
+    let context = Unmanaged<ReadContext>.fromOpaque(clientData!).takeUnretainedValue()
+    do throws(FormatError) {
+        let count = try context.source(context.buffer)
+        context.bytesRead += Int64(count)
+        out?.pointee = UnsafeRawPointer(context.buffer.baseAddress)
+        return count
+    } catch {
+        context.error = error
+        return -1
+    }
+}

@@ -1,0 +1,114 @@
+import LarderFormat
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A replacement of bytes in a source file, made when packing.
+struct Edit: Sendable, Equatable {
+    var range: Range<Int>
+    var replacement: [UInt8]
+}
+
+/// A reference with its target resolved and its place in the source known.
+struct ResolvedReference: Sendable {
+    var url: String
+    var kind: Reference.Kind
+    var target: ReferenceTarget
+    var location: SourceLocation
+}
+
+/// What one source file contributes to the bundle: its packed digest and size, the font
+/// rewrites to apply, and the references it makes.
+struct FileAnalysis: Sendable {
+    var digest: Digest
+    var size: Int64
+    var edits: [Edit]
+    var references: [ResolvedReference]
+    /// The file's identity on disk when analysed, to catch changes before it is archived.
+    var stamp: FileStamp
+}
+
+/// Size, modification time and inode of a file, compared before archiving it.
+struct FileStamp: Sendable, Equatable {
+    var size: Int64
+    var modified: Int64
+    var modifiedNanoseconds: Int64
+    var inode: UInt64
+
+    init(fileDescriptor: Int32) throws(FormatError) {
+        var info = stat()
+        guard fstat(fileDescriptor, &info) == 0 else { throw FormatError(.io, "fstat failed: \(Errno.current)") }
+        size = Int64(info.st_size)
+        modified = Int64(info.st_mtim.tv_sec)
+        modifiedNanoseconds = Int64(info.st_mtim.tv_nsec)
+        inode = UInt64(info.st_ino)
+    }
+}
+
+extension FileAnalysis {
+    static let font = "larder-font://sha256/"
+
+    /// Reads, hashes and (for HTML and CSS) scans one file.
+    /// - Parameter fontDigests: digests of the bundle's font files, for `@font-face` rewriting.
+    static func analyse(
+        _ file: SourceFile, role: FileRole, knownPaths: Set<String>, fontDigests: [String: Digest]
+    ) throws(PackError) -> FileAnalysis {
+        do {
+            let handle = try ReadableFile(path: file.location)
+            let stamp = try FileStamp(fileDescriptor: handle.descriptor)
+            guard role == .document || role == .style else {
+                let hasher = SHA256Hasher()
+                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
+                defer { buffer.deallocate() }
+                var size: Int64 = 0
+                while true {
+                    let count = try handle.read(into: buffer)
+                    if count == 0 { break }
+                    hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                    size += Int64(count)
+                }
+                return FileAnalysis(digest: hasher.finalize(), size: size, edits: [], references: [], stamp: stamp)
+            }
+            let content = try handle.readAll()
+            var references: [ResolvedReference] = []
+            var edits: [Edit] = []
+            content.withUnsafeBufferPointer { bytes in
+                let found = role == .document ? HTMLScanner.scan(bytes) : CSSScanner.scan(bytes)
+                for reference in found {
+                    let (line, column) = bytes.lineAndColumn(of: reference.offset)
+                    let target = ReferenceResolver.resolve(reference.url, from: file.path)
+                    references.append(
+                        ResolvedReference(
+                            url: reference.url, kind: reference.kind, target: target,
+                            location: SourceLocation(file: file.path, line: line, column: column)))
+                    if reference.kind == .fontSource, let range = reference.replaceRange, case .local(let path) = target,
+                        knownPaths.contains(path), let digest = fontDigests[path]
+                    {
+                        edits.append(Edit(range: range, replacement: Array("url(\"\(font)\(digest.hex)\")".utf8)))
+                    }
+                }
+            }
+            let packed = apply(edits, to: content)
+            return FileAnalysis(
+                digest: SHA256Hasher.hash(packed), size: Int64(packed.count), edits: edits, references: references,
+                stamp: stamp)
+        } catch {
+            throw PackError(.unreadableFile, error.message, path: file.path, cause: error)
+        }
+    }
+
+    /// The file's bytes with the edits applied; edits must not overlap and be in order.
+    static func apply(_ edits: [Edit], to content: [UInt8]) -> [UInt8] {
+        guard !edits.isEmpty else { return content }
+        var out: [UInt8] = []
+        out.reserveCapacity(content.count + edits.count * 80)
+        var position = 0
+        for edit in edits {
+            out.append(contentsOf: content[position..<edit.range.lowerBound])
+            out.append(contentsOf: edit.replacement)
+            position = edit.range.upperBound
+        }
+        out.append(contentsOf: content[position...])
+        return out
+    }
+}

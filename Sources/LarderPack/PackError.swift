@@ -1,0 +1,76 @@
+import LarderFormat
+
+/// A place in a source file: 1-based line and column (columns count Unicode scalars).
+public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var column: Int
+
+    public init(file: String, line: Int, column: Int) {
+        self.file = file
+        self.line = line
+        self.column = column
+    }
+
+    public var description: String { "\(file):\(line):\(column)" }
+}
+
+/// An error in a bundle's source folder or in packing it.
+public struct PackError: Error, Sendable, CustomStringConvertible {
+    /// The kind of failure. Extensible.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// A local reference to a file that is not in the bundle.
+        public static let missingReference = Code("missing-reference")
+        /// A reference that climbs out of the bundle folder.
+        public static let escapingReference = Code("escaping-reference")
+        /// An `http(s):` reference, refused under `--strict`.
+        public static let remoteReference = Code("remote-reference")
+        /// A file or folder name that is not valid UTF-8, too long, not NFC or otherwise unsafe.
+        public static let invalidName = Code("invalid-name")
+        /// Two names that differ only in Unicode normalization.
+        public static let conflictingNames = Code("conflicting-names")
+        /// A file that cannot be read, or is a link, device, FIFO or socket.
+        public static let unreadableFile = Code("unreadable-file")
+        /// `larder.json` is malformed or names a missing entry document.
+        public static let invalidConfiguration = Code("invalid-configuration")
+        /// The source folder itself is missing or not a folder.
+        public static let invalidSource = Code("invalid-source")
+        /// The output could not be written.
+        public static let outputFailed = Code("output-failed")
+    }
+
+    public var code: Code
+    public var message: String
+    /// The source file or folder involved, relative to the bundle root when inside it.
+    public var path: String?
+    /// Where in a source file, for reference errors.
+    public var location: SourceLocation?
+    public var cause: FormatError?
+
+    public init(_ code: Code, _ message: String, path: String? = nil, location: SourceLocation? = nil, cause: FormatError? = nil) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.location = location
+        self.cause = cause
+    }
+
+    public var description: String {
+        let place = location.map { "\($0): " } ?? path.map { "\($0): " } ?? ""
+        return place + message + (cause.map { " (\($0))" } ?? "")
+    }
+}
+
+/// All the problems found in a source folder, reported together so one run shows every
+/// missing reference at once.
+public struct PackFailure: Error, Sendable, CustomStringConvertible {
+    public var errors: [PackError]
+
+    public init(_ errors: [PackError]) { self.errors = errors }
+
+    public var description: String { errors.map(\.description).joined(separator: "\n") }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import LarderFormat
+
+/// How to pack.
+public struct PackOptions: Sendable {
+    /// gzip level, 1 to 9.
+    public var level: Int = 6
+    /// Remote references are errors.
+    public var strict: Bool = false
+    /// The mtime written for every archive entry (0, or SOURCE_DATE_EPOCH).
+    public var modificationTime: Int64 = 0
+    /// Compression threads.
+    public var concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    public init(level: Int = 6, strict: Bool = false, modificationTime: Int64 = 0) {
+        self.level = level
+        self.strict = strict
+        self.modificationTime = modificationTime
+    }
+}
+
+/// What ``Packer/pack(source:into:options:)`` built.
+public struct PackReport: Sendable {
+    public var name: String
+    public var bundleDigest: Digest
+    public var archiveDigest: Digest
+    public var archivePath: String
+    public var fileCount: Int
+    public var essentialCount: Int
+    /// The files' bytes, uncompressed.
+    public var totalSize: Int64
+    public var archiveSize: Int64
+    public var rewrittenFontReferences: Int
+    public var unreferenced: [String]
+    public var remoteReferences: [RemoteReference]
+    /// Junk left out of the bundle.
+    public var skipped: [String]
+}
+
+/// Packs a source folder into `<bundle-digest-hex>.tar.gz`: the canonical manifest first, then
+/// every file in path order, with font sources rewritten; written under a temporary name and
+/// moved into place only when complete, so a failure leaves no partial file behind.
+public enum Packer {
+    public static func pack(source: String, into outputFolder: String, options: PackOptions = .init()) throws(PackFailure) -> PackReport {
+        let plan = try BundlePlan.analyse(source: source, strict: options.strict)
+        return try write(plan, into: outputFolder, options: options)
+    }
+
+    /// Writes an analysed plan as an archive.
+    public static func write(_ plan: BundlePlan, into outputFolder: String, options: PackOptions = .init()) throws(PackFailure) -> PackReport {
+        func failure(_ error: FormatError) -> PackFailure {
+            PackFailure([PackError(.outputFailed, error.message, path: error.entry ?? error.path ?? outputFolder, cause: error)])
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: outputFolder, withIntermediateDirectories: true)
+        } catch {
+            throw PackFailure([PackError(.outputFailed, "cannot create the output folder: \(error.localizedDescription)", path: outputFolder)])
+        }
+        let manifest = plan.manifest
+        let bundleDigest = manifest.bundleDigest
+        let destination = outputFolder + "/" + bundleDigest.hex + ".tar.gz"
+        do throws(FormatError) {
+            let output = try AtomicFileWriter(folder: outputFolder, prefix: bundleDigest.hex)
+            let archiveHasher = SHA256Hasher()
+            let gzip = ParallelGzipWriter(level: options.level, concurrency: options.concurrency) { (bytes) throws(FormatError) in
+                archiveHasher.update(bytes)
+                try output.write(bytes)
+            }
+            let tar = try TarWriter(modificationTime: options.modificationTime) { (bytes) throws(FormatError) in try gzip.write(bytes) }
+            try tar.addFile(path: Manifest.entryName, bytes: manifest.canonicalBytes)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
+            defer { buffer.deallocate() }
+            for file in plan.tree.files {
+                try archive(file, analysis: plan.analyses[file.path]!, into: tar, buffer: buffer)
+            }
+            try tar.finish()
+            try gzip.finish()
+            try output.commit(to: destination)
+            return PackReport(
+                name: manifest.name, bundleDigest: bundleDigest, archiveDigest: archiveHasher.finalize(),
+                archivePath: destination, fileCount: manifest.files.count,
+                essentialCount: manifest.files.filter(\.essential).count, totalSize: manifest.totalSize,
+                archiveSize: Int64(gzip.bytesOut), rewrittenFontReferences: plan.rewrittenFontReferences,
+                unreferenced: plan.unreferenced, remoteReferences: plan.remoteReferences, skipped: plan.tree.skipped)
+        } catch {
+            throw failure(error)
+        }
+    }
+
+    private static func archive(
+        _ file: SourceFile, analysis: FileAnalysis, into tar: TarWriter, buffer: UnsafeMutableRawBufferPointer
+    ) throws(FormatError) {
+        let handle = try ReadableFile(path: file.location)
+        guard try FileStamp(fileDescriptor: handle.descriptor) == analysis.stamp else {
+            throw FormatError(.io, "file changed while it was being packed; run pack again", entry: file.path)
+        }
+        if !analysis.edits.isEmpty {
+            let packed = FileAnalysis.apply(analysis.edits, to: try handle.readAll())
+            try tar.addFile(path: file.path, bytes: packed)
+            return
+        }
+        try tar.addFile(path: file.path, size: analysis.size) { (write) throws(FormatError) in
+            while true {
+                let count = try handle.read(into: buffer)
+                if count == 0 { break }
+                try write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            }
+        }
+    }
+}

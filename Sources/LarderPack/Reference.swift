@@ -1,0 +1,46 @@
+/// A URL found in an HTML or CSS source file.
+public struct Reference: Sendable, Equatable {
+    /// How the referencing document uses the target.
+    public enum Kind: Sendable, Equatable {
+        /// Loaded to render the page: images, scripts, stylesheets, preloads, CSS `url()`.
+        case resource
+        /// A stylesheet pulled in by CSS `@import`.
+        case cssImport
+        /// A font in an `@font-face` `src` list; rewritten to the `larder-font:` scheme.
+        case fontSource
+        /// A link the user may follow (`<a href>`): checked, but not needed by the first screen.
+        case navigation
+    }
+
+    /// The URL as written, with HTML entities and CSS escapes decoded.
+    public var url: String
+    public var kind: Kind
+    /// The byte offset in the file where the URL starts, for line and column.
+    public var offset: Int
+    /// For font sources, the bytes to replace when rewriting: the whole `url(...)` or string.
+    public var replaceRange: Range<Int>?
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// The 1-based line and column (in Unicode scalars) of a byte offset.
+    func lineAndColumn(of offset: Int) -> (line: Int, column: Int) {
+        var line = 1
+        var lineStart = 0
+        let end = Swift.min(offset, count)
+        for index in 0..<end where self[index] == 0x0A {
+            line += 1
+            lineStart = index + 1
+        }
+        var column = 1
+        for index in lineStart..<end where self[index] & 0xC0 != 0x80 { column += 1 }
+        return (line, column)
+    }
+}
+
+@inline(__always) func isASCIIWhitespace(_ byte: UInt8) -> Bool {
+    byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C
+}
+
+@inline(__always) func asciiLower(_ byte: UInt8) -> UInt8 {
+    byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+}

@@ -1,0 +1,131 @@
+import Foundation
+import LarderFormat
+
+/// `larder-bench pack`: `larder pack` against `tar -czf` and `tar | pigz -6` on one generated
+/// corpus, in the same run, plus hashing throughput against `openssl dgst -sha256`.
+enum PackBenchmark {
+    struct Options {
+        var sizeMB = 200
+        var runs = 3
+        var corpus: String?
+        var level = 6
+    }
+
+    static func run(_ options: Options, larder: String) throws -> Bool {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("larder-bench-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }  // best-effort cleanup of scratch output
+
+        let corpus: String
+        if let given = options.corpus {
+            corpus = given
+        } else {
+            corpus = work + "/corpus"
+            let started = Date()
+            let summary = try Corpus.generate(at: URL(fileURLWithPath: corpus), totalBytes: options.sizeMB * 1_000_000)
+            print(String(format: "corpus: %d files, %.1f MB in %.1f s", summary.fileCount, Double(summary.totalBytes) / 1e6, Date().timeIntervalSince(started)))
+            for (kind, bytes) in summary.bytesByKind.sorted(by: { $0.key < $1.key }) {
+                print(String(format: "  %-6@ %6.1f MB", kind as NSString, Double(bytes) / 1e6))
+            }
+        }
+
+        let larderOut = work + "/larder-out"
+        let tarOut = work + "/tar.tar.gz"
+        let pigzOut = work + "/pigz.tar.gz"
+        var larderTimes = Timings(name: "larder pack --level \(options.level)")
+        var tarTimes = Timings(name: "tar -czf (gzip -6)")
+        var pigzTimes = Timings(name: "tar -cf - | pigz -6")
+
+        func once(_ timings: inout Timings, record: Bool) throws {
+            let result: ProcessResult
+            switch timings.name {
+            case larderTimes.name:
+                try? FileManager.default.removeItem(atPath: larderOut)  // a fresh output folder each run
+                result = try Subprocess.run([larder, "pack", corpus, "-o", larderOut, "--level", "\(options.level)", "--json"], stdoutPath: work + "/larder.json")
+            case tarTimes.name:
+                result = try Subprocess.run(["tar", "-czf", tarOut, "-C", corpus, "."])
+            default:
+                result = try Subprocess.shell("tar -cf - -C '\(corpus)' . | pigz -6 > '\(pigzOut)'")
+            }
+            guard result.status == 0 else { throw BenchError("\(timings.name) exited with \(result.status)") }
+            if record {
+                timings.seconds.append(result.seconds)
+                timings.peakRSS.append(result.peakRSS)
+            }
+        }
+        // One warm-up each (fills the page cache), then interleaved runs.
+        try once(&larderTimes, record: false)
+        try once(&tarTimes, record: false)
+        try once(&pigzTimes, record: false)
+        for _ in 0..<options.runs {
+            try once(&larderTimes, record: true)
+            try once(&tarTimes, record: true)
+            try once(&pigzTimes, record: true)
+        }
+        print(larderTimes.summary)
+        print(tarTimes.summary)
+        print(pigzTimes.summary)
+
+        let archive = try FileManager.default.contentsOfDirectory(atPath: larderOut).first { $0.hasSuffix(".tar.gz") }
+        let larderSize = fileSize(larderOut + "/" + (archive ?? "missing"))
+        let gzipSize = fileSize(tarOut)
+        print("sizes: larder \(larderSize) B, tar -czf \(gzipSize) B, pigz \(fileSize(pigzOut)) B")
+        print(String(format: "peak RSS of larder pack: %.1f MiB", Double(larderTimes.maxRSS) / 1_048_576))
+
+        // Hashing: one large file, libcrypto through SHA256Hasher against the openssl tool.
+        let big = work + "/hash-input.bin"
+        try makeHashInput(at: big, from: corpus, bytes: 256 << 20)
+        var hashTimes = Timings(name: "SHA256Hasher (in process)")
+        var opensslTimes = Timings(name: "openssl dgst -sha256")
+        _ = try hashFile(big)
+        _ = try Subprocess.run(["openssl", "dgst", "-sha256", big], stdoutPath: "/dev/null")
+        for _ in 0..<max(3, options.runs) {
+            let start = DispatchTime.now().uptimeNanoseconds
+            _ = try hashFile(big)
+            hashTimes.seconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            opensslTimes.seconds.append(try Subprocess.run(["openssl", "dgst", "-sha256", big], stdoutPath: "/dev/null").seconds)
+        }
+        print(hashTimes.summary)
+        print(opensslTimes.summary)
+
+        print("ratios (pack, level \(options.level)):")
+        var passed = true
+        passed = report("larder / tar -czf wall time", larderTimes.median / tarTimes.median, atMost: 0.6) && passed
+        passed = report("larder / pigz -6 wall time", larderTimes.median / pigzTimes.median, atMost: 1.0) && passed
+        passed = report("larder size / gzip -6 size", Double(larderSize) / Double(gzipSize), atMost: 1.01) && passed
+        passed = report("hash throughput larder / openssl", opensslTimes.median / hashTimes.median, atLeast: 0.85) && passed
+        passed = report("larder peak RSS (MiB)", Double(larderTimes.maxRSS) / 1_048_576, atMost: 64) && passed
+        return passed
+    }
+
+    /// Concatenates corpus files into one file of `bytes` bytes (repeating if needed).
+    static func makeHashInput(at path: String, from corpus: String, bytes: Int) throws {
+        guard let enumerator = FileManager.default.enumerator(atPath: corpus) else { throw BenchError("cannot list \(corpus)") }
+        let files = (enumerator.allObjects as? [String] ?? []).sorted().map { corpus + "/" + $0 }
+        let output = try AtomicFileWriter(folder: (path as NSString).deletingLastPathComponent, prefix: "hash-input")
+        var written = 0
+        outer: while written < bytes {
+            for file in files {
+                guard let data = FileManager.default.contents(atPath: file), !data.isEmpty else { continue }
+                let count = min(data.count, bytes - written)
+                try data.prefix(count).withUnsafeBytes { try output.write($0) }
+                written += count
+                if written >= bytes { break outer }
+            }
+        }
+        try output.commit(to: path)
+    }
+
+    static func hashFile(_ path: String) throws -> Digest {
+        let file = try ReadableFile(path: path)
+        let hasher = SHA256Hasher()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
+        defer { buffer.deallocate() }
+        while true {
+            let count = try file.read(into: buffer)
+            if count == 0 { break }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+        return hasher.finalize()
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+// larder-bench: Larder's benchmarks, each measured side by side with the standard tool in the
+// same run, printing ratios against the targets.
+
+#if DEBUG
+print("WARNING: this is a debug build; numbers are meaningless. Use: swift run -c release larder-bench")
+#endif
+
+let usage = """
+    USAGE: larder-bench pack [--size-mb <n>] [--runs <n>] [--level <1-9>] [--corpus <dir>]
+
+    Generates a corpus of mixed web assets (default 200 MB) unless --corpus is given, then times
+    'larder pack' against 'tar -czf' and 'tar -cf - | pigz -6', compares sizes, peak memory, and
+    SHA-256 throughput against 'openssl dgst -sha256'. Exits 1 when a target is missed.
+    """
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.first == "pack" else {
+    print(usage)
+    exit(arguments.isEmpty || arguments.first == "--help" || arguments.first == "-h" ? 0 : 64)
+}
+arguments.removeFirst()
+var options = PackBenchmark.Options()
+while !arguments.isEmpty {
+    let flag = arguments.removeFirst()
+    guard let value = arguments.first else { print(usage); exit(64) }
+    arguments.removeFirst()
+    switch flag {
+    case "--size-mb": options.sizeMB = Int(value) ?? options.sizeMB
+    case "--runs": options.runs = Int(value) ?? options.runs
+    case "--level": options.level = Int(value) ?? options.level
+    case "--corpus": options.corpus = value
+    default: print(usage); exit(64)
+    }
+}
+let binFolder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
+let larder = binFolder + "/larder"
+guard FileManager.default.isExecutableFile(atPath: larder) else {
+    print("larder-bench: build the CLI first (swift build -c release --product larder); not found at \(larder)")
+    exit(1)
+}
+do {
+    exit(try PackBenchmark.run(options, larder: larder) ? 0 : 1)
+} catch {
+    print("larder-bench: \(error)")
+    exit(1)
+}

@@ -1,0 +1,106 @@
+/// One option a command accepts.
+struct OptionSpec {
+    var names: [String]
+    /// The value's placeholder; nil for a flag.
+    var value: String?
+    var help: String
+}
+
+/// A command's arguments and help text, argument-parser style.
+struct CommandSpec {
+    var name: String
+    var overview: String
+    var usage: String
+    var arguments: [(name: String, help: String)] = []
+    var options: [OptionSpec] = []
+    var discussion: String? = nil
+
+    static let helpOption = OptionSpec(names: ["-h", "--help"], value: nil, help: "Show help information.")
+
+    var helpText: String {
+        var text = "OVERVIEW: \(overview)\n\nUSAGE: \(usage)\n"
+        if !arguments.isEmpty {
+            text += "\nARGUMENTS:\n"
+            for argument in arguments { text += Self.row(argument.name, argument.help) }
+        }
+        text += "\nOPTIONS:\n"
+        for option in options + [Self.helpOption] {
+            let label = option.names.joined(separator: ", ") + (option.value.map { " <\($0)>" } ?? "")
+            text += Self.row(label, option.help)
+        }
+        if let discussion { text += "\n\(discussion)\n" }
+        return text
+    }
+
+    static func row(_ label: String, _ help: String) -> String {
+        let padded = label.count < 24 ? label + String(repeating: " ", count: 24 - label.count) : label + "\n" + String(repeating: " ", count: 26)
+        return "  \(padded)\(help)\n"
+    }
+}
+
+/// A command line that does not fit the command's spec: exit 64.
+struct UsageError: Error {
+    var message: String
+    var command: CommandSpec
+}
+
+/// The arguments of one command, parsed.
+struct ParsedArguments {
+    var positionals: [String] = []
+    var values: [String: String] = [:]
+    var flags: Set<String> = []
+    var wantsHelp = false
+
+    func flag(_ name: String) -> Bool { flags.contains(name) }
+    func value(_ name: String) -> String? { values[name] }
+
+    /// Parses `arguments` against `spec`, keyed by each option's last (long) name.
+    init(_ arguments: [String], spec: CommandSpec, positionalCount: ClosedRange<Int>) throws(UsageError) {
+        var index = 0
+        var onlyPositionals = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if onlyPositionals || !argument.hasPrefix("-") || argument == "-" {
+                positionals.append(argument)
+                continue
+            }
+            if argument == "--" { onlyPositionals = true; continue }
+            if argument == "-h" || argument == "--help" { wantsHelp = true; continue }
+            var name = argument
+            var inlineValue: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            guard let option = spec.options.first(where: { $0.names.contains(name) }) else {
+                throw UsageError(message: "Unknown option '\(name)'", command: spec)
+            }
+            let key = option.names.last!
+            if option.value != nil {
+                if let inlineValue {
+                    values[key] = inlineValue
+                } else {
+                    guard index < arguments.count else {
+                        throw UsageError(message: "Missing value for '\(name) <\(option.value!)>'", command: spec)
+                    }
+                    values[key] = arguments[index]
+                    index += 1
+                }
+            } else {
+                guard inlineValue == nil else {
+                    throw UsageError(message: "Option '\(name)' takes no value", command: spec)
+                }
+                flags.insert(key)
+            }
+        }
+        if wantsHelp { return }
+        if positionals.count < positionalCount.lowerBound {
+            let missing = spec.arguments.dropFirst(positionals.count).first?.name ?? "argument"
+            throw UsageError(message: "Missing expected argument '\(missing)'", command: spec)
+        }
+        if positionals.count > positionalCount.upperBound {
+            throw UsageError(message: "Unexpected argument '\(positionals[positionalCount.upperBound])'", command: spec)
+        }
+    }
+}

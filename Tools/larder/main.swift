@@ -1,0 +1,55 @@
+import Foundation
+
+/// The version `larder --version` prints.
+let larderVersion = "0.1.0"
+
+let rootSpec = CommandSpec(
+    name: "",
+    overview: "Package, inspect and verify Larder bundles of web content for in-app flows.",
+    usage: "larder <subcommand>",
+    options: [OptionSpec(names: ["--version"], value: nil, help: "Show the version.")],
+    discussion: """
+        SUBCOMMANDS:
+          pack                    Pack a source folder into a content-hashed bundle archive.
+          inspect                 Show a bundle archive's manifest.
+          verify                  Recompute and check every digest in a bundle archive.
+
+          See 'larder help <subcommand>' for detailed help.
+        """)
+
+let commands: [String: (spec: CommandSpec, run: ([String]) -> ExitCode)] = [
+    "pack": (PackCommand.spec, PackCommand.run),
+    "inspect": (InspectCommand.spec, InspectCommand.run),
+    "verify": (VerifyCommand.spec, VerifyCommand.run),
+]
+
+@MainActor func larderMain(_ arguments: [String]) -> ExitCode {
+    guard let first = arguments.first else {
+        Console.error(rootSpec.helpText)
+        return .usage
+    }
+    switch first {
+    case "-h", "--help":
+        Console.out(rootSpec.helpText)
+        return .success
+    case "--version":
+        Console.out(larderVersion)
+        return .success
+    case "help":
+        guard let name = arguments.dropFirst().first else { Console.out(rootSpec.helpText); return .success }
+        guard let command = commands[name] else {
+            Console.error("Error: Unknown subcommand '\(name)'\nUsage: \(rootSpec.usage)\n  See 'larder --help' for more information.")
+            return .usage
+        }
+        Console.out(command.spec.helpText)
+        return .success
+    default:
+        guard let command = commands[first] else {
+            Console.error("Error: Unknown subcommand '\(first)'\nUsage: \(rootSpec.usage)\n  See 'larder --help' for more information.")
+            return .usage
+        }
+        return command.run(Array(arguments.dropFirst()))
+    }
+}
+
+exit(larderMain(Array(CommandLine.arguments.dropFirst())).rawValue)

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what Larder needs on Debian 12 when it is missing: the C libraries' -dev packages,
+# pkg-config, GNU tar/gzip and pigz (the benchmark's reference tools). Idempotent, and quiet
+# when nothing is missing. Needs root or sudo only when something must be installed.
+set -euo pipefail
+
+packages=(pkg-config zlib1g-dev libarchive-dev libssl-dev libsqlite3-dev tar gzip pigz)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  if [ -x /opt/swift/usr/bin/swift ]; then
+    echo "setup: add /opt/swift/usr/bin to PATH" >&2
+  else
+    echo "setup: the Swift toolchain is not on PATH" >&2
+  fi
+  exit 1
+fi
