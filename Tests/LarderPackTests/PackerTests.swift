@@ -1,0 +1,113 @@
+import Foundation
+import LarderFormat
+import Testing
+@testable import LarderPack
+
+@Suite struct PackerTests {
+    static let page = """
+        <!doctype html>
+        <link rel="stylesheet" href="css/app.css">
+        <img src="img/logo.png">
+        <a href="second.html">next</a>
+        """
+
+    @Test func packsAndRewritesFontsAndFindsTheEssentialSet() throws {
+        let folder = try SourceFolder([
+            "index.html": Self.page,
+            "second.html": "<img src=\"img/later.png\">",
+            "css/app.css": "@font-face { font-family: A; src: url(../fonts/a.ttf) format('truetype'); }\nbody { background: url(\"data:image/png;base64,AA\") }",
+            "fonts/a.ttf": "FONTDATA",
+            "img/logo.png": "PNG1",
+            "img/later.png": "PNG2",
+            "notes.txt": "not referenced",
+        ])
+        let report = try Packer.pack(source: folder.root, into: folder.output)
+        #expect(report.fileCount == 7)
+        #expect(report.unreferenced == ["notes.txt"])
+        #expect(report.rewrittenFontReferences == 1)
+        let verification = try BundleVerifier.verify(archiveAt: report.archivePath)
+        #expect(verification.isIntact, "\(verification.problems)")
+        let manifest = try #require(verification.manifest)
+        #expect(manifest.files.filter(\.essential).map(\.path) == ["css/app.css", "fonts/a.ttf", "img/logo.png", "index.html"])
+        #expect(report.archivePath.hasSuffix("/\(report.bundleDigest.hex).tar.gz"))
+
+        let reader = try ArchiveReader(path: report.archivePath)
+        var css = ""
+        while let entry = try reader.next() {
+            if entry.path == "css/app.css" {
+                css = String(decoding: try reader.readAll(limit: 1 << 20), as: UTF8.self)
+                break
+            }
+        }
+        let fontDigest = SHA256Hasher.hash(Array("FONTDATA".utf8))
+        #expect(css.hasPrefix("@font-face { font-family: A; src: url(\"larder-font://sha256/\(fontDigest.hex)\") format('truetype'); }"))
+        #expect(css.contains("data:image/png;base64,AA"))
+        #expect(manifest.file(at: "css/app.css")?.digest == SHA256Hasher.hash(Array(css.utf8)))
+    }
+
+    @Test func leavesJunkOut() throws {
+        let folder = try SourceFolder(["index.html": "<p>hi</p>", ".DS_Store": "x", "Thumbs.db": "x", "__MACOSX/._index.html": "x",
+            ".git/HEAD": "ref", "index.html.swp": "x", "notes~": "x", "._index.html": "x"])
+        let report = try Packer.pack(source: folder.root, into: folder.output)
+        #expect(report.fileCount == 1)
+        #expect(report.skipped == [".DS_Store", "._index.html", ".git", "Thumbs.db", "__MACOSX", "index.html.swp", "notes~"])
+    }
+
+    @Test func readsLarderJSON() throws {
+        let folder = try SourceFolder([
+            "start.html": "<p>x</p>",
+            "larder.json": #"{"name": "prompt", "entry": "start.html", "renderer": {"protocol": 2, "capabilities": []}}"#,
+        ])
+        let report = try Packer.pack(source: folder.root, into: folder.output)
+        let manifest = try #require(try BundleVerifier.verify(archiveAt: report.archivePath).manifest)
+        #expect(manifest.name == "prompt")
+        #expect(manifest.entry == "start.html")
+        #expect(manifest.renderer == Manifest.Renderer(protocolVersion: 2, capabilities: []))
+        #expect(manifest.file(at: "larder.json") == nil)
+    }
+
+    @Test func samplesPackAndShareTheirFont() throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("samples-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: output) }  // scratch folder of this test
+        var manifests: [String: Manifest] = [:]
+        for name in ["onboarding", "paywall", "legacy-prompt"] {
+            let report = try Packer.pack(source: sampleBundles + "/" + name, into: output)
+            #expect(report.remoteReferences.isEmpty)
+            let verification = try BundleVerifier.verify(archiveAt: report.archivePath)
+            #expect(verification.isIntact)
+            manifests[name] = verification.manifest
+        }
+        let onboardingFont = manifests["onboarding"]?.file(at: "fonts/Lato-Regular.ttf")?.digest
+        #expect(onboardingFont != nil)
+        #expect(onboardingFont == manifests["paywall"]?.file(at: "fonts/Lato-Regular.ttf")?.digest)
+        #expect(manifests["onboarding"]!.files.filter { $0.role == .document }.count >= 3)
+        #expect(manifests["legacy-prompt"]?.renderer.capabilities == [])
+        #expect(manifests["paywall"]?.renderer.capabilities == [.prepare, .visibility])
+    }
+
+    /// The same sources in two folders, written in another order with other mtimes and umask,
+    /// give the same archive bytes.
+    @Test func isDeterministicAcrossCopies() throws {
+        let sample = sampleBundles + "/onboarding"
+        let files = try FileManager.default.subpathsOfDirectory(atPath: sample).filter {
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: sample + "/" + $0, isDirectory: &isFolder) && !isFolder.boolValue
+        }
+        let first = try SourceFolder()
+        let second = try SourceFolder()
+        let previousMask = umask(0o022)
+        for path in files.sorted() { try first.write(path, Array(try Data(contentsOf: URL(fileURLWithPath: sample + "/" + path)))) }
+        umask(0o077)
+        for path in files.sorted().reversed() { try second.write(path, Array(try Data(contentsOf: URL(fileURLWithPath: sample + "/" + path)))) }
+        umask(previousMask)
+        for (index, path) in files.enumerated() {
+            let date = Date(timeIntervalSince1970: TimeInterval(1_000_000 + index * 7919))
+            try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: second.root + "/" + path)
+        }
+        let a = try Packer.pack(source: first.root, into: first.output)
+        let b = try Packer.pack(source: second.root, into: second.output, options: PackOptions(level: 6))
+        #expect(a.bundleDigest == b.bundleDigest)
+        #expect(a.archiveDigest == b.archiveDigest)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: a.archivePath)) == Data(contentsOf: URL(fileURLWithPath: b.archivePath)))
+    }
+}

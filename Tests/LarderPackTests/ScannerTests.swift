@@ -1,0 +1,101 @@
+import Testing
+@testable import LarderPack
+
+@Suite struct CSSScannerTests {
+    func scan(_ css: String) -> [Reference] {
+        let bytes = Array(css.utf8)
+        return bytes.withUnsafeBufferPointer { CSSScanner.scan($0) }
+    }
+
+    @Test func findsURLsInEveryForm() {
+        let css = #"""
+            /* url(commented.png) */
+            a { background: url(plain.png) }
+            b { background: URL( "double.png?v=2#x" ) }
+            c { background: url('single.png') }
+            d { background: url(esc\(aped\).png) }
+            e { background: url("\68 ex.png") }
+            f { background: url(data:image/png;base64,AAAA) }
+            """#
+        #expect(scan(css).map(\.url) == ["plain.png", "double.png?v=2#x", "single.png", "esc(aped).png", "hex.png", "data:image/png;base64,AAAA"])
+        #expect(scan(css).allSatisfy { $0.kind == .resource })
+    }
+
+    @Test func findsImportsWithStringsOrURLs() {
+        let refs = scan(#"@import "base.css"; @import url(theme.css) screen; @IMPORT 'x.css';"#)
+        #expect(refs.map(\.url) == ["base.css", "theme.css", "x.css"])
+        #expect(refs.allSatisfy { $0.kind == .cssImport })
+    }
+
+    @Test func marksFontFaceSourcesWithTheirRanges() {
+        let css = #"""
+            @font-face {
+              font-family: "Lato";
+              src: url("../fonts/Lato.woff2") format("woff2"), url(../fonts/Lato.ttf) format("truetype");
+            }
+            .x { background: url(bg.png); }
+            """#
+        let refs = scan(css)
+        #expect(refs.map(\.url) == ["../fonts/Lato.woff2", "../fonts/Lato.ttf", "bg.png"])
+        #expect(refs.map(\.kind) == [.fontSource, .fontSource, .resource])
+        let bytes = Array(css.utf8)
+        let first = refs[0].replaceRange!
+        #expect(String(decoding: bytes[first], as: UTF8.self) == #"url("../fonts/Lato.woff2")"#)
+        #expect(refs[2].replaceRange == nil)
+    }
+}
+
+@Suite struct HTMLScannerTests {
+    func scan(_ html: String) -> [Reference] {
+        let bytes = Array(html.utf8)
+        return bytes.withUnsafeBufferPointer { HTMLScanner.scan($0) }
+    }
+
+    @Test func findsResourcesAndNavigation() {
+        let html = #"""
+            <!doctype html>
+            <!-- <img src="commented.png"> -->
+            <link rel="stylesheet" href="css/app.css"><link rel=preload href=fonts/a.ttf as=font>
+            <link rel="icon" href="icon.png"><link rel="canonical" href="page.html">
+            <img src='a.png' srcset="b.png 1x, c.png 2x">
+            <a href="next.html?x=1&amp;y=2">next</a>
+            <script src="app.js"></script>
+            <script>var s = "<img src='in-script.png'>";</script>
+            <div style="background: url('bg.png')"></div>
+            <style>body { background: url(style-block.png) }</style>
+            """#
+        let refs = scan(html)
+        #expect(refs.map(\.url) == ["css/app.css", "fonts/a.ttf", "icon.png", "page.html", "a.png", "b.png", "c.png", "next.html?x=1&y=2", "app.js", "bg.png", "style-block.png"])
+        #expect(refs.filter { $0.kind == .navigation }.map(\.url) == ["page.html", "next.html?x=1&y=2"])
+    }
+
+    @Test func parsesSrcsetCandidates() {
+        #expect(HTMLScanner.srcsetURLs("a.png 1x, b.png 2x").map(\.url) == ["a.png", "b.png"])
+        #expect(HTMLScanner.srcsetURLs("a.png 480w,b.png 800w").map(\.url) == ["a.png", "b.png"])
+        // Without whitespace a comma belongs to the URL (HTML's srcset parsing).
+        #expect(HTMLScanner.srcsetURLs("a.png,b.png 2x").map(\.url) == ["a.png,b.png"])
+        #expect(HTMLScanner.srcsetURLs(" one.png ").map(\.url) == ["one.png"])
+    }
+}
+
+@Suite struct ReferenceResolverTests {
+    @Test(arguments: [
+        ("img/a.png", "index.html", ReferenceTarget.local("img/a.png")),
+        ("../fonts/x.ttf", "css/app.css", .local("fonts/x.ttf")),
+        ("./a.png?v=1#frag", "pages/p.html", .local("pages/a.png")),
+        ("/img/a.png", "pages/p.html", .local("img/a.png")),
+        ("my%20file.png", "index.html", .local("my file.png")),
+        ("https://cdn.example/x.js", "index.html", .remote("https://cdn.example/x.js")),
+        ("//cdn.example/x.js", "index.html", .remote("//cdn.example/x.js")),
+        ("data:image/png;base64,AA", "index.html", .ignored),
+        ("mailto:a@b.c", "index.html", .ignored),
+        ("#top", "index.html", .ignored),
+        ("", "index.html", .ignored),
+        ("../x.png", "index.html", .escaping),
+        ("a/../../x.png", "css/app.css", .local("x.png")),
+        ("a/../../../x.png", "css/app.css", .escaping),
+    ])
+    func resolves(_ url: String, _ document: String, _ expected: ReferenceTarget) {
+        #expect(ReferenceResolver.resolve(url, from: document) == expected)
+    }
+}

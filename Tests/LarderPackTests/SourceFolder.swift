@@ -1,0 +1,52 @@
+import Foundation
+@testable import LarderPack
+
+/// A scratch source folder for one test, removed when the test ends.
+final class SourceFolder {
+    let root: String
+    let output: String
+
+    init(_ files: [String: String] = [:]) throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("larder-pack-\(UUID().uuidString)").path
+        root = base + "/src"
+        output = base + "/out"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        for (path, text) in files { try write(path, Array(text.utf8)) }
+    }
+
+    deinit {
+        let base = (root as NSString).deletingLastPathComponent
+        do { try FileManager.default.removeItem(atPath: base) } catch { print("could not remove \(base): \(error)") }
+    }
+
+    func write(_ path: String, _ bytes: [UInt8]) throws {
+        let url = URL(fileURLWithPath: root + "/" + path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(bytes).write(to: url)
+    }
+
+    /// Files left in the output folder (none after a failure).
+    var outputFiles: [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []
+    }
+
+    /// Packs, expecting failure; returns the errors.
+    func packFailure(strict: Bool = false) -> [PackError] {
+        do {
+            _ = try Packer.pack(source: root, into: output, options: PackOptions(strict: strict))
+            return []
+        } catch {
+            return error.errors
+        }
+    }
+}
+
+/// The repository's SampleBundles folder.
+let sampleBundles: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    while url.path != "/" {
+        url.deleteLastPathComponent()
+        if FileManager.default.fileExists(atPath: url.path + "/SampleBundles") { return url.path + "/SampleBundles" }
+    }
+    fatalError("SampleBundles not found above \(#filePath)")
+}()
