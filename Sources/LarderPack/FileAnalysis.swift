@@ -74,8 +74,9 @@ extension FileAnalysis {
             var edits: [Edit] = []
             content.withUnsafeBufferPointer { bytes in
                 let found = role == .document ? HTMLScanner.scan(bytes) : CSSScanner.scan(bytes)
+                var lines = LineCounter(bytes)
                 for reference in found {
-                    let (line, column) = bytes.lineAndColumn(of: reference.offset)
+                    let (line, column) = lines.location(of: reference.offset)
                     let target = ReferenceResolver.resolve(reference.url, from: file.path)
                     references.append(
                         ResolvedReference(

@@ -21,18 +21,32 @@ public struct Reference: Sendable, Equatable {
     public var replaceRange: Range<Int>?
 }
 
-extension UnsafeBufferPointer<UInt8> {
-    /// The 1-based line and column (in Unicode scalars) of a byte offset.
-    func lineAndColumn(of offset: Int) -> (line: Int, column: Int) {
-        var line = 1
-        var lineStart = 0
-        let end = Swift.min(offset, count)
-        for index in 0..<end where self[index] == 0x0A {
-            line += 1
-            lineStart = index + 1
+/// Turns byte offsets into 1-based lines and columns (columns count Unicode scalars) in one
+/// pass over the text, for offsets asked in increasing order.
+struct LineCounter {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var position = 0
+    private var line = 1
+    private var lineStart = 0
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    mutating func location(of offset: Int) -> (line: Int, column: Int) {
+        let end = Swift.min(offset, bytes.count)
+        if end < position {  // asked out of order: start again
+            position = 0
+            line = 1
+            lineStart = 0
+        }
+        while position < end {
+            if bytes[position] == 0x0A {
+                line += 1
+                lineStart = position + 1
+            }
+            position += 1
         }
         var column = 1
-        for index in lineStart..<end where self[index] & 0xC0 != 0x80 { column += 1 }
+        for index in lineStart..<end where bytes[index] & 0xC0 != 0x80 { column += 1 }
         return (line, column)
     }
 }
