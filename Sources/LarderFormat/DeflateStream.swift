@@ -6,10 +6,15 @@ import CZlib
 final class DeflateStream: @unchecked Sendable {
     private var stream = z_stream()
     let level: Int32
+    let huffmanOnly: Bool
 
-    init(level: Int32) throws(FormatError) {
+    /// - Parameter huffmanOnly: entropy-code without looking for matches (`Z_HUFFMAN_ONLY`),
+    ///   for data that is already compressed, where match finding costs time and saves nothing.
+    init(level: Int32, huffmanOnly: Bool = false) throws(FormatError) {
         self.level = level
-        let status = larder_deflateInit2(&stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY)
+        self.huffmanOnly = huffmanOnly
+        let strategy = huffmanOnly ? Z_HUFFMAN_ONLY : Z_DEFAULT_STRATEGY
+        let status = larder_deflateInit2(&stream, level, Z_DEFLATED, -15, 8, strategy)
         guard status == Z_OK else {
             throw FormatError(.compression, "deflateInit2 failed with zlib status \(status)")
         }

@@ -71,8 +71,10 @@ public enum Packer {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
             defer { buffer.deallocate() }
             for file in plan.tree.files {
+                gzip.inputIsPrecompressed = MediaType.isPrecompressed(file.path)
                 try archive(file, analysis: plan.analyses[file.path]!, into: tar, buffer: buffer)
             }
+            gzip.inputIsPrecompressed = false
             try tar.finish()
             try gzip.finish()
             try output.commit(to: destination)

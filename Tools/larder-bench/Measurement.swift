@@ -14,6 +14,11 @@ struct Timings {
 
     var maxRSS: Int { peakRSS.max() ?? 0 }
 
+    mutating func record(_ result: ProcessResult) {
+        seconds.append(result.seconds)
+        peakRSS.append(result.peakRSS)
+    }
+
     var summary: String {
         let runs = seconds.map { String(format: "%.3f", $0) }.joined(separator: " ")
         return String(format: "%-28@ median %.3f s  (runs: %@)", name as NSString, median, runs as NSString)

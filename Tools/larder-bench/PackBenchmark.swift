@@ -14,19 +14,16 @@ enum PackBenchmark {
     static func run(_ options: Options, larder: String) throws -> Bool {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("larder-bench-\(getpid())").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: work) }  // best-effort cleanup of scratch output
+        defer {
+            do { try FileManager.default.removeItem(atPath: work) } catch { print("warning: could not remove \(work): \(error)") }
+        }
 
         let corpus: String
         if let given = options.corpus {
             corpus = given
         } else {
             corpus = work + "/corpus"
-            let started = Date()
-            let summary = try Corpus.generate(at: URL(fileURLWithPath: corpus), totalBytes: options.sizeMB * 1_000_000)
-            print(String(format: "corpus: %d files, %.1f MB in %.1f s", summary.fileCount, Double(summary.totalBytes) / 1e6, Date().timeIntervalSince(started)))
-            for (kind, bytes) in summary.bytesByKind.sorted(by: { $0.key < $1.key }) {
-                print(String(format: "  %-6@ %6.1f MB", kind as NSString, Double(bytes) / 1e6))
-            }
+            try generateCorpus(at: corpus, sizeMB: options.sizeMB)
         }
 
         let larderOut = work + "/larder-out"
@@ -36,31 +33,30 @@ enum PackBenchmark {
         var tarTimes = Timings(name: "tar -czf (gzip -6)")
         var pigzTimes = Timings(name: "tar -cf - | pigz -6")
 
-        func once(_ timings: inout Timings, record: Bool) throws {
+        enum Contender { case larder, tar, pigz }
+        func once(_ contender: Contender) throws -> ProcessResult {
             let result: ProcessResult
-            switch timings.name {
-            case larderTimes.name:
-                try? FileManager.default.removeItem(atPath: larderOut)  // a fresh output folder each run
-                result = try Subprocess.run([larder, "pack", corpus, "-o", larderOut, "--level", "\(options.level)", "--json"], stdoutPath: work + "/larder.json")
-            case tarTimes.name:
+            switch contender {
+            case .larder:
+                if FileManager.default.fileExists(atPath: larderOut) {
+                    try FileManager.default.removeItem(atPath: larderOut)  // a fresh output folder each run
+                }
+                result = try Subprocess.run(
+                    [larder, "pack", corpus, "-o", larderOut, "--level", "\(options.level)", "--json"], stdoutPath: work + "/larder.json")
+            case .tar:
                 result = try Subprocess.run(["tar", "-czf", tarOut, "-C", corpus, "."])
-            default:
+            case .pigz:
                 result = try Subprocess.shell("tar -cf - -C '\(corpus)' . | pigz -6 > '\(pigzOut)'")
             }
-            guard result.status == 0 else { throw BenchError("\(timings.name) exited with \(result.status)") }
-            if record {
-                timings.seconds.append(result.seconds)
-                timings.peakRSS.append(result.peakRSS)
-            }
+            guard result.status == 0 else { throw BenchError("\(contender) exited with \(result.status)") }
+            return result
         }
         // One warm-up each (fills the page cache), then interleaved runs.
-        try once(&larderTimes, record: false)
-        try once(&tarTimes, record: false)
-        try once(&pigzTimes, record: false)
+        for contender in [Contender.larder, .tar, .pigz] { _ = try once(contender) }
         for _ in 0..<options.runs {
-            try once(&larderTimes, record: true)
-            try once(&tarTimes, record: true)
-            try once(&pigzTimes, record: true)
+            larderTimes.record(try once(.larder))
+            tarTimes.record(try once(.tar))
+            pigzTimes.record(try once(.pigz))
         }
         print(larderTimes.summary)
         print(tarTimes.summary)
@@ -96,6 +92,20 @@ enum PackBenchmark {
         passed = report("hash throughput larder / openssl", opensslTimes.median / hashTimes.median, atLeast: 0.85) && passed
         passed = report("larder peak RSS (MiB)", Double(larderTimes.maxRSS) / 1_048_576, atMost: 64) && passed
         return passed
+    }
+
+    /// Writes the benchmark corpus, with a root `index.html` linking every flow so the whole
+    /// corpus packs as one bundle.
+    static func generateCorpus(at corpus: String, sizeMB: Int) throws {
+        let started = Date()
+        let summary = try Corpus.generate(at: URL(fileURLWithPath: corpus), totalBytes: sizeMB * 1_000_000)
+        let flows = try FileManager.default.contentsOfDirectory(atPath: corpus).filter { $0.hasPrefix("flow-") }.sorted()
+        let menu = "<!doctype html>\n<ul>\n" + flows.map { "<li><a href=\"\($0)/index.html\">\($0)</a></li>\n" }.joined() + "</ul>\n"
+        try Data(menu.utf8).write(to: URL(fileURLWithPath: corpus + "/index.html"))
+        print(String(format: "corpus: %d files, %.1f MB in %.1f s", summary.fileCount + 1, Double(summary.totalBytes) / 1e6, Date().timeIntervalSince(started)))
+        for (kind, bytes) in summary.bytesByKind.sorted(by: { $0.key < $1.key }) {
+            print(String(format: "  %-6@ %6.1f MB", kind as NSString, Double(bytes) / 1e6))
+        }
     }
 
     /// Concatenates corpus files into one file of `bytes` bytes (repeating if needed).

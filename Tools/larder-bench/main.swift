@@ -9,6 +9,7 @@ print("WARNING: this is a debug build; numbers are meaningless. Use: swift run -
 
 let usage = """
     USAGE: larder-bench pack [--size-mb <n>] [--runs <n>] [--level <1-9>] [--corpus <dir>]
+           larder-bench corpus <dir> [--size-mb <n>]
 
     Generates a corpus of mixed web assets (default 200 MB) unless --corpus is given, then times
     'larder pack' against 'tar -czf' and 'tar -cf - | pigz -6', compares sizes, peak memory, and
@@ -16,6 +17,14 @@ let usage = """
     """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "corpus", arguments.count >= 2 {
+    let size = arguments.count == 4 && arguments[2] == "--size-mb" ? Int(arguments[3]) ?? 200 : 200
+    do { try PackBenchmark.generateCorpus(at: arguments[1], sizeMB: size) } catch {
+        print("larder-bench: \(error)")
+        exit(1)
+    }
+    exit(0)
+}
 guard arguments.first == "pack" else {
     print(usage)
     exit(arguments.isEmpty || arguments.first == "--help" || arguments.first == "-h" ? 0 : 64)
