@@ -25,22 +25,26 @@ let package = Package(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
 
+        .target(name: "CLarderSystem"),
+
         .target(name: "LarderFormat", dependencies: ["CZlib", "CArchive", "CCrypto"]),
         .target(name: "LarderPack", dependencies: ["LarderFormat"]),
-        .target(name: "LarderCache", dependencies: ["LarderFormat", "CSQLite"]),
+        .target(name: "LarderCache", dependencies: ["LarderFormat", "CSQLite", "CLarderSystem"]),
         .target(name: "LarderHost", dependencies: ["LarderCache"]),
 
         .executableTarget(
-            name: "larder", dependencies: ["LarderFormat", "LarderPack"],
+            name: "larder", dependencies: ["LarderFormat", "LarderPack", "LarderCache"],
             path: "Tools/larder"),
         .executableTarget(
-            name: "larder-bench", dependencies: ["LarderFormat", "LarderPack"],
+            name: "larder-bench", dependencies: ["LarderFormat", "LarderPack", "LarderCache"],
             path: "Tools/larder-bench"),
 
-        .testTarget(name: "LarderFormatTests", dependencies: ["LarderFormat", "CArchive", "CZlib"]),
+        .target(
+            name: "LarderTestSupport", dependencies: ["LarderFormat", "CArchive"], path: "Tests/LarderTestSupport"),
+        .testTarget(name: "LarderFormatTests", dependencies: ["LarderFormat", "LarderTestSupport", "CArchive", "CZlib"]),
         .testTarget(name: "LarderPackTests", dependencies: ["LarderPack"]),
         .testTarget(name: "LarderCLITests", dependencies: ["larder", "LarderFormat"]),
-        .testTarget(name: "LarderCacheTests", dependencies: ["LarderCache"]),
+        .testTarget(name: "LarderCacheTests", dependencies: ["LarderCache", "LarderTestSupport", "CArchive"]),
         .testTarget(name: "LarderHostTests", dependencies: ["LarderHost"]),
     ]
 )

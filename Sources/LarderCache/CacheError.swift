@@ -1,6 +1,9 @@
 import LarderFormat
 
 /// An error from the device-side cache.
+///
+/// Every error says what to do: most are recoverable by refetching the bundle or object it
+/// names in ``digest`` (and ``bundles``).
 public struct CacheError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure. Extensible.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -10,23 +13,58 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
 
         /// A URL that is not exactly `larder-font://sha256/<64 lowercase hex>`.
         public static let malformedFontURL = Code("malformed-font-url")
+        /// A well-formed font URL whose font no bundle in the cache has.
+        public static let unknownFont = Code("unknown-font")
+        /// The archive was refused; ``CacheError/cause`` says why (path traversal, link,
+        /// bomb, digest mismatch of an entry, …). Nothing was changed.
+        public static let invalidBundle = Code("invalid-bundle")
+        /// The archive's manifest does not hash to the digest it was fetched for.
+        public static let bundleDigestMismatch = Code("bundle-digest-mismatch")
+        /// No bundle with that digest is in the cache.
+        public static let bundleNotFound = Code("bundle-not-found")
+        /// The bundle lost an object to corruption and must be refetched.
+        public static let bundleIncomplete = Code("bundle-incomplete")
+        /// The bundle has no file at that path.
+        public static let resourceNotFound = Code("resource-not-found")
+        /// A stored object failed verification: it was quarantined and ``CacheError/digest``
+        /// names what to refetch; ``CacheError/bundles`` the bundles that need it.
+        public static let corruptObject = Code("corrupt-object")
+        /// The bundle is pinned, leased or the embedded default and cannot be removed.
+        public static let bundleInUse = Code("bundle-in-use")
+        /// The index or the file system failed.
+        public static let storage = Code("storage")
     }
 
     public var code: Code
     public var message: String
     /// The URL involved, if any.
     public var url: String?
-    /// The digest involved, if any: what to refetch.
+    /// The object or bundle digest involved: what to refetch.
     public var digest: Digest?
+    /// Bundles affected (for corrupt objects: the bundles to refetch).
+    public var bundles: [Digest]
+    /// A file-system path involved, if any.
+    public var path: String?
+    /// The format error behind an ``Code/invalidBundle``.
+    public var cause: FormatError?
 
-    public init(_ code: Code, _ message: String, url: String? = nil, digest: Digest? = nil) {
+    public init(
+        _ code: Code, _ message: String, url: String? = nil, digest: Digest? = nil, bundles: [Digest] = [],
+        path: String? = nil, cause: FormatError? = nil
+    ) {
         self.code = code
         self.message = message
         self.url = url
         self.digest = digest
+        self.bundles = bundles
+        self.path = path
+        self.cause = cause
     }
 
     public var description: String {
-        (url.map { "\($0): " } ?? "") + message + (digest.map { " (\($0))" } ?? "")
+        var text = (url.map { "\($0): " } ?? path.map { "\($0): " } ?? "") + message
+        if let digest { text += " [\(digest)]" }
+        if let cause { text += ": \(cause)" }
+        return text
     }
 }

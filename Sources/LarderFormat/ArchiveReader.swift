@@ -68,6 +68,9 @@ public final class ArchiveReader {
         self.displayName = displayName
         archive_read_support_filter_gzip(archive)
         archive_read_support_format_tar(archive)
+        // Read on past the end-of-archive marker to the end of the gzip stream, so a cut-off
+        // or damaged stream end (trailer, CRC) is an error rather than silently ignored.
+        archive_read_set_options(archive, "tar:read_concatenated_archives")
         let opaque = Unmanaged.passUnretained(context).toOpaque()
         let status = archive_read_open(archive, opaque, nil, tarReadCallback, nil)
         if status != ARCHIVE_OK { throw failure(status, entry: nil) }

@@ -2,6 +2,7 @@ import CArchive
 import Foundation
 import Testing
 @testable import LarderFormat
+import LarderTestSupport
 
 @Suite struct ArchiveReaderTests {
     @Test func readsWhatTheWriterWrote() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LarderFormat
+import LarderTestSupport
 
 @Suite struct BundleVerifierTests {
     static let files: [String: [UInt8]] = [

@@ -15,6 +15,8 @@ enum ExitCode: Int32 {
     case noInput = 66
     /// The output could not be created.
     case cannotCreate = 73
+    /// Try again later (another process holds the sweep lock).
+    case temporaryFailure = 75
 }
 
 /// Where the commands write: stdout for results, stderr for errors, warnings and progress.

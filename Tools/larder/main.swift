@@ -5,7 +5,7 @@ let larderVersion = "0.1.0"
 
 let rootSpec = CommandSpec(
     name: "",
-    overview: "Package, inspect and verify Larder bundles of web content for in-app flows.",
+    overview: "Package, inspect and verify Larder bundles of web content for in-app flows, and operate caches.",
     usage: "larder <subcommand>",
     options: [OptionSpec(names: ["--version"], value: nil, help: "Show the version.")],
     discussion: """
@@ -13,6 +13,7 @@ let rootSpec = CommandSpec(
           pack                    Pack a source folder into a content-hashed bundle archive.
           inspect                 Show a bundle archive's manifest.
           verify                  Recompute and check every digest in a bundle archive.
+          cache                   List, inspect, verify, repair and evict a device cache.
 
           See 'larder help <subcommand>' for detailed help.
         """)
@@ -21,6 +22,7 @@ let commands: [String: (spec: CommandSpec, run: ([String]) -> ExitCode)] = [
     "pack": (PackCommand.spec, PackCommand.run),
     "inspect": (InspectCommand.spec, InspectCommand.run),
     "verify": (VerifyCommand.spec, VerifyCommand.run),
+    "cache": (CacheCommand.spec, CacheCommand.run),
 ]
 
 @MainActor func larderMain(_ arguments: [String]) -> ExitCode {

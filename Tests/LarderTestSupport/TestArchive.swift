@@ -1,25 +1,33 @@
 import CArchive
 import Foundation
-@testable import LarderFormat
+import LarderFormat
 
 /// Builds archives the way an attacker or a broken tool might, straight through libarchive,
 /// to feed the reader things Larder itself never writes.
-enum TestArchive {
-    struct Entry {
-        var path: [UInt8]
-        var type: UInt32 = larder_ae_ifreg()
-        var data: [UInt8] = []
-        var symlink: String? = nil
-        var hardlink: String? = nil
+public enum TestArchive {
+    public struct Entry: Sendable {
+        public var path: [UInt8]
+        public var type: UInt32 = larder_ae_ifreg()
+        public var data: [UInt8] = []
+        public var symlink: String? = nil
+        public var hardlink: String? = nil
 
-        static func file(_ path: String, _ data: [UInt8] = Array("hello".utf8)) -> Entry {
+        public init(path: [UInt8], type: UInt32 = larder_ae_ifreg(), data: [UInt8] = [], symlink: String? = nil, hardlink: String? = nil) {
+            self.path = path
+            self.type = type
+            self.data = data
+            self.symlink = symlink
+            self.hardlink = hardlink
+        }
+
+        public static func file(_ path: String, _ data: [UInt8] = Array("hello".utf8)) -> Entry {
             Entry(path: Array(path.utf8), data: data)
         }
     }
 
-    enum Format { case ustar, pax }
+    public enum Format: Sendable { case ustar, pax }
 
-    static func make(_ entries: [Entry], format: Format = .pax, gzip: Bool = true) -> [UInt8] {
+    public static func make(_ entries: [Entry], format: Format = .pax, gzip: Bool = true) -> [UInt8] {
         let archive = archive_write_new()!
         defer { archive_write_free(archive) }
         switch format {
@@ -27,6 +35,8 @@ enum TestArchive {
         case .pax: archive_write_set_format_pax_restricted(archive)
         }
         if gzip { archive_write_add_filter_gzip(archive) } else { archive_write_add_filter_none(archive) }
+        // No padding after the compressed stream: its last bytes are the gzip trailer.
+        archive_write_set_bytes_in_last_block(archive, 1)
         let sink = Collector()
         let opaque = Unmanaged.passUnretained(sink).toOpaque()
         archive_write_open2(archive, opaque, nil, { _, client, buffer, length in
@@ -56,13 +66,13 @@ enum TestArchive {
     private final class Collector { var bytes: [UInt8] = [] }
 
     /// A reader over bytes in memory.
-    static func reader(_ bytes: [UInt8], limits: ArchiveReader.Limits = .default) throws(FormatError) -> ArchiveReader {
+    public static func reader(_ bytes: [UInt8], limits: ArchiveReader.Limits = .default) throws(FormatError) -> ArchiveReader {
         let source = MemorySource(bytes)
         return try ArchiveReader(limits: limits, displayName: "test.tar.gz") { (buffer) throws(FormatError) in source.read(into: buffer) }
     }
 
     /// Reads every entry and its bytes; returns paths and contents.
-    static func readAll(_ reader: ArchiveReader) throws(FormatError) -> [(String, [UInt8])] {
+    public static func readAll(_ reader: ArchiveReader) throws(FormatError) -> [(String, [UInt8])] {
         var result: [(String, [UInt8])] = []
         while let entry = try reader.next() {
             result.append((entry.path, entry.kind == .file ? try reader.readAll(limit: 1 << 30) : []))
@@ -71,11 +81,11 @@ enum TestArchive {
     }
 }
 
-final class MemorySource: @unchecked Sendable {
+public final class MemorySource: @unchecked Sendable {
     let bytes: [UInt8]
     var offset = 0
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    public func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         let count = min(buffer.count, bytes.count - offset)
         bytes.withUnsafeBytes { raw in
             buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[offset..<offset + count]))
@@ -86,7 +96,7 @@ final class MemorySource: @unchecked Sendable {
 }
 
 /// Writes a real bundle archive with Larder's own writers into memory.
-func makeBundleArchive(files: [String: [UInt8]], name: String = "test", level: Int = 6) throws -> (archive: [UInt8], manifest: Manifest) {
+public func makeBundleArchive(files: [String: [UInt8]], name: String = "test", level: Int = 6) throws -> (archive: [UInt8], manifest: Manifest) {
     let entries = files.map { path, bytes in
         Manifest.File(
             path: path, digest: SHA256Hasher.hash(bytes), size: Int64(bytes.count),

@@ -1,0 +1,273 @@
+import LarderFormat
+
+/// One bundle as the index knows it.
+public struct CachedBundle: Sendable, Equatable {
+    public var digest: Digest
+    public var name: String
+    /// Bytes of the bundle's distinct objects.
+    public var size: Int64
+    public var fileCount: Int
+    /// Milliseconds since 1970.
+    public var installedAt: Int64
+    public var lastUsed: Int64
+    public var pinned: Bool
+    public var embedded: Bool
+    /// False once an object of it was quarantined; refetch it.
+    public var complete: Bool
+}
+
+/// The SQLite index of a cache folder: what bundles exist, which objects they use, scopes,
+/// leases and counters. A bundle exists only once its row commits, after all its objects.
+final class CacheIndex: @unchecked Sendable {
+    let database: SQLiteDatabase
+
+    static let schemaVersion = 1
+
+    init(path: String) throws(CacheError) {
+        database = try SQLiteDatabase(path: path)
+        try database.execute("PRAGMA journal_mode=WAL")
+        try database.execute("PRAGMA synchronous=FULL")
+        try database.execute("PRAGMA foreign_keys=ON")
+        try database.transaction { () throws(CacheError) in
+            try database.execute(
+                """
+                CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS objects(digest TEXT PRIMARY KEY, size INTEGER NOT NULL) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS bundles(
+                    digest TEXT PRIMARY KEY, name TEXT NOT NULL, manifest BLOB NOT NULL, size INTEGER NOT NULL,
+                    file_count INTEGER NOT NULL, installed_at INTEGER NOT NULL, last_used INTEGER NOT NULL,
+                    pinned INTEGER NOT NULL DEFAULT 0, embedded INTEGER NOT NULL DEFAULT 0,
+                    complete INTEGER NOT NULL DEFAULT 1);
+                CREATE TABLE IF NOT EXISTS files(
+                    bundle TEXT NOT NULL REFERENCES bundles(digest) ON DELETE CASCADE, path TEXT NOT NULL,
+                    object TEXT NOT NULL, media_type TEXT NOT NULL, role TEXT NOT NULL,
+                    PRIMARY KEY(bundle, path)) WITHOUT ROWID;
+                CREATE INDEX IF NOT EXISTS files_by_object ON files(object);
+                CREATE TABLE IF NOT EXISTS scopes(
+                    scope TEXT NOT NULL, bundle TEXT NOT NULL REFERENCES bundles(digest) ON DELETE CASCADE,
+                    PRIMARY KEY(scope, bundle)) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS leases(
+                    bundle TEXT NOT NULL, pid INTEGER NOT NULL, token INTEGER NOT NULL,
+                    PRIMARY KEY(bundle, pid, token)) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+                INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '\(Self.schemaVersion)');
+                """)
+            let version = try database.prepare("SELECT value FROM meta WHERE key = 'schema'")
+            guard try version.step(), version.text(0) == String(Self.schemaVersion) else {
+                throw CacheError(.storage, "the cache index was written by another Larder version; purge it", path: path)
+            }
+        }
+    }
+
+    // MARK: Bundles
+
+    func bundle(_ digest: Digest) throws(CacheError) -> CachedBundle? {
+        let query = try database.prepare(
+            "SELECT name, size, file_count, installed_at, last_used, pinned, embedded, complete FROM bundles WHERE digest = ?")
+        try query.bind(.text(digest.description))
+        guard try query.step() else { return nil }
+        return record(digest, query, offset: 0)
+    }
+
+    private func record(_ digest: Digest, _ row: Statement, offset: Int32) -> CachedBundle {
+        CachedBundle(
+            digest: digest, name: row.text(offset), size: row.int(offset + 1), fileCount: Int(row.int(offset + 2)),
+            installedAt: row.int(offset + 3), lastUsed: row.int(offset + 4), pinned: row.int(offset + 5) != 0,
+            embedded: row.int(offset + 6) != 0, complete: row.int(offset + 7) != 0)
+    }
+
+    func bundles() throws(CacheError) -> [CachedBundle] {
+        let query = try database.prepare(
+            "SELECT digest, name, size, file_count, installed_at, last_used, pinned, embedded, complete FROM bundles ORDER BY last_used DESC, digest")
+        var result: [CachedBundle] = []
+        while try query.step() {
+            guard let digest = try? Digest(parsing: query.text(0)) else { continue }  // rows are written by us; skip a damaged one
+            result.append(record(digest, query, offset: 1))
+        }
+        return result
+    }
+
+    func manifest(_ digest: Digest) throws(CacheError) -> Manifest? {
+        let query = try database.prepare("SELECT manifest FROM bundles WHERE digest = ?")
+        try query.bind(.text(digest.description))
+        guard try query.step() else { return nil }
+        do { return try Manifest(decoding: query.blob(0)) } catch {
+            throw CacheError(.storage, "the stored manifest is damaged; purge the cache", digest: digest, cause: error)
+        }
+    }
+
+    /// Records a fully written bundle. Call inside a transaction, after its objects are in place.
+    func insertBundle(_ manifest: Manifest, bytes: [UInt8], digest: Digest, embedded: Bool, now: Int64) throws(CacheError) {
+        var sizes: [Digest: Int64] = [:]
+        for file in manifest.files { sizes[file.digest] = file.size }
+        let insertObject = try database.prepare("INSERT OR IGNORE INTO objects(digest, size) VALUES(?, ?)")
+        for (object, size) in sizes { try insertObject.bind(.text(object.description), .int(size)).run() }
+        if try bundle(digest) != nil {
+            try database.prepare("UPDATE bundles SET complete = 1, embedded = MAX(embedded, ?), last_used = ? WHERE digest = ?")
+                .bind(.int(embedded ? 1 : 0), .int(now), .text(digest.description)).run()
+            return
+        }
+        try database.prepare(
+            "INSERT INTO bundles(digest, name, manifest, size, file_count, installed_at, last_used, embedded) VALUES(?, ?, ?, ?, ?, ?, ?, ?)"
+        ).bind(
+            .text(digest.description), .text(manifest.name), .blob(bytes), .int(sizes.values.reduce(0, +)),
+            .int(Int64(manifest.files.count)), .int(now), .int(now), .int(embedded ? 1 : 0)
+        ).run()
+        let insertFile = try database.prepare("INSERT INTO files(bundle, path, object, media_type, role) VALUES(?, ?, ?, ?, ?)")
+        for file in manifest.files {
+            try insertFile.bind(
+                .text(digest.description), .text(file.path), .text(file.digest.description), .text(file.mediaType),
+                .text(file.role.rawValue)
+            ).run()
+        }
+    }
+
+    func touch(_ digest: Digest, now: Int64) throws(CacheError) {
+        try database.prepare("UPDATE bundles SET last_used = ? WHERE digest = ?").bind(.int(now), .text(digest.description)).run()
+    }
+
+    func setPinned(_ digest: Digest, _ pinned: Bool) throws(CacheError) -> Bool {
+        try database.prepare("UPDATE bundles SET pinned = ? WHERE digest = ?").bind(.int(pinned ? 1 : 0), .text(digest.description)).run()
+        return database.changes > 0
+    }
+
+    /// Deletes bundle rows (with their files and scopes) and the objects nothing uses any more.
+    /// - Returns: the objects whose rows were deleted; their files must be unlinked.
+    func deleteBundles(_ digests: [Digest]) throws(CacheError) -> [Digest] {
+        let delete = try database.prepare("DELETE FROM bundles WHERE digest = ?")
+        for digest in digests { try delete.bind(.text(digest.description)).run() }
+        return try deleteUnreferencedObjects()
+    }
+
+    func deleteUnreferencedObjects() throws(CacheError) -> [Digest] {
+        let query = try database.prepare("SELECT digest FROM objects WHERE digest NOT IN (SELECT object FROM files)")
+        var orphans: [Digest] = []
+        while try query.step() { if let digest = try? Digest(parsing: query.text(0)) { orphans.append(digest) } }
+        let delete = try database.prepare("DELETE FROM objects WHERE digest = ?")
+        for digest in orphans { try delete.bind(.text(digest.description)).run() }
+        return orphans
+    }
+
+    /// Forgets a corrupt object and marks every bundle using it incomplete.
+    /// - Returns: the bundles to refetch.
+    func quarantine(_ object: Digest) throws(CacheError) -> [Digest] {
+        let query = try database.prepare("SELECT DISTINCT bundle FROM files WHERE object = ? ORDER BY bundle")
+        try query.bind(.text(object.description))
+        var bundles: [Digest] = []
+        while try query.step() { if let digest = try? Digest(parsing: query.text(0)) { bundles.append(digest) } }
+        try database.prepare("UPDATE bundles SET complete = 0 WHERE digest IN (SELECT bundle FROM files WHERE object = ?)")
+            .bind(.text(object.description)).run()
+        try database.prepare("DELETE FROM objects WHERE digest = ?").bind(.text(object.description)).run()
+        return bundles
+    }
+
+    // MARK: Objects
+
+    func hasObject(_ digest: Digest) throws(CacheError) -> Bool {
+        let query = try database.prepare("SELECT 1 FROM objects WHERE digest = ?")
+        try query.bind(.text(digest.description))
+        return try query.step()
+    }
+
+    /// Every object row, with its size.
+    func objects() throws(CacheError) -> [(digest: Digest, size: Int64)] {
+        let query = try database.prepare("SELECT digest, size FROM objects ORDER BY digest")
+        var result: [(Digest, Int64)] = []
+        while try query.step() { if let digest = try? Digest(parsing: query.text(0)) { result.append((digest, query.int(1))) } }
+        return result
+    }
+
+    /// Font objects and their media types, for `larder-font:` resolution.
+    func fonts() throws(CacheError) -> [Digest: String] {
+        let query = try database.prepare(
+            "SELECT DISTINCT f.object, f.media_type FROM files f JOIN objects o ON o.digest = f.object WHERE f.role = 'font'")
+        var result: [Digest: String] = [:]
+        while try query.step() { if let digest = try? Digest(parsing: query.text(0)) { result[digest] = query.text(1) } }
+        return result
+    }
+
+    /// Bytes stored (each object once), objects and bundles.
+    func usage() throws(CacheError) -> (bytes: Int64, objects: Int, bundles: Int) {
+        let query = try database.prepare(
+            "SELECT (SELECT IFNULL(SUM(size), 0) FROM objects), (SELECT COUNT(*) FROM objects), (SELECT COUNT(*) FROM bundles)")
+        _ = try query.step()
+        return (query.int(0), Int(query.int(1)), Int(query.int(2)))
+    }
+
+    // MARK: Scopes
+
+    func setScope(_ scope: String, bundles keep: Set<Digest>) throws(CacheError) -> (dropped: [Digest], missing: [Digest]) {
+        let current = try database.prepare("SELECT bundle FROM scopes WHERE scope = ?")
+        try current.bind(.text(scope))
+        var dropped: [Digest] = []
+        while try current.step() {
+            if let digest = try? Digest(parsing: current.text(0)), !keep.contains(digest) { dropped.append(digest) }
+        }
+        let remove = try database.prepare("DELETE FROM scopes WHERE scope = ? AND bundle = ?")
+        for digest in dropped { try remove.bind(.text(scope), .text(digest.description)).run() }
+        var missing: [Digest] = []
+        let add = try database.prepare("INSERT OR IGNORE INTO scopes(scope, bundle) VALUES(?, ?)")
+        for digest in keep.sorted() {
+            if let bundle = try bundle(digest), bundle.complete {
+                try add.bind(.text(scope), .text(digest.description)).run()
+            } else {
+                missing.append(digest)
+            }
+        }
+        return (dropped, missing)
+    }
+
+    /// Bundles that no scope keeps, that are not pinned or embedded.
+    func unscoped(_ candidates: [Digest]) throws(CacheError) -> [Digest] {
+        let query = try database.prepare(
+            "SELECT 1 FROM bundles b WHERE b.digest = ? AND b.pinned = 0 AND b.embedded = 0 AND NOT EXISTS (SELECT 1 FROM scopes s WHERE s.bundle = b.digest)")
+        var result: [Digest] = []
+        for digest in candidates {
+            try query.bind(.text(digest.description))
+            if try query.step() { result.append(digest) }
+        }
+        return result
+    }
+
+    // MARK: Leases
+
+    func addLease(_ bundle: Digest, pid: Int32, token: Int64) throws(CacheError) {
+        try database.prepare("INSERT OR IGNORE INTO leases(bundle, pid, token) VALUES(?, ?, ?)")
+            .bind(.text(bundle.description), .int(Int64(pid)), .int(token)).run()
+    }
+
+    func removeLease(_ bundle: Digest, pid: Int32, token: Int64) throws(CacheError) {
+        try database.prepare("DELETE FROM leases WHERE bundle = ? AND pid = ? AND token = ?")
+            .bind(.text(bundle.description), .int(Int64(pid)), .int(token)).run()
+    }
+
+    /// Lease holders by process id.
+    func leases() throws(CacheError) -> [(bundle: Digest, pid: Int32)] {
+        let query = try database.prepare("SELECT bundle, pid FROM leases")
+        var result: [(Digest, Int32)] = []
+        while try query.step() { if let digest = try? Digest(parsing: query.text(0)) { result.append((digest, Int32(query.int(1)))) } }
+        return result
+    }
+
+    func removeLeases(ofProcess pid: Int32) throws(CacheError) {
+        try database.prepare("DELETE FROM leases WHERE pid = ?").bind(.int(Int64(pid))).run()
+    }
+
+    // MARK: Counters
+
+    func increment(_ counter: String, by amount: Int64 = 1) throws(CacheError) {
+        try database.prepare("INSERT INTO counters(name, value) VALUES(?, ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value")
+            .bind(.text(counter), .int(amount)).run()
+    }
+
+    func counter(_ counter: String) throws(CacheError) -> Int64 {
+        let query = try database.prepare("SELECT value FROM counters WHERE name = ?")
+        try query.bind(.text(counter))
+        return try query.step() ? query.int(0) : 0
+    }
+
+    func clearAll(keepingEmbedded: Bool) throws(CacheError) -> [Digest] {
+        try database.execute(keepingEmbedded ? "DELETE FROM bundles WHERE embedded = 0" : "DELETE FROM bundles")
+        return try deleteUnreferencedObjects()
+    }
+}

@@ -1,0 +1,71 @@
+import LarderFormat
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where things live in a cache folder:
+///
+/// ```
+/// index.sqlite        the index (WAL mode): bundles, files, objects, scopes, leases
+/// objects/ab/cdef…    immutable objects, named by their SHA-256, sharded by the first byte
+/// staging/            one folder per install in progress; removed on open if its owner died
+/// quarantine/         objects that failed verification, kept for inspection
+/// sweep.lock          shared by installers, exclusive for eviction and sweeping
+/// ```
+struct CacheLayout: Sendable {
+    let root: String
+
+    var index: String { root + "/index.sqlite" }
+    var objects: String { root + "/objects" }
+    var staging: String { root + "/staging" }
+    var quarantine: String { root + "/quarantine" }
+    var sweepLock: String { root + "/sweep.lock" }
+
+    func objectPath(_ digest: Digest) -> String {
+        let hex = digest.hex
+        return objects + "/" + hex.prefix(2) + "/" + hex.dropFirst(2)
+    }
+
+    func shard(_ digest: Digest) -> String { objects + "/" + digest.hex.prefix(2) }
+
+    /// Creates the folders that are missing.
+    func create() throws(CacheError) {
+        for folder in [root, objects, staging, quarantine] {
+            if mkdir(folder, 0o755) != 0 && errno != EEXIST {
+                throw CacheError(.storage, "cannot create the cache folder: \(Errno.current)", path: folder)
+            }
+        }
+    }
+}
+
+/// `flock(2)` on a file, released on `deinit` (and by the kernel if the process dies).
+final class FileLock {
+    private let descriptor: Int32
+
+    enum Mode { case shared, exclusive }
+
+    /// Opens (creating) the lock file and takes the lock, waiting if `wait`.
+    /// - Returns: nil when `wait` is false and another process holds a conflicting lock.
+    static func acquire(_ path: String, _ mode: Mode, wait: Bool = true) throws(CacheError) -> FileLock? {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw CacheError(.storage, "cannot open lock file: \(Errno.current)", path: path) }
+        return try acquire(descriptor: fd, mode, wait: wait, path: path)
+    }
+
+    /// Takes the lock on an open descriptor, which the lock then owns.
+    static func acquire(descriptor fd: Int32, _ mode: Mode, wait: Bool, path: String) throws(CacheError) -> FileLock? {
+        let operation = (mode == .shared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB)
+        while flock(fd, operation) != 0 {
+            if errno == EINTR { continue }
+            let error = Errno.current
+            close(fd)
+            if error.rawValue == EWOULDBLOCK { return nil }
+            throw CacheError(.storage, "cannot lock: \(error)", path: path)
+        }
+        return FileLock(descriptor: fd)
+    }
+
+    private init(descriptor: Int32) { self.descriptor = descriptor }
+
+    deinit { close(descriptor) }
+}

@@ -1,0 +1,216 @@
+import LarderFormat
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What an install did.
+public struct InstallResult: Sendable, Equatable {
+    public var bundle: Digest
+    public var name: String
+    /// The bundle was already there (or another install of it finished first): nothing written.
+    public var alreadyPresent: Bool
+    public var objectsWritten: Int
+    public var bytesWritten: Int64
+    /// Bundles evicted to stay under the disk budget.
+    public var evicted: [Digest]
+}
+
+extension LarderCache {
+    /// Installs a bundle archive from a file.
+    /// - Parameter expected: the digest the bundle was fetched for; its manifest must hash to it.
+    /// - Throws: ``CacheError``: ``CacheError/Code/invalidBundle`` (with the format error as
+    ///   `cause`) or ``CacheError/Code/bundleDigestMismatch``, leaving the cache unchanged.
+    public func install(archiveAt path: String, expected: Digest? = nil) throws(CacheError) -> InstallResult {
+        let file: ReadableFile
+        do { file = try ReadableFile(path: path) } catch {
+            throw CacheError(.invalidBundle, "cannot read the archive", path: path, cause: error)
+        }
+        return try install(expected: expected, embedded: false) { (buffer) throws(FormatError) in try file.read(into: buffer) }
+    }
+
+    /// Installs a bundle archive from a stream of its bytes, hashing every entry as it is
+    /// written and checking it against the manifest. The bundle becomes visible only when its
+    /// index transaction commits; installing a bundle that is there is a no-op; concurrent
+    /// installs of one digest in this process share the work.
+    public func install(expected: Digest? = nil, from source: @escaping ArchiveReader.Source) throws(CacheError) -> InstallResult {
+        try install(expected: expected, embedded: false, from: source)
+    }
+
+    /// Imports the app's embedded default bundle: never evicted, kept on logout, and sharing
+    /// objects with later installs.
+    public func importEmbeddedDefault(archiveAt path: String) throws(CacheError) -> InstallResult {
+        let file: ReadableFile
+        do { file = try ReadableFile(path: path) } catch {
+            throw CacheError(.invalidBundle, "cannot read the archive", path: path, cause: error)
+        }
+        return try install(expected: nil, embedded: true) { (buffer) throws(FormatError) in try file.read(into: buffer) }
+    }
+
+    func install(expected: Digest?, embedded: Bool, from source: @escaping ArchiveReader.Source) throws(CacheError) -> InstallResult {
+        let reader: ArchiveReader
+        let manifest: Manifest
+        let manifestBytes: [UInt8]
+        do {
+            reader = try ArchiveReader(limits: configuration.limits, source: source)
+            (manifest, manifestBytes) = try BundleVerifier.readManifest(from: reader)
+        } catch {
+            throw CacheError(.invalidBundle, "the archive was refused: \(error.message)", cause: error)
+        }
+        let digest = SHA256Hasher.hash(manifestBytes)
+        if let expected, expected != digest {
+            throw CacheError(
+                .bundleDigestMismatch, "the manifest hashes to \(digest), not to the digest it was fetched for", digest: expected)
+        }
+        if let existing = try bundle(digest), existing.complete, !embedded || existing.embedded {
+            return InstallResult(bundle: digest, name: manifest.name, alreadyPresent: true, objectsWritten: 0, bytesWritten: 0, evicted: [])
+        }
+        // Coalesce with an install of the same bundle already running in this process.
+        let (waiter, isFirst) = installs.withLock { running -> (InstallWaiter, Bool) in
+            if let waiter = running[digest] { return (waiter, false) }
+            let waiter = InstallWaiter()
+            running[digest] = waiter
+            return (waiter, true)
+        }
+        guard isFirst else { return try waiter.wait() }
+        let outcome: Result<InstallResult, CacheError>
+        do throws(CacheError) {
+            outcome = .success(try writeBundle(manifest, bytes: manifestBytes, digest: digest, embedded: embedded, reader: reader))
+        } catch {
+            outcome = .failure(error)
+        }
+        installs.withLock { _ = $0.removeValue(forKey: digest) }
+        waiter.finish(outcome)
+        var result = try outcome.get()
+        if !result.alreadyPresent { result.evicted = try evictToBudget() }
+        return result
+    }
+
+    private func writeBundle(
+        _ manifest: Manifest, bytes manifestBytes: [UInt8], digest: Digest, embedded: Bool, reader: ArchiveReader
+    ) throws(CacheError) -> InstallResult {
+        let staging = try StagingArea(layout: layout)
+        var folders = Set<String>()
+        for file in manifest.files {
+            var prefix = ""
+            for segment in file.path.split(separator: "/").dropLast() {
+                prefix += prefix.isEmpty ? String(segment) : "/" + segment
+                folders.insert(prefix)
+            }
+        }
+        var stored = Set<Digest>()
+        for object in Set(manifest.files.map(\.digest)) where try objectIsStored(object) { stored.insert(object) }
+        var seen = Set<String>()
+        var staged: [Digest: String] = [:]
+        var bytesWritten: Int64 = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 64)
+        defer { buffer.deallocate() }
+        let hasher = SHA256Hasher()
+        do throws(FormatError) {
+            while let entry = try reader.next() {
+                if entry.kind == .folder {
+                    guard folders.contains(entry.path) else {
+                        throw FormatError(.unexpectedEntry, "folder is not part of the manifest", entry: entry.path)
+                    }
+                    continue
+                }
+                guard let listed = manifest.file(at: entry.path) else {
+                    throw FormatError(.unexpectedEntry, "file is not listed in the manifest", entry: entry.path)
+                }
+                seen.insert(entry.path)
+                // Objects already stored (or staged by this install) are still read and
+                // checked, but not written again.
+                let alreadyStored = staged[listed.digest] != nil || stored.contains(listed.digest)
+                var target: (descriptor: Int32, path: String)?
+                if !alreadyStored {
+                    do { target = try staging.createFile() } catch {
+                        throw FormatError(.io, error.message, entry: entry.path)
+                    }
+                }
+                defer { if let target { close(target.descriptor) } }
+                var size: Int64 = 0
+                while true {
+                    let count = try reader.read(into: buffer)
+                    if count == 0 { break }
+                    let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+                    hasher.update(chunk)
+                    size += Int64(count)
+                    if let target { try Self.writeAll(chunk, to: target.descriptor, path: target.path) }
+                }
+                let actual = hasher.finalize()
+                guard size == listed.size else {
+                    throw FormatError(.sizeMismatch, "has \(size) bytes, the manifest says \(listed.size)", entry: entry.path)
+                }
+                guard actual == listed.digest else {
+                    throw FormatError(.digestMismatch, "hashes to \(actual), the manifest says \(listed.digest)", entry: entry.path)
+                }
+                if let target {
+                    staged[listed.digest] = target.path
+                    bytesWritten += size
+                }
+            }
+            if let missing = manifest.files.first(where: { !seen.contains($0.path) }) {
+                throw FormatError(.missingEntry, "listed in the manifest but not in the archive", entry: missing.path)
+            }
+        } catch {
+            throw CacheError(.invalidBundle, "the archive was refused: \(error.entry.map { "'\($0)': " } ?? "")\(error.message)", digest: digest, cause: error)
+        }
+        try staging.synchronize()
+
+        // Move objects into place and commit, with sweeping and eviction held off.
+        guard let lock = try FileLock.acquire(layout.sweepLock, .shared) else {
+            throw CacheError(.storage, "cannot take the install lock", path: layout.sweepLock)
+        }
+        defer { withExtendedLifetime(lock) {} }
+        for (object, path) in staged.sorted(by: { $0.key < $1.key }) {
+            try place(path, as: object)
+        }
+        if !staged.isEmpty { try staging.synchronize() }
+        try index.with { (index) throws(CacheError) in
+            try index.database.transaction { () throws(CacheError) in
+                for file in manifest.files where !objectFileExists(file.digest) {
+                    throw CacheError(.storage, "object vanished before the bundle committed; install again", digest: file.digest)
+                }
+                try index.insertBundle(manifest, bytes: manifestBytes, digest: digest, embedded: embedded, now: configuration.now())
+            }
+        }
+        let newFonts = manifest.files.filter { $0.role == .font }
+        if !newFonts.isEmpty { fonts.withLock { for font in newFonts { $0[font.digest] = font.mediaType } } }
+        staging.remove()
+        return InstallResult(
+            bundle: digest, name: manifest.name, alreadyPresent: false, objectsWritten: staged.count, bytesWritten: bytesWritten,
+            evicted: [])
+    }
+
+    /// Links a staged file to its object path; an object that is already there stays.
+    private func place(_ staged: String, as object: Digest) throws(CacheError) {
+        let shard = layout.shard(object)
+        if mkdir(shard, 0o755) != 0 && errno != EEXIST {
+            throw CacheError(.storage, "cannot create \(shard): \(Errno.current)", path: shard)
+        }
+        let destination = layout.objectPath(object)
+        if link(staged, destination) != 0 && errno != EEXIST {
+            throw CacheError(.storage, "cannot move an object into place: \(Errno.current)", path: destination)
+        }
+    }
+
+    func objectFileExists(_ object: Digest) -> Bool {
+        var info = stat()
+        return stat(layout.objectPath(object), &info) == 0
+    }
+
+    private func objectIsStored(_ object: Digest) throws(CacheError) -> Bool {
+        try index.with { (index) throws(CacheError) in try index.hasObject(object) } && objectFileExists(object)
+    }
+
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws(FormatError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw FormatError(.io, "cannot write a staged object: \(Errno.current)", path: path)
+            }
+            offset += written
+        }
+    }
+}

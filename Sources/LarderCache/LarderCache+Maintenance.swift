@@ -1,0 +1,298 @@
+import Foundation
+import LarderFormat
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What ``LarderCache/retain(scope:keeping:)`` did.
+public struct InvalidationResult: Sendable, Equatable {
+    /// Bundles no longer in the scope.
+    public var dropped: [Digest]
+    /// Of those, bundles deleted because nothing else keeps them.
+    public var removed: [Digest]
+    /// Bundles the scope wants that the cache lacks: fetch these.
+    public var missing: [Digest]
+}
+
+/// What eviction removed.
+public struct EvictionReport: Sendable, Equatable {
+    public var evicted: [Digest]
+    public var bytesFreed: Int64
+    public var bytesAfter: Int64
+}
+
+/// What a sweep found and removed.
+public struct SweepReport: Sendable, Equatable {
+    /// Objects no bundle uses (rows and files), removed unless it was a dry run.
+    public var unreferencedObjects: [Digest]
+    /// Files under objects/ the index does not know (left by a crash).
+    public var strayFiles: [String]
+    public var milliseconds: Int64
+}
+
+/// What ``LarderCache/verify(repair:progress:)`` found.
+public struct CacheVerification: Sendable, Equatable {
+    public var objectsChecked: Int
+    public var bytesChecked: Int64
+    /// Objects whose file is missing or whose bytes do not match.
+    public var corrupt: [Digest]
+    /// Bundles that need refetching because of them.
+    public var bundlesToRefetch: [Digest]
+    /// Whether the corrupt objects were quarantined.
+    public var repaired: Bool
+    public var isClean: Bool { corrupt.isEmpty }
+}
+
+extension LarderCache {
+    /// Keeps exactly `keeping` for `scope`: bundles the scope held before and no longer wants
+    /// are dropped from it (and deleted when no other scope, pin or embedding keeps them).
+    /// - Returns: what changed, and which wanted bundles must be fetched.
+    public func retain(scope: String, keeping: Set<Digest>) throws(CacheError) -> InvalidationResult {
+        let (dropped, missing) = try index.with { (index) throws(CacheError) in
+            try index.database.transaction { () throws(CacheError) in try index.setScope(scope, bundles: keeping) }
+        }
+        let removed = try removeBundles { (index) throws(CacheError) in try index.unscoped(dropped) }
+        return InvalidationResult(dropped: dropped, removed: removed, missing: missing)
+    }
+
+    /// Pins or unpins a bundle; pinned bundles are never evicted.
+    /// - Throws: ``CacheError/Code/bundleNotFound``.
+    public func setPinned(_ digest: Digest, _ pinned: Bool) throws(CacheError) {
+        let changed = try index.with { (index) throws(CacheError) in try index.setPinned(digest, pinned) }
+        guard changed else { throw CacheError(.bundleNotFound, "no such bundle in the cache", digest: digest) }
+    }
+
+    /// Removes every bundle but the embedded default (on logout), and empties the memory tier.
+    public func clearAll() throws(CacheError) {
+        _ = try removeBundles { (index) throws(CacheError) in
+            try index.bundles().filter { !$0.embedded }.map(\.digest)
+        }
+        memory.removeAll()
+    }
+
+    /// Evicts least recently used bundles until the cache holds at most `bytes`, never touching
+    /// pinned, leased or embedded bundles.
+    public func evict(toBytes bytes: Int64) throws(CacheError) -> EvictionReport {
+        let before = try index.with { (index) throws(CacheError) in try index.usage().bytes }
+        var evicted: [Digest] = []
+        var after = before
+        _ = try removeBundles { (index) throws(CacheError) in
+            let leased = try leasedBundles(index)
+            var candidates = try index.bundles().filter { !$0.pinned && !$0.embedded && !leased.contains($0.digest) }
+            candidates.sort { ($0.lastUsed, $0.digest) < ($1.lastUsed, $1.digest) }
+            var usage = try index.usage().bytes
+            for bundle in candidates where usage > bytes {
+                evicted.append(bundle.digest)
+                usage -= try exclusiveBytes(of: bundle.digest, among: evicted, index)
+            }
+            after = usage
+            if !evicted.isEmpty { try index.increment("evictions", by: Int64(evicted.count)) }
+            return evicted
+        }
+        return EvictionReport(evicted: evicted, bytesFreed: before - after, bytesAfter: after)
+    }
+
+    /// After an install: evicts down to the low water mark when above the budget.
+    func evictToBudget() throws(CacheError) -> [Digest] {
+        guard let budget = configuration.diskBudget else { return [] }
+        let usage = try index.with { (index) throws(CacheError) in try index.usage().bytes }
+        guard usage > budget else { return [] }
+        return try evict(toBytes: Int64(Double(budget) * configuration.lowWaterFraction)).evicted
+    }
+
+    /// Bytes freed by deleting `bundle` once the bundles before it in `evicting` are gone:
+    /// objects no other remaining bundle uses.
+    private func exclusiveBytes(of bundle: Digest, among evicting: [Digest], _ index: CacheIndex) throws(CacheError) -> Int64 {
+        let placeholders = Array(repeating: "?", count: evicting.count).joined(separator: ",")
+        let query = try index.database.prepare(
+            """
+            SELECT IFNULL(SUM(o.size), 0) FROM objects o WHERE o.digest IN (SELECT object FROM files WHERE bundle = ?)
+            AND NOT EXISTS (SELECT 1 FROM files f WHERE f.object = o.digest AND f.bundle NOT IN (\(placeholders)))
+            """)
+        let values = [SQLiteValue.text(bundle.description)] + evicting.map { SQLiteValue.text($0.description) }
+        try query.bind(values)
+        _ = try query.step()
+        return query.int(0)
+    }
+
+    /// Bundles under a lease in this process or in any live process sharing the cache.
+    private func leasedBundles(_ index: CacheIndex) throws(CacheError) -> Set<Digest> {
+        var leased = Set(leases.withLock { Array($0.keys) })
+        for (bundle, pid) in try index.leases() where Self.processIsAlive(pid) { leased.insert(bundle) }
+        return leased
+    }
+
+    /// Deletes the bundles `choose` picks (inside one transaction, holding the sweep lock
+    /// exclusively so no install is between placing objects and committing), then unlinks
+    /// objects nothing uses any more.
+    private func removeBundles(_ choose: (CacheIndex) throws(CacheError) -> [Digest]) throws(CacheError) -> [Digest] {
+        guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive) else { return [] }
+        defer { withExtendedLifetime(lock) {} }
+        let (removed, orphans) = try index.with { (index) throws(CacheError) in
+            try index.database.transaction { () throws(CacheError) in
+                let removed = try choose(index)
+                return (removed, try index.deleteBundles(removed))
+            }
+        }
+        try unlinkObjects(orphans)
+        if !removed.isEmpty { try refreshFonts() }
+        return removed
+    }
+
+    private func unlinkObjects(_ objects: [Digest]) throws(CacheError) {
+        for object in objects {
+            memory.remove(object)
+            let path = layout.objectPath(object)
+            if unlink(path) != 0 && errno != ENOENT {
+                throw CacheError(.storage, "cannot remove an object: \(Errno.current)", digest: object, path: path)
+            }
+        }
+    }
+
+    private func refreshFonts() throws(CacheError) {
+        let current = try index.with { (index) throws(CacheError) in try index.fonts() }
+        fonts.withLock { $0 = current }
+    }
+
+    /// Removes objects no bundle uses and stray files in the object store. One process sweeps
+    /// at a time: when another holds the sweep lock, this returns nil at once.
+    public func sweep(dryRun: Bool = false) throws(CacheError) -> SweepReport? {
+        let started = DispatchTime.now().uptimeNanoseconds
+        guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive, wait: false) else { return nil }
+        defer { withExtendedLifetime(lock) {} }
+        let unreferenced: [Digest] = try index.with { (index) throws(CacheError) in
+            if dryRun {
+                let query = try index.database.prepare("SELECT digest FROM objects WHERE digest NOT IN (SELECT object FROM files)")
+                var result: [Digest] = []
+                while try query.step() { if let digest = try? Digest(parsing: query.text(0)) { result.append(digest) } }
+                return result
+            }
+            return try index.database.transaction { () throws(CacheError) in try index.deleteUnreferencedObjects() }
+        }
+        if !dryRun { try unlinkObjects(unreferenced) }
+        let known = Set(try index.with { (index) throws(CacheError) in try index.objects() }.map(\.digest.hex))
+        var stray: [String] = []
+        for (name, path) in Self.listObjectFiles(layout.objects) where !known.contains(name) {
+            stray.append(path)
+            if !dryRun && unlink(path) != 0 && errno != ENOENT {
+                throw CacheError(.storage, "cannot remove a stray file: \(Errno.current)", path: path)
+            }
+        }
+        let milliseconds = Int64((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)
+        if !dryRun {
+            try index.with { (index) throws(CacheError) in
+                try index.database.transaction { () throws(CacheError) in
+                    try index.increment("sweeps")
+                    try index.database.prepare("INSERT OR REPLACE INTO counters(name, value) VALUES('last_sweep_ms', ?)").bind(.int(milliseconds)).run()
+                }
+            }
+        }
+        return SweepReport(unreferencedObjects: unreferenced, strayFiles: stray.sorted(), milliseconds: milliseconds)
+    }
+
+    /// Every file under objects/, as (the 64-hex name it claims, path).
+    static func listObjectFiles(_ objects: String) -> [(String, String)] {
+        var result: [(String, String)] = []
+        guard let shards = opendir(objects) else { return [] }
+        defer { closedir(shards) }
+        while let shard = readdir(shards) {
+            let shardName = withUnsafeBytes(of: shard.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard shardName.utf8.count == 2, shardName.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
+                let folder = opendir(objects + "/" + shardName)
+            else { continue }
+            while let entry = readdir(folder) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if name != "." && name != ".." { result.append((shardName + name, objects + "/" + shardName + "/" + name)) }
+            }
+            closedir(folder)
+        }
+        return result
+    }
+
+    /// Re-hashes every stored object. With `repair`, corrupt or missing objects are quarantined
+    /// and their bundles marked incomplete (to refetch).
+    /// - Parameter progress: called with (objects done, objects in all).
+    public func verify(repair: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws(CacheError) -> CacheVerification {
+        let objects = try index.with { (index) throws(CacheError) in try index.objects() }
+        var result = CacheVerification(objectsChecked: 0, bytesChecked: 0, corrupt: [], bundlesToRefetch: [], repaired: repair)
+        let hasher = SHA256Hasher()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
+        defer { buffer.deallocate() }
+        for (position, object) in objects.enumerated() {
+            progress?(position, objects.count)
+            let intact: Bool
+            do {
+                let file = try ReadableFile(path: layout.objectPath(object.digest))
+                var size: Int64 = 0
+                while true {
+                    let count = try file.read(into: buffer)
+                    if count == 0 { break }
+                    hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                    size += Int64(count)
+                }
+                result.bytesChecked += size
+                intact = hasher.finalize() == object.digest && size == object.size
+            } catch {
+                intact = false
+            }
+            result.objectsChecked += 1
+            guard !intact else { continue }
+            // An object evicted by another process while this ran is not damage.
+            guard try index.with({ (index) throws(CacheError) in try index.hasObject(object.digest) }) else { continue }
+            result.corrupt.append(object.digest)
+            if repair {
+                result.bundlesToRefetch += try quarantine(object.digest, reason: "verify found it damaged").bundles
+            } else {
+                let query = try index.with { (index) throws(CacheError) -> [Digest] in
+                    let query = try index.database.prepare("SELECT DISTINCT bundle FROM files WHERE object = ?")
+                    try query.bind(.text(object.digest.description))
+                    var bundles: [Digest] = []
+                    while try query.step() { if let digest = try? Digest(parsing: query.text(0)) { bundles.append(digest) } }
+                    return bundles
+                }
+                result.bundlesToRefetch += query
+            }
+        }
+        progress?(objects.count, objects.count)
+        result.bundlesToRefetch = Array(Set(result.bundlesToRefetch)).sorted()
+        return result
+    }
+
+    /// Deletes everything: bundles (embedded too), objects, quarantine and staging.
+    public func purge() throws(CacheError) {
+        guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive) else { return }
+        defer { withExtendedLifetime(lock) {} }
+        let orphans = try index.with { (index) throws(CacheError) in
+            try index.database.transaction { () throws(CacheError) in
+                try index.database.execute("DELETE FROM scopes; DELETE FROM leases;")
+                return try index.clearAll(keepingEmbedded: false)
+            }
+        }
+        try unlinkObjects(orphans)
+        for (_, path) in Self.listObjectFiles(layout.objects) { unlink(path) }
+        if let folder = opendir(layout.quarantine) {
+            while let entry = readdir(folder) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if name != "." && name != ".." { unlink(layout.quarantine + "/" + name) }
+            }
+            closedir(folder)
+        }
+        memory.removeAll()
+        verified.withLock { $0.removeAll() }
+        fonts.withLock { $0.removeAll() }
+    }
+
+    /// Trims the memory tier; resources held by active presentations stay.
+    public func handleMemoryPressure(_ pressure: MemoryPressure) {
+        memory.handlePressure(pressure)
+    }
+
+    /// Reads the kernel's pressure-stall information and trims the memory tier if it reports
+    /// pressure. Returns the level acted on.
+    @discardableResult
+    public func checkSystemMemoryPressure(path: String = "/proc/pressure/memory") -> MemoryPressure? {
+        guard let level = PressureStall.current(path: path) else { return nil }
+        handleMemoryPressure(level)
+        return level
+    }
+}

@@ -1,0 +1,191 @@
+import LarderFormat
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A font resolved from a `larder-font:` URL.
+public struct FontResource: Sendable {
+    public var digest: Digest
+    public var mediaType: String
+    /// The verified bytes.
+    public var bytes: [UInt8]
+}
+
+/// A read lease on a bundle being presented: while it is held, eviction leaves the bundle
+/// alone (in every process sharing the cache) and memory pressure keeps what it has read.
+public final class BundleLease: @unchecked Sendable {
+    public let bundle: Digest
+    public let manifest: Manifest
+    private let cache: LarderCache
+    private let token: Int64
+    private let state = Mutex<(released: Bool, held: Set<Digest>)>((false, []))
+
+    init(bundle: Digest, manifest: Manifest, cache: LarderCache, token: Int64) {
+        self.bundle = bundle
+        self.manifest = manifest
+        self.cache = cache
+        self.token = token
+    }
+
+    deinit { release() }
+
+    /// A resource's verified bytes.
+    /// - Throws: ``CacheError/Code/resourceNotFound``, or ``CacheError/Code/corruptObject``
+    ///   naming the digest to refetch.
+    public func data(at path: String) throws(CacheError) -> [UInt8] {
+        let file = try entry(path)
+        let bytes = try cache.verifiedBytes(file.digest)
+        if state.withLock({ $0.held.insert(file.digest).inserted }) { cache.memory.hold(file.digest) }
+        return bytes
+    }
+
+    /// A resource's file location, after its object was verified in this process.
+    public func fileLocation(at path: String) throws(CacheError) -> String {
+        let file = try entry(path)
+        try cache.verifyOnce(file.digest)
+        return cache.layout.objectPath(file.digest)
+    }
+
+    /// Ends the lease; the bundle may be evicted again.
+    public func release() {
+        let held: Set<Digest>? = state.withLock { state in
+            guard !state.released else { return nil }
+            state.released = true
+            return state.held
+        }
+        guard let held else { return }
+        for digest in held { cache.memory.release(digest) }
+        cache.endLease(bundle, token: token)
+    }
+
+    private func entry(_ path: String) throws(CacheError) -> Manifest.File {
+        guard let file = manifest.file(at: path) else {
+            throw CacheError(.resourceNotFound, "the bundle has no file '\(path)'", digest: bundle)
+        }
+        return file
+    }
+}
+
+extension LarderCache {
+    /// Leases a complete bundle for presentation and marks it used.
+    /// - Throws: ``CacheError/Code/bundleNotFound`` or ``CacheError/Code/bundleIncomplete``.
+    public func lease(_ digest: Digest) throws(CacheError) -> BundleLease {
+        let token = nextLeaseToken.add(1, ordering: .relaxed).newValue
+        let manifest = try index.with { (index) throws(CacheError) -> Manifest in
+            guard let record = try index.bundle(digest) else {
+                throw CacheError(.bundleNotFound, "no such bundle in the cache; fetch it", digest: digest)
+            }
+            guard record.complete else {
+                throw CacheError(.bundleIncomplete, "the bundle lost an object to corruption; fetch it again", digest: digest)
+            }
+            guard let manifest = try index.manifest(digest) else {
+                throw CacheError(.bundleNotFound, "no such bundle in the cache; fetch it", digest: digest)
+            }
+            try index.database.transaction { () throws(CacheError) in
+                try index.touch(digest, now: configuration.now())
+                try index.addLease(digest, pid: getpid(), token: token)
+            }
+            return manifest
+        }
+        leases.withLock { $0[digest, default: 0] += 1 }
+        return BundleLease(bundle: digest, manifest: manifest, cache: self, token: token)
+    }
+
+    func endLease(_ digest: Digest, token: Int64) {
+        leases.withLock { leases in
+            leases[digest, default: 1] -= 1
+            if leases[digest] == 0 { leases.removeValue(forKey: digest) }
+        }
+        do {
+            try index.with { (index) throws(CacheError) in try index.removeLease(digest, pid: getpid(), token: token) }
+        } catch {
+            // The row only keeps eviction away; it is removed on the next open once this process is gone.
+        }
+    }
+
+    /// Resolves `larder-font://sha256/<hex>` to the stored font and its media type.
+    /// - Throws: ``CacheError/Code/malformedFontURL`` for anything but that exact form,
+    ///   ``CacheError/Code/unknownFont`` when no bundle has that font, or
+    ///   ``CacheError/Code/corruptObject``.
+    public func resolveFont(_ url: String) throws(CacheError) -> FontResource {
+        let font = try FontURL(parsing: url)
+        guard let mediaType = fonts.withLock({ $0[font.digest] }) else {
+            throw CacheError(.unknownFont, "no bundle in the cache has this font", url: url, digest: font.digest)
+        }
+        return FontResource(digest: font.digest, mediaType: mediaType, bytes: try verifiedBytes(font.digest))
+    }
+
+    /// An object's bytes: from memory, or read from disk and verified (once per process).
+    func verifiedBytes(_ object: Digest) throws(CacheError) -> [UInt8] {
+        if let bytes = memory.value(for: object) { return bytes }
+        let bytes = try readObject(object)
+        if !verified.withLock({ $0.contains(object) }) {
+            guard SHA256Hasher.hash(bytes) == object else { throw try quarantine(object, reason: "its bytes do not match its digest") }
+            verified.withLock { _ = $0.insert(object) }
+        }
+        memory.insert(bytes, for: object, cost: bytes.count)
+        return bytes
+    }
+
+    /// Verifies an object once per process without keeping its bytes.
+    func verifyOnce(_ object: Digest) throws(CacheError) {
+        guard !verified.withLock({ $0.contains(object) }) else { return }
+        let bytes = try readObject(object)
+        guard SHA256Hasher.hash(bytes) == object else { throw try quarantine(object, reason: "its bytes do not match its digest") }
+        verified.withLock { _ = $0.insert(object) }
+    }
+
+    private func readObject(_ object: Digest) throws(CacheError) -> [UInt8] {
+        let path = layout.objectPath(object)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            diskMisses.add(1, ordering: .relaxed)
+            if errno == ENOENT {
+                // Evicted meanwhile by another process (nothing held it), or lost: only the latter is corruption.
+                guard try index.with({ (index) throws(CacheError) in try index.hasObject(object) }) else {
+                    throw CacheError(.bundleNotFound, "the object was evicted; fetch its bundle again", digest: object)
+                }
+                throw try quarantine(object, reason: "its file is missing")
+            }
+            throw CacheError(.storage, "cannot open an object: \(Errno.current)", digest: object, path: path)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw CacheError(.storage, "fstat failed: \(Errno.current)", path: path) }
+        let size = Int(info.st_size)
+        var bytes = [UInt8](repeating: 0, count: size)
+        var filled = 0
+        while filled < size {
+            let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + filled, size - filled, off_t(filled)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw CacheError(.storage, "cannot read an object: \(Errno.current)", path: path) }
+            filled += count
+        }
+        diskHits.add(1, ordering: .relaxed)
+        return bytes
+    }
+
+    /// Moves a corrupt object out of the store, marks its bundles incomplete, and returns the
+    /// error to throw.
+    func quarantine(_ object: Digest, reason: String) throws(CacheError) -> CacheError {
+        let path = layout.objectPath(object)
+        let target = layout.quarantine + "/" + object.hex
+        if rename(path, target) != 0 && errno != ENOENT {
+            throw CacheError(.storage, "cannot quarantine a corrupt object: \(Errno.current)", digest: object, path: path)
+        }
+        memory.remove(object)
+        verified.withLock { _ = $0.remove(object) }
+        fonts.withLock { _ = $0.removeValue(forKey: object) }
+        let bundles = try index.with { (index) throws(CacheError) in
+            try index.database.transaction { () throws(CacheError) in
+                let bundles = try index.quarantine(object)
+                try index.increment("integrity_failures")
+                return bundles
+            }
+        }
+        return CacheError(
+            .corruptObject, "a stored object failed verification (\(reason)); it was quarantined: refetch it", digest: object,
+            bundles: bundles, path: path)
+    }
+}

@@ -1,0 +1,139 @@
+import CSQLite
+import LarderFormat
+
+/// One SQLite connection (`sqlite3_open_v2`), closed on `deinit`. Not thread-safe: the cache
+/// serialises access with its own lock.
+final class SQLiteDatabase: @unchecked Sendable {
+    private let handle: OpaquePointer
+    let path: String
+
+    init(path: String) throws(CacheError) {
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &db, flags, nil)
+        guard status == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "status \(status)"
+            sqlite3_close(db)
+            throw CacheError(.storage, "cannot open the cache index: \(message)", path: path)
+        }
+        handle = db
+        self.path = path
+        sqlite3_busy_timeout(db, 30_000)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Runs statements that return no rows (`sqlite3_exec`).
+    func execute(_ sql: String) throws(CacheError) {
+        var error: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &error)
+        if status != SQLITE_OK {
+            let message = error.map { String(cString: $0) } ?? "status \(status)"
+            sqlite3_free(error)
+            throw CacheError(.storage, "cache index: \(message)", path: path)
+        }
+    }
+
+    /// Prepares one statement (`sqlite3_prepare_v2`).
+    func prepare(_ sql: String) throws(CacheError) -> Statement {
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard status == SQLITE_OK, let statement else { throw failure(status, "prepare") }
+        return Statement(handle: statement, database: self)
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE` … `COMMIT`, rolling back if it throws. Writers in
+    /// every process sharing the file are serialised by SQLite's lock.
+    func transaction<T>(_ body: () throws(CacheError) -> T) throws(CacheError) -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            do { try execute("ROLLBACK") } catch { /* the transaction is already gone */ }
+            throw error
+        }
+    }
+
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    func failure(_ status: Int32, _ action: String) -> CacheError {
+        CacheError(.storage, "cache index \(action) failed: \(String(cString: sqlite3_errmsg(handle))) (\(status))", path: path)
+    }
+}
+
+/// A prepared statement, finalised on `deinit`.
+final class Statement {
+    private let handle: OpaquePointer
+    private unowned let database: SQLiteDatabase
+
+    fileprivate init(handle: OpaquePointer, database: SQLiteDatabase) {
+        self.handle = handle
+        self.database = database
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Binds parameters by position (1-based) after resetting.
+    @discardableResult
+    func bind(_ values: SQLiteValue...) throws(CacheError) -> Statement {
+        try bind(values)
+    }
+
+    /// Binds parameters by position (1-based) after resetting.
+    @discardableResult
+    func bind(_ values: [SQLiteValue]) throws(CacheError) -> Statement {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch value {
+            case .int(let number): status = sqlite3_bind_int64(handle, index, number)
+            case .text(let text): status = sqlite3_bind_text(handle, index, text, -1, larder_sqlite_transient())
+            case .blob(let bytes):
+                status = bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), larder_sqlite_transient()) }
+            case .null: status = sqlite3_bind_null(handle, index)
+            }
+            guard status == SQLITE_OK else { throw database.failure(status, "bind") }
+        }
+        return self
+    }
+
+    /// Steps once; true when a row is available.
+    func step() throws(CacheError) -> Bool {
+        let status = sqlite3_step(handle)
+        if status == SQLITE_ROW { return true }
+        if status == SQLITE_DONE { return false }
+        throw database.failure(status, "step")
+    }
+
+    /// Steps to the end, for statements that return no rows.
+    func run() throws(CacheError) {
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    func int(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    func text(_ column: Int32) -> String {
+        guard let pointer = sqlite3_column_text(handle, column) else { return "" }
+        return String(cString: pointer)
+    }
+
+    func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let pointer = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+}
+
+enum SQLiteValue {
+    case int(Int64)
+    case text(String)
+    case blob([UInt8])
+    case null
+}

@@ -1,0 +1,148 @@
+import Foundation
+import LarderFormat
+import Testing
+@testable import LarderCache
+
+@Suite struct FontResolutionTests {
+    @Test func resolvesAStoredFontWithItsMediaType() throws {
+        let fixture = try CacheFixture()
+        let cache = try fixture.open()
+        _ = try cache.install(archiveAt: try fixture.file(try bundle("x", ["fonts/a.woff2": "WOFF2", "fonts/b.ttf": "TTF"]).archive))
+        let woff = SHA256Hasher.hash(Array("WOFF2".utf8))
+        let font = try cache.resolveFont("larder-font://sha256/\(woff.hex)")
+        #expect(font.mediaType == "font/woff2")
+        #expect(font.bytes == Array("WOFF2".utf8))
+        // Still resolvable after reopening.
+        let reopened = try fixture.open()
+        #expect(try reopened.resolveFont("larder-font://sha256/\(SHA256Hasher.hash(Array("TTF".utf8)).hex)").mediaType == "font/ttf")
+    }
+
+    @Test func unknownAndMalformedURLsAreTypedErrors() throws {
+        let fixture = try CacheFixture()
+        let cache = try fixture.open()
+        _ = try cache.install(archiveAt: try fixture.file(try bundle("x", ["a.css": "a"]).archive))
+        let notAFont = SHA256Hasher.hash(Array("a".utf8))  // stored, but not as a font
+        #expect { _ = try cache.resolveFont("larder-font://sha256/\(notAFont.hex)") } throws: { ($0 as? CacheError)?.code == .unknownFont }
+        #expect { _ = try cache.resolveFont("larder-font://sha256/../index.html") } throws: { ($0 as? CacheError)?.code == .malformedFontURL }
+        #expect { _ = try cache.resolveFont("file:///etc/passwd") } throws: { ($0 as? CacheError)?.code == .malformedFontURL }
+    }
+}
+
+@Suite struct InvalidationTests {
+    @Test func keepsExactlyTheScopesBundlesAndSaysWhatToFetch() throws {
+        let fixture = try CacheFixture()
+        let cache = try fixture.open()
+        let old = try cache.install(archiveAt: try fixture.file(try bundle("old", ["a.css": "old"]).archive)).bundle
+        let kept = try cache.install(archiveAt: try fixture.file(try bundle("kept", ["a.css": "kept"]).archive)).bundle
+        let wanted = try bundle("new", ["a.css": "new"]).manifest.bundleDigest
+
+        let first = try cache.retain(scope: "user-1", keeping: [old, kept])
+        #expect(first.missing.isEmpty && first.dropped.isEmpty)
+        let second = try cache.retain(scope: "user-1", keeping: [kept, wanted])
+        #expect(second.dropped == [old])
+        #expect(second.removed == [old])
+        #expect(second.missing == [wanted])
+        #expect(try cache.bundle(old) == nil)
+        #expect(try cache.bundle(kept) != nil)
+        #expect(try cache.verify().isClean)
+    }
+
+    @Test func anotherScopeOrAPinKeepsADroppedBundle() throws {
+        let fixture = try CacheFixture()
+        let cache = try fixture.open()
+        let shared = try cache.install(archiveAt: try fixture.file(try bundle("shared", ["a.css": "s"]).archive)).bundle
+        let pinned = try cache.install(archiveAt: try fixture.file(try bundle("pinned", ["a.css": "p"]).archive)).bundle
+        _ = try cache.retain(scope: "a", keeping: [shared, pinned])
+        _ = try cache.retain(scope: "b", keeping: [shared])
+        try cache.setPinned(pinned, true)
+        let result = try cache.retain(scope: "a", keeping: [])
+        #expect(Set(result.dropped) == [shared, pinned])
+        #expect(result.removed.isEmpty)
+    }
+
+    @Test func logoutClearsAllButTheEmbeddedDefault() throws {
+        let fixture = try CacheFixture()
+        let cache = try fixture.open()
+        let font = String(repeating: "F", count: 5000)
+        let embedded = try cache.importEmbeddedDefault(archiveAt: try fixture.file(try bundle("default", ["f.ttf": font]).archive))
+        let later = try cache.install(archiveAt: try fixture.file(try bundle("later", ["f.ttf": font, "x.css": "x"]).archive))
+        #expect(later.objectsWritten == 2)  // shares the font with the embedded default
+        try cache.clearAll()
+        #expect(try cache.bundles().map(\.digest) == [embedded.bundle])
+        #expect(try cache.bundles().first?.embedded == true)
+        #expect(try cache.verify().isClean)
+        #expect(try cache.statistics().objects == 2)
+    }
+}
+
+@Suite struct EvictionTests {
+    /// Three bundles of ~100 kB installed a second apart; `shared` is a font all three use.
+    static func fill(_ fixture: CacheFixture, _ cache: LarderCache) throws -> [Digest] {
+        let shared = String(decoding: noise(20_000, seed: 9).map { $0 % 26 + 97 }, as: UTF8.self)
+        var digests: [Digest] = []
+        for index in 0..<3 {
+            let body = String(decoding: noise(100_000, seed: UInt64(index)).map { $0 % 26 + 97 }, as: UTF8.self)
+            digests.append(try cache.install(archiveAt: try fixture.file(try bundle("b\(index)", ["big.js": body, "f.ttf": shared]).archive)).bundle)
+            fixture.tick()
+        }
+        return digests
+    }
+
+    @Test func evictsLeastRecentlyUsedWholeBundlesAndKeepsSharedFonts() throws {
+        let fixture = try CacheFixture()
+        let cache = try fixture.open()
+        let digests = try Self.fill(fixture, cache)
+        _ = try cache.lease(digests[0]).release()  // b0 becomes the most recently used
+        fixture.tick()
+        let report = try cache.evict(toBytes: 250_000)
+        #expect(report.evicted == [digests[1]])
+        #expect(report.bytesAfter <= 250_000)
+        let font = SHA256Hasher.hash(Array(String(decoding: noise(20_000, seed: 9).map { $0 % 26 + 97 }, as: UTF8.self).utf8))
+        #expect(try cache.resolveFont("larder-font://sha256/\(font.hex)").bytes.count == 20_000)
+        #expect(try cache.verify().isClean)
+        #expect(try cache.statistics().evictions == 1)
+    }
+
+    @Test func neverEvictsPinnedLeasedOrEmbeddedBundles() throws {
+        let fixture = try CacheFixture()
+        let cache = try fixture.open()
+        let digests = try Self.fill(fixture, cache)
+        try cache.setPinned(digests[0], true)
+        let lease = try cache.lease(digests[1])
+        let embedded = try cache.importEmbeddedDefault(archiveAt: try fixture.file(try bundle("default", ["e.css": "e"]).archive))
+        let report = try cache.evict(toBytes: 0)
+        #expect(report.evicted == [digests[2]])
+        #expect(Set(try cache.bundles().map(\.digest)) == [digests[0], digests[1], embedded.bundle])
+        lease.release()
+        #expect(try cache.evict(toBytes: 0).evicted == [digests[1]])
+    }
+
+    @Test func installsEvictDownToTheLowWaterMark() throws {
+        let fixture = try CacheFixture()
+        let cache = try fixture.open(diskBudget: 260_000)
+        let digests = try Self.fill(fixture, cache)
+        // The third install passed 260 kB; eviction went down to 80% of it: the oldest went.
+        #expect(try cache.bundle(digests[0]) == nil)
+        #expect(try cache.statistics().bytesOnDisk <= 208_000)
+        #expect(try cache.bundle(digests[2]) != nil)
+    }
+}
+
+@Suite struct SweepTests {
+    @Test func removesUnreferencedObjectsAndStrayFiles() throws {
+        let fixture = try CacheFixture()
+        let cache = try fixture.open()
+        _ = try cache.install(archiveAt: try fixture.file(try bundle("x", ["a.css": "a"]).archive))
+        let stray = fixture.root + "/objects/ab/" + String(repeating: "c", count: 62)
+        try FileManager.default.createDirectory(atPath: fixture.root + "/objects/ab", withIntermediateDirectories: true)
+        try Data("left by a crash".utf8).write(to: URL(fileURLWithPath: stray))
+        let dry = try #require(try cache.sweep(dryRun: true))
+        #expect(dry.strayFiles == [stray])
+        #expect(FileManager.default.fileExists(atPath: stray))
+        let report = try #require(try cache.sweep())
+        #expect(report.strayFiles == [stray])
+        #expect(!FileManager.default.fileExists(atPath: stray))
+        #expect(try cache.verify().isClean)
+        #expect(try cache.statistics().sweeps == 1)
+    }
+}

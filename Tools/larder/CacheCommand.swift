@@ -1,0 +1,119 @@
+import Foundation
+import LarderCache
+import LarderFormat
+
+/// `larder cache …`: look inside a device cache folder, verify, repair and evict.
+enum CacheCommand {
+    static let cacheOption = OptionSpec(
+        names: ["--cache"], value: "dir", help: "The cache folder (default: $XDG_CACHE_HOME/larder or ~/.cache/larder).")
+    static let jsonOption = OptionSpec(names: ["--json"], value: nil, help: "Print JSON.")
+
+    static let spec = CommandSpec(
+        name: "cache",
+        overview: "List, inspect, verify, repair and evict a Larder cache.",
+        usage: "larder cache <subcommand> [--cache <dir>] [--json]",
+        options: [cacheOption, jsonOption],
+        discussion: """
+            SUBCOMMANDS:
+              ls                      List bundles, most recently used first.
+              show <bundle>           Show one bundle and its files.
+              install <archive>       Install a bundle archive.
+              resolve <url>           Resolve a larder-font:// URL to its stored font.
+              verify [--repair]       Re-hash every object; --repair quarantines corrupt ones.
+              gc [--dry-run]          Remove objects no bundle uses and stray files.
+              evict --to <size>       Evict least recently used bundles down to a size (e.g. 500MB).
+              pin <bundle>            Keep a bundle from eviction.
+              unpin <bundle>          Allow a bundle to be evicted again.
+              stats                   Show counters and usage.
+              purge                   Delete everything in the cache, the embedded default too.
+
+              A <bundle> is its digest (sha256:<hex> or <hex>), a unique hex prefix, or its name.
+              See 'larder cache <subcommand> --help' for detailed help.
+
+            EXIT STATUS: 0 success, 64 usage error, 65 verification found corruption or the
+            archive was refused, 66 no such bundle, font or archive, 75 another process is
+            sweeping, 1 anything else.
+            """)
+
+    struct Subcommand: Sendable {
+        var spec: CommandSpec
+        var positionals: ClosedRange<Int>
+        var run: @Sendable (ParsedArguments, LarderCache) throws(CacheError) -> ExitCode
+    }
+
+    static func sub(
+        _ name: String, _ overview: String, _ usage: String, arguments: [(String, String)] = [], options: [OptionSpec] = [],
+        positionals: ClosedRange<Int> = 0...0, run: @escaping @Sendable (ParsedArguments, LarderCache) throws(CacheError) -> ExitCode
+    ) -> (String, Subcommand) {
+        let spec = CommandSpec(
+            name: "cache \(name)", overview: overview, usage: "larder cache \(name)\(usage) [--cache <dir>] [--json]",
+            arguments: arguments, options: options + [cacheOption, jsonOption])
+        return (name, Subcommand(spec: spec, positionals: positionals, run: run))
+    }
+
+    static let subcommands: [String: Subcommand] = Dictionary(uniqueKeysWithValues: [
+        sub("ls", "List the bundles in the cache, most recently used first.", "", run: CacheListing.list),
+        sub("show", "Show one bundle and its files.", " <bundle>", arguments: [("<bundle>", "Digest, hex prefix or name.")],
+            positionals: 1...1, run: CacheListing.show),
+        sub("install", "Install a bundle archive into the cache.", " <archive>",
+            arguments: [("<archive>", "A .tar.gz written by 'larder pack'.")], positionals: 1...1, run: CacheOperations.install),
+        sub("resolve", "Resolve a larder-font:// URL to its stored font.", " <url>",
+            arguments: [("<url>", "larder-font://sha256/<hex>")], positionals: 1...1, run: CacheOperations.resolve),
+        sub("verify", "Re-hash every stored object.", " [--repair]",
+            options: [OptionSpec(names: ["--repair"], value: nil, help: "Quarantine corrupt objects and list the bundles to refetch.")],
+            run: CacheOperations.verify),
+        sub("gc", "Remove objects no bundle uses, and stray files.", " [--dry-run]",
+            options: [OptionSpec(names: ["--dry-run"], value: nil, help: "Report what would be removed.")], run: CacheOperations.sweep),
+        sub("evict", "Evict least recently used bundles down to a size.", " --to <size>",
+            options: [OptionSpec(names: ["--to"], value: "size", help: "Target size: bytes, or with kB, MB, GB (1000s) or KiB, MiB, GiB.")],
+            run: CacheOperations.evict),
+        sub("pin", "Keep a bundle from eviction.", " <bundle>", arguments: [("<bundle>", "Digest, hex prefix or name.")],
+            positionals: 1...1, run: { (arguments, cache) throws(CacheError) in try CacheOperations.pin(arguments, cache, true) }),
+        sub("unpin", "Allow a bundle to be evicted again.", " <bundle>", arguments: [("<bundle>", "Digest, hex prefix or name.")],
+            positionals: 1...1, run: { (arguments, cache) throws(CacheError) in try CacheOperations.pin(arguments, cache, false) }),
+        sub("stats", "Show counters and usage.", "", run: CacheListing.stats),
+        sub("purge", "Delete everything in the cache, the embedded default too.", "", run: CacheOperations.purge),
+    ])
+
+    static func run(_ arguments: [String]) -> ExitCode {
+        guard let name = arguments.first, !name.hasPrefix("-") else {
+            if arguments.contains("-h") || arguments.contains("--help") { Console.out(spec.helpText); return .success }
+            return Console.usageError(UsageError(message: "Missing subcommand", command: spec))
+        }
+        guard let subcommand = subcommands[name] else {
+            return Console.usageError(UsageError(message: "Unknown subcommand '\(name)'", command: spec))
+        }
+        let parsed: ParsedArguments
+        do {
+            parsed = try ParsedArguments(Array(arguments.dropFirst()), spec: subcommand.spec, positionalCount: subcommand.positionals)
+        } catch {
+            return Console.usageError(error)
+        }
+        if parsed.wantsHelp { Console.out(subcommand.spec.helpText); return .success }
+        do {
+            let cache = try LarderCache(at: parsed.value("--cache") ?? LarderCache.defaultPath)
+            return try subcommand.run(parsed, cache)
+        } catch {
+            Console.error("error: \(error)")
+            switch error.code {
+            case .invalidBundle, .bundleDigestMismatch, .corruptObject, .malformedFontURL: return .dataError
+            case .bundleNotFound, .unknownFont, .resourceNotFound: return .noInput
+            default: return .failure
+            }
+        }
+    }
+
+    /// Finds a bundle by digest, unique hex prefix (4+ digits) or name.
+    static func find(_ reference: String, in cache: LarderCache) throws(CacheError) -> CachedBundle {
+        let bundles = try cache.bundles()
+        let hex = reference.hasPrefix(Digest.prefix) ? String(reference.dropFirst(Digest.prefix.count)) : reference
+        var matches = bundles.filter { $0.name == reference }
+        if matches.isEmpty && hex.count >= 4 { matches = bundles.filter { $0.digest.hex.hasPrefix(hex) } }
+        guard matches.count == 1 else {
+            throw CacheError(
+                .bundleNotFound,
+                matches.isEmpty ? "no bundle matches '\(reference)'" : "'\(reference)' matches \(matches.count) bundles; give more of the digest")
+        }
+        return matches[0]
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import LarderCache
+import LarderFormat
+
+/// `larder cache ls | show | stats`.
+enum CacheListing {
+    static func list(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
+        let bundles = try cache.bundles()
+        if arguments.flag("--json") {
+            Console.json(.array(bundles.map(json)))
+            return .success
+        }
+        guard !bundles.isEmpty else {
+            Console.out("The cache at \(cache.root) is empty.")
+            return .success
+        }
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        var rows = [["BUNDLE", "NAME", "SIZE", "FILES", "USED", "FLAGS"]]
+        for bundle in bundles {
+            rows.append([
+                String(bundle.digest.hex.prefix(12)), bundle.name, humanSize(bundle.size), "\(bundle.fileCount)",
+                age(now - bundle.lastUsed), flags(bundle),
+            ])
+        }
+        Console.out(table(rows))
+        return .success
+    }
+
+    static func show(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
+        let bundle = try CacheCommand.find(arguments.positionals[0], in: cache)
+        let manifest = try cache.manifest(bundle.digest)
+        if arguments.flag("--json") {
+            var object = json(bundle)
+            if case .object(var members) = object {
+                members["manifest"] = manifest.jsonValue
+                object = .object(members)
+            }
+            Console.json(object)
+            return .success
+        }
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        var rows = [["PATH", "SIZE", "ROLE", "ESSENTIAL", "OBJECT"]]
+        for file in manifest.files {
+            rows.append([file.path, humanSize(file.size), file.role.rawValue, file.essential ? "yes" : "", String(file.digest.hex.prefix(12))])
+        }
+        Console.out("""
+            Bundle   \(bundle.name)
+            Digest   \(bundle.digest)
+            Entry    \(manifest.entry)
+            Size     \(humanSize(bundle.size)) in \(bundle.fileCount) files
+            Used     \(age(now - bundle.lastUsed)), installed \(age(now - bundle.installedAt))
+            Flags    \(flags(bundle).isEmpty ? "none" : flags(bundle))
+
+            \(table(rows))
+            """)
+        return .success
+    }
+
+    static func stats(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
+        let stats = try cache.statistics()
+        let values: [(String, Int64)] = [
+            ("bundles", Int64(stats.bundles)), ("objects", Int64(stats.objects)), ("bytesOnDisk", stats.bytesOnDisk),
+            ("evictions", stats.evictions), ("integrityFailures", stats.integrityFailures), ("sweeps", stats.sweeps),
+            ("lastSweepMilliseconds", stats.lastSweepMilliseconds), ("diskHits", Int64(stats.diskHits)),
+            ("diskMisses", Int64(stats.diskMisses)), ("memoryHits", Int64(stats.memory.hits)),
+            ("memoryMisses", Int64(stats.memory.misses)), ("memoryBytes", Int64(stats.memory.bytes)),
+        ]
+        if arguments.flag("--json") {
+            Console.json(.object(Dictionary(uniqueKeysWithValues: values.map { ($0.0, JSONValue.int($0.1)) })))
+            return .success
+        }
+        Console.out(table([["COUNTER", "VALUE"]] + values.map { name, value in
+            [name, name == "bytesOnDisk" ? "\(humanSize(value)) (\(value))" : "\(value)"]
+        }))
+        return .success
+    }
+
+    static func json(_ bundle: CachedBundle) -> JSONValue {
+        .object([
+            "digest": .string(bundle.digest.description), "name": .string(bundle.name), "size": .int(bundle.size),
+            "fileCount": .int(Int64(bundle.fileCount)), "installedAt": .int(bundle.installedAt), "lastUsed": .int(bundle.lastUsed),
+            "pinned": .bool(bundle.pinned), "embedded": .bool(bundle.embedded), "complete": .bool(bundle.complete),
+        ])
+    }
+
+    static func flags(_ bundle: CachedBundle) -> String {
+        [bundle.pinned ? "pinned" : nil, bundle.embedded ? "embedded" : nil, bundle.complete ? nil : "INCOMPLETE"]
+            .compactMap { $0 }.joined(separator: ",")
+    }
+
+    /// "just now", "42s ago", "5m ago", "3h ago", "2d ago".
+    static func age(_ milliseconds: Int64) -> String {
+        let seconds = max(0, milliseconds / 1000)
+        switch seconds {
+        case 0..<2: return "just now"
+        case 2..<60: return "\(seconds)s ago"
+        case 60..<3600: return "\(seconds / 60)m ago"
+        case 3600..<86_400: return "\(seconds / 3600)h ago"
+        default: return "\(seconds / 86_400)d ago"
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import LarderCache
+import LarderFormat
+
+/// `larder cache install | resolve | verify | gc | evict | pin | unpin | purge`.
+enum CacheOperations {
+    static func install(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
+        let path = arguments.positionals[0]
+        guard FileManager.default.fileExists(atPath: path) else {
+            Console.error("error: \(path): no such archive")
+            return .noInput
+        }
+        let result = try cache.install(archiveAt: path, expected: BundleVerifier.digestFromFileName(path))
+        if arguments.flag("--json") {
+            Console.json(.object([
+                "bundle": .string(result.bundle.description), "name": .string(result.name),
+                "alreadyPresent": .bool(result.alreadyPresent), "objectsWritten": .int(Int64(result.objectsWritten)),
+                "bytesWritten": .int(result.bytesWritten), "evicted": .array(result.evicted.map { .string($0.description) }),
+            ]))
+        } else if result.alreadyPresent {
+            Console.out("\(result.name) \(result.bundle) is already installed")
+        } else {
+            Console.out("Installed \(result.name) \(result.bundle): \(result.objectsWritten) new objects, \(humanSize(result.bytesWritten))")
+            for digest in result.evicted { Console.out("  evicted \(digest)") }
+        }
+        return .success
+    }
+
+    static func resolve(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
+        let font = try cache.resolveFont(arguments.positionals[0])
+        if arguments.flag("--json") {
+            Console.json(.object([
+                "digest": .string(font.digest.description), "mediaType": .string(font.mediaType), "size": .int(Int64(font.bytes.count)),
+            ]))
+        } else {
+            Console.out("\(font.digest)  \(font.mediaType)  \(humanSize(Int64(font.bytes.count)))")
+        }
+        return .success
+    }
+
+    static func verify(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
+        let bar = ProgressBar(label: "verifying")
+        let result = try cache.verify(repair: arguments.flag("--repair")) { done, total in bar.update(done, total) }
+        bar.finish()
+        if arguments.flag("--json") {
+            Console.json(.object([
+                "clean": .bool(result.isClean), "objectsChecked": .int(Int64(result.objectsChecked)),
+                "bytesChecked": .int(result.bytesChecked), "repaired": .bool(result.repaired && !result.isClean),
+                "corrupt": .array(result.corrupt.map { .string($0.description) }),
+                "refetch": .array(result.bundlesToRefetch.map { .string($0.description) }),
+            ]))
+        } else if result.isClean {
+            Console.out("OK: \(result.objectsChecked) objects, \(humanSize(result.bytesChecked)) verified")
+        } else {
+            for object in result.corrupt { Console.error("corrupt: \(object)\(result.repaired ? " (quarantined)" : "")") }
+            for bundle in result.bundlesToRefetch { Console.error("refetch: \(bundle)") }
+            Console.error(
+                "FAILED: \(result.corrupt.count) of \(result.objectsChecked) objects are damaged"
+                    + (result.repaired ? "; removed, refetch the bundles listed" : "; run with --repair to quarantine them"))
+        }
+        return result.isClean ? .success : .dataError
+    }
+
+    static func sweep(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
+        let dryRun = arguments.flag("--dry-run")
+        guard let report = try cache.sweep(dryRun: dryRun) else {
+            Console.error("error: another process is sweeping this cache; try again later")
+            return .temporaryFailure
+        }
+        if arguments.flag("--json") {
+            Console.json(.object([
+                "dryRun": .bool(dryRun), "milliseconds": .int(report.milliseconds),
+                "unreferencedObjects": .array(report.unreferencedObjects.map { .string($0.description) }),
+                "strayFiles": .array(report.strayFiles.map { .string($0) }),
+            ]))
+        } else {
+            let verb = dryRun ? "would remove" : "removed"
+            Console.out("gc \(verb) \(report.unreferencedObjects.count) unreferenced objects and \(report.strayFiles.count) stray files in \(report.milliseconds) ms")
+        }
+        return .success
+    }
+
+    static func evict(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
+        guard let text = arguments.value("--to") else {
+            return Console.usageError(UsageError(message: "Missing '--to <size>'", command: CacheCommand.subcommands["evict"]!.spec))
+        }
+        guard let target = parseSize(text) else {
+            return Console.usageError(UsageError(message: "'\(text)' is not a size (try 500MB or 2GiB)", command: CacheCommand.subcommands["evict"]!.spec))
+        }
+        let report = try cache.evict(toBytes: target)
+        if arguments.flag("--json") {
+            Console.json(.object([
+                "evicted": .array(report.evicted.map { .string($0.description) }), "bytesFreed": .int(report.bytesFreed),
+                "bytesAfter": .int(report.bytesAfter),
+            ]))
+        } else {
+            for digest in report.evicted { Console.out("evicted \(digest)") }
+            Console.out("freed \(humanSize(report.bytesFreed)); the cache holds \(humanSize(report.bytesAfter))")
+            if report.bytesAfter > target { Console.error("warning: pinned, leased or embedded bundles keep the cache above \(humanSize(target))") }
+        }
+        return .success
+    }
+
+    static func pin(_ arguments: ParsedArguments, _ cache: LarderCache, _ pinned: Bool) throws(CacheError) -> ExitCode {
+        let bundle = try CacheCommand.find(arguments.positionals[0], in: cache)
+        try cache.setPinned(bundle.digest, pinned)
+        if arguments.flag("--json") {
+            Console.json(.object(["bundle": .string(bundle.digest.description), "pinned": .bool(pinned)]))
+        } else {
+            Console.out("\(pinned ? "pinned" : "unpinned") \(bundle.name) \(bundle.digest)")
+        }
+        return .success
+    }
+
+    static func purge(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
+        let before = try cache.statistics()
+        try cache.purge()
+        if arguments.flag("--json") {
+            Console.json(.object(["bundlesRemoved": .int(Int64(before.bundles)), "bytesFreed": .int(before.bytesOnDisk)]))
+        } else {
+            Console.out("purged \(before.bundles) bundles, \(humanSize(before.bytesOnDisk))")
+        }
+        return .success
+    }
+
+    /// "1234", "500MB", "1.5GB", "2GiB", "64k".
+    static func parseSize(_ text: String) -> Int64? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let number = trimmed.prefix { $0.isNumber || $0 == "." }
+        guard let value = Double(number), value >= 0 else { return nil }
+        let units: [String: Double] = [
+            "": 1, "b": 1, "k": 1e3, "kb": 1e3, "m": 1e6, "mb": 1e6, "g": 1e9, "gb": 1e9, "t": 1e12, "tb": 1e12,
+            "kib": 1024, "mib": 1_048_576, "gib": 1_073_741_824, "tib": 1_099_511_627_776,
+        ]
+        guard let unit = units[trimmed.dropFirst(number.count).trimmingCharacters(in: .whitespaces).lowercased()] else { return nil }
+        return Int64(value * unit)
+    }
+}
+
+/// A progress bar on stderr, drawn only when stderr is a terminal.
+final class ProgressBar {
+    private let label: String
+    private let enabled = isatty(2) == 1
+    private var lastDrawn = -1
+
+    init(label: String) { self.label = label }
+
+    func update(_ done: Int, _ total: Int) {
+        guard enabled, total > 0 else { return }
+        let percent = done * 100 / total
+        guard percent != lastDrawn else { return }
+        lastDrawn = percent
+        let width = 30
+        let filled = width * done / total
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(percent)% (\(done)/\(total))".utf8))
+    }
+
+    func finish() {
+        guard enabled, lastDrawn >= 0 else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}
