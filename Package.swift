@@ -43,7 +43,7 @@ let package = Package(
             name: "LarderTestSupport", dependencies: ["LarderFormat", "CArchive"], path: "Tests/LarderTestSupport"),
         .testTarget(name: "LarderFormatTests", dependencies: ["LarderFormat", "LarderTestSupport", "CArchive", "CZlib"]),
         .testTarget(name: "LarderPackTests", dependencies: ["LarderPack"]),
-        .testTarget(name: "LarderCLITests", dependencies: ["larder", "LarderFormat"]),
+        .testTarget(name: "LarderCLITests", dependencies: ["larder", "LarderFormat", "LarderCache"]),
         .testTarget(name: "LarderCacheTests", dependencies: ["LarderCache", "LarderTestSupport", "CArchive"]),
         .testTarget(name: "LarderHostTests", dependencies: ["LarderHost"]),
     ]

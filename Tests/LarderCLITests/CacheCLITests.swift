@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+
+@Suite struct CacheCLITests {
+    /// Packs the samples and installs them into a fresh cache; returns (scratch, cache, digests by name).
+    func installedSamples() throws -> (Scratch, String, [String: String]) {
+        let scratch = try Scratch()
+        let cache = scratch.path + "/cache"
+        var digests: [String: String] = [:]
+        for name in ["onboarding", "paywall", "legacy-prompt"] {
+            let pack = try CLI.run(["pack", sampleBundles + "/" + name, "-o", scratch.path + "/out", "--json"])
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(pack.stdout.utf8)) as? [String: Any])
+            let archive = try #require(report["archivePath"] as? String)
+            let install = try CLI.run(["cache", "install", archive, "--cache", cache])
+            #expect(install.status == 0, "\(install.stderr)")
+            #expect(install.stdout.hasPrefix("Installed \(name) "))
+            digests[name] = report["bundleDigest"] as? String
+        }
+        return (scratch, cache, digests)
+    }
+
+    @Test func listsShowsResolvesAndVerifies() throws {
+        let (scratch, cache, digests) = try installedSamples()
+        _ = scratch
+        let ls = try CLI.run(["cache", "ls", "--cache", cache])
+        #expect(ls.status == 0)
+        let lines = ls.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("BUNDLE        NAME") == true)
+        #expect(lines.count == 4)
+        let json = try CLI.run(["cache", "ls", "--cache", cache, "--json"])
+        let bundles = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(Set(bundles.compactMap { $0["name"] as? String }) == ["onboarding", "paywall", "legacy-prompt"])
+
+        let show = try CLI.run(["cache", "show", "paywall", "--cache", cache])
+        #expect(show.status == 0)
+        #expect(show.stdout.contains("Digest   \(digests["paywall"]!)"))
+        #expect(show.stdout.contains("fonts/Lato-Regular.ttf"))
+        let byPrefix = try CLI.run(["cache", "show", String(digests["onboarding"]!.dropFirst(7).prefix(8)), "--cache", cache, "--json"])
+        #expect(byPrefix.status == 0)
+        #expect(byPrefix.stdout.contains(#""name":"onboarding""#))
+
+        // The font onboarding and paywall share is stored once and resolves by URL.
+        let inspect = try CLI.run(["cache", "show", "onboarding", "--cache", cache, "--json"])
+        let shown = try #require(try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [String: Any])
+        let files = try #require((shown["manifest"] as? [String: Any])?["files"] as? [[String: Any]])
+        let lato = try #require(files.first { $0["path"] as? String == "fonts/Lato-Regular.ttf" }?["digest"] as? String)
+        let resolve = try CLI.run(["cache", "resolve", "larder-font://sha256/" + lato.dropFirst(7), "--cache", cache])
+        #expect(resolve.status == 0, "\(resolve.stderr)")
+        #expect(resolve.stdout.hasPrefix("\(lato)  font/ttf  "))
+
+        let verify = try CLI.run(["cache", "verify", "--cache", cache])
+        #expect(verify.status == 0)
+        #expect(verify.stdout.hasPrefix("OK: "))
+        let stats = try CLI.run(["cache", "stats", "--cache", cache, "--json"])
+        let counters = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
+        #expect(counters["bundles"] as? Int == 3)
+    }
+
+    @Test func verifyReportsAndRepairsCorruption() throws {
+        let (scratch, cache, digests) = try installedSamples()
+        _ = scratch
+        let object = try #require(FileManager.default.enumerator(atPath: cache + "/objects")?.allObjects.compactMap { $0 as? String }
+            .first { $0.count == 65 })
+        let path = cache + "/objects/" + object
+        try CLI.shell("chmod u+w '\(path)' && printf 'X' | dd of='\(path)' bs=1 seek=10 conv=notrunc 2>/dev/null")
+        let check = try CLI.run(["cache", "verify", "--cache", cache])
+        #expect(check.status == 65)
+        #expect(check.stderr.contains("corrupt: sha256:\(object.replacingOccurrences(of: "/", with: ""))"))
+        #expect(check.stderr.contains("refetch: sha256:"))
+        let repair = try CLI.run(["cache", "verify", "--repair", "--cache", cache, "--json"])
+        #expect(repair.status == 65)
+        #expect(repair.stdout.contains(#""repaired":true"#))
+        let after = try CLI.run(["cache", "verify", "--cache", cache])
+        #expect(after.status == 0)
+        let ls = try CLI.run(["cache", "ls", "--cache", cache])
+        #expect(ls.stdout.contains("INCOMPLETE"))
+        _ = digests
+    }
+
+    @Test func pinsEvictsSweepsAndPurges() throws {
+        let (scratch, cache, _) = try installedSamples()
+        _ = scratch
+        #expect(try CLI.run(["cache", "pin", "paywall", "--cache", cache]).status == 0)
+        let evict = try CLI.run(["cache", "evict", "--to", "0", "--cache", cache, "--json"])
+        #expect(evict.status == 0)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(evict.stdout.utf8)) as? [String: Any])
+        #expect((report["evicted"] as? [String])?.count == 2)
+        let ls = try CLI.run(["cache", "ls", "--cache", cache])
+        #expect(ls.stdout.contains("paywall"))
+        #expect(ls.stdout.contains("pinned"))
+        #expect(!ls.stdout.contains("onboarding"))
+        let gc = try CLI.run(["cache", "gc", "--dry-run", "--cache", cache])
+        #expect(gc.status == 0)
+        #expect(gc.stdout.hasPrefix("gc would remove 0 unreferenced objects"))
+        #expect(try CLI.run(["cache", "unpin", "paywall", "--cache", cache]).status == 0)
+        let purge = try CLI.run(["cache", "purge", "--cache", cache])
+        #expect(purge.status == 0)
+        #expect(try CLI.run(["cache", "ls", "--cache", cache]).stdout.contains("is empty"))
+    }
+
+    static let exitCases: [(String, Int32)] = [
+        ("cache", 64),
+        ("cache frobnicate", 64),
+        ("cache evict", 64),
+        ("cache evict --to banana", 64),
+        ("cache show", 64),
+        ("cache show nothing-like-this", 66),
+        ("cache install /nonexistent.tar.gz", 66),
+        ("cache resolve larder-font://sha256/../../etc/passwd", 65),
+        ("cache resolve larder-font://sha256/" + String(repeating: "a", count: 64), 66),
+    ]
+
+    @Test(arguments: exitCases)
+    func exitCodesScriptsCanRelyOn(_ command: String, _ status: Int32) throws {
+        let scratch = try Scratch()
+        let arguments = command.split(separator: " ").map(String.init)
+        let result = try CLI.run(arguments + ["--cache", scratch.path + "/cache"])
+        #expect(result.status == status, "\(result.stderr)")
+    }
+
+    @Test func refusesAHostileArchiveWithExit65() throws {
+        let scratch = try Scratch()
+        let pack = try CLI.run(["pack", sampleBundles + "/paywall", "-o", scratch.path, "--json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(pack.stdout.utf8)) as? [String: Any])
+        let archive = try #require(report["archivePath"] as? String)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
+        let cut = scratch.path + "/cut.tar.gz"
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
+        let result = try CLI.run(["cache", "install", cut, "--cache", scratch.path + "/cache"])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("refused"))
+        #expect(try CLI.run(["cache", "ls", "--cache", scratch.path + "/cache"]).stdout.contains("is empty"))
+    }
+}
