@@ -17,22 +17,31 @@ public struct FontURL: Sendable, Hashable, CustomStringConvertible {
     /// Parses a URL string.
     /// - Throws: ``CacheError`` naming what is wrong with the URL.
     public init(parsing text: String) throws(CacheError) {
-        func malformed(_ reason: String) -> CacheError {
-            CacheError(.malformedFontURL, "not a Larder font URL: \(reason); expected \(Self.prefix)<64 lowercase hex>", url: String(text.prefix(200)))
+        var copy = text
+        let parsed: Result<Digest, CacheError> = copy.withUTF8 { utf8 in
+            func malformed(_ reason: String) -> Result<Digest, CacheError> {
+                .failure(
+                    CacheError(
+                        .malformedFontURL, "not a Larder font URL: \(reason); expected \(Self.prefix)<64 lowercase hex>",
+                        url: String(text.prefix(200))))
+            }
+            guard utf8.count <= 200 else { return malformed("too long") }
+            guard utf8.starts(with: "larder-font:".utf8) else { return malformed("the scheme must be 'larder-font' in lowercase") }
+            guard utf8.starts(with: "larder-font://".utf8) else { return malformed("the scheme must be followed by '//'") }
+            guard utf8.starts(with: Self.prefix.utf8) else { return malformed("the host must be 'sha256' in lowercase") }
+            let rest = UnsafeBufferPointer(rebasing: utf8[Self.prefix.utf8.count...])
+            if rest.contains(UInt8(ascii: "?")) { return malformed("queries are not allowed") }
+            if rest.contains(UInt8(ascii: "#")) { return malformed("fragments are not allowed") }
+            if rest.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: ".") }) {
+                return malformed("the path must be a single digest")
+            }
+            do throws(FormatError) {
+                return .success(try Digest(hexUTF8: rest))
+            } catch {
+                return malformed("the digest must be 64 lowercase hex digits")
+            }
         }
-        guard text.utf8.count <= 200 else { throw malformed("too long") }
-        guard text.hasPrefix("larder-font:") else { throw malformed("the scheme must be 'larder-font' in lowercase") }
-        guard text.hasPrefix("larder-font://") else { throw malformed("the scheme must be followed by '//'") }
-        guard text.hasPrefix(Self.prefix) else { throw malformed("the host must be 'sha256' in lowercase") }
-        let rest = text.dropFirst(Self.prefix.count)
-        if rest.contains("?") { throw malformed("queries are not allowed") }
-        if rest.contains("#") { throw malformed("fragments are not allowed") }
-        if rest.contains("/") || rest.contains("%") || rest.contains(".") { throw malformed("the path must be a single digest") }
-        do {
-            digest = try Digest(hex: rest)
-        } catch {
-            throw malformed("the digest must be 64 lowercase hex digits")
-        }
+        digest = try parsed.get()
     }
 
     /// The URL string.

@@ -174,7 +174,7 @@ extension LarderCache {
             }
         }
         let newFonts = manifest.files.filter { $0.role == .font }
-        if !newFonts.isEmpty { fonts.withLock { for font in newFonts { $0[font.digest] = font.mediaType } } }
+        if !newFonts.isEmpty { fonts.withLock { for font in newFonts { $0?[font.digest] = font.mediaType } } }
         staging.remove()
         return InstallResult(
             bundle: digest, name: manifest.name, alreadyPresent: false, objectsWritten: staged.count, bytesWritten: bytesWritten,

@@ -135,7 +135,7 @@ extension LarderCache {
             }
         }
         try unlinkObjects(orphans)
-        if !removed.isEmpty { try refreshFonts() }
+        if !removed.isEmpty { refreshFonts() }
         return removed
     }
 
@@ -149,9 +149,9 @@ extension LarderCache {
         }
     }
 
-    private func refreshFonts() throws(CacheError) {
-        let current = try index.with { (index) throws(CacheError) in try index.fonts() }
-        fonts.withLock { $0 = current }
+    /// Forgets the font map; it is read again from the index when next needed.
+    private func refreshFonts() {
+        fonts.withLock { $0 = nil }
     }
 
     /// Removes objects no bundle uses and stray files in the object store. One process sweeps
@@ -279,7 +279,7 @@ extension LarderCache {
         }
         memory.removeAll()
         verified.withLock { $0.removeAll() }
-        fonts.withLock { $0.removeAll() }
+        refreshFonts()
     }
 
     /// Trims the memory tier; resources held by active presentations stay.

@@ -110,7 +110,13 @@ extension LarderCache {
     ///   ``CacheError/Code/corruptObject``.
     public func resolveFont(_ url: String) throws(CacheError) -> FontResource {
         let font = try FontURL(parsing: url)
-        guard let mediaType = fonts.withLock({ $0[font.digest] }) else {
+        var known = fonts.withLock { $0 }
+        if known == nil {
+            let loaded = try index.with { (index) throws(CacheError) in try index.fonts() }
+            fonts.withLock { $0 = $0 ?? loaded }
+            known = loaded
+        }
+        guard let mediaType = known?[font.digest] else {
             throw CacheError(.unknownFont, "no bundle in the cache has this font", url: url, digest: font.digest)
         }
         return FontResource(digest: font.digest, mediaType: mediaType, bytes: try verifiedBytes(font.digest))
@@ -176,7 +182,7 @@ extension LarderCache {
         }
         memory.remove(object)
         verified.withLock { _ = $0.remove(object) }
-        fonts.withLock { _ = $0.removeValue(forKey: object) }
+        fonts.withLock { _ = $0?.removeValue(forKey: object) }
         let bundles = try index.with { (index) throws(CacheError) in
             try index.database.transaction { () throws(CacheError) in
                 let bundles = try index.quarantine(object)

@@ -40,7 +40,8 @@ public final class LarderCache: Sendable {
     let index: Locked<CacheIndex>
     let memory: MemoryTier<Digest, [UInt8]>
     let verified = Mutex<Set<Digest>>([])
-    let fonts: Mutex<[Digest: String]>
+    /// Font objects and their media types, loaded from the index on first use.
+    let fonts = Mutex<[Digest: String]?>(nil)
     let installs = Mutex<[Digest: InstallWaiter]>([:])
     let leases = Mutex<[Digest: Int]>([:])
     let nextLeaseToken = Atomic<Int64>(1)
@@ -62,7 +63,6 @@ public final class LarderCache: Sendable {
         for (_, pid) in try index.leases() where !Self.processIsAlive(pid) {
             try index.removeLeases(ofProcess: pid)
         }
-        fonts = Mutex(try index.fonts())
     }
 
     /// The default cache folder for this user: `$XDG_CACHE_HOME/larder`, or `~/.cache/larder`.

@@ -23,42 +23,64 @@ public struct Digest: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// Parses the text form `sha256:<64 lowercase hex>`.
     /// - Throws: ``FormatError`` with code ``FormatError/Code/invalidDigest`` for anything else.
     public init(parsing text: String) throws(FormatError) {
-        guard text.hasPrefix(Self.prefix) else {
-            throw FormatError(
-                .invalidDigest, "'\(text.prefix(80))' is not a digest: expected 'sha256:' and 64 lowercase hex digits")
+        var text = text
+        let parsed: Result<Digest, FormatError> = text.withUTF8 { utf8 in
+            guard utf8.starts(with: Self.prefix.utf8) else {
+                return .failure(FormatError(
+                    .invalidDigest, "'\(String(decoding: utf8.prefix(80), as: UTF8.self))' is not a digest: expected 'sha256:' and 64 lowercase hex digits"))
+            }
+            do throws(FormatError) {
+                return .success(
+                    try Digest(hex: UnsafeBufferPointer(rebasing: utf8[7...]), original: String(decoding: utf8, as: UTF8.self)))
+            } catch {
+                return .failure(error)
+            }
         }
-        try self.init(hex: text.dropFirst(Self.prefix.count), original: text)
+        self = try parsed.get()
+    }
+
+    /// Parses 64 lowercase hex digits given as UTF-8 bytes.
+    public init(hexUTF8 utf8: UnsafeBufferPointer<UInt8>) throws(FormatError) {
+        try self.init(hex: utf8, original: String(decoding: utf8, as: UTF8.self))
     }
 
     /// Parses exactly 64 lowercase hex digits, the form used in file names and font URLs.
     /// - Throws: ``FormatError`` with code ``FormatError/Code/invalidDigest`` for anything else.
     public init<S: StringProtocol>(hex: S) throws(FormatError) {
-        try self.init(hex: hex, original: String(hex))
+        var text = String(hex)
+        let parsed: Result<Digest, FormatError> = text.withUTF8 { utf8 in
+            do throws(FormatError) { return .success(try Digest(hexUTF8: utf8)) } catch { return .failure(error) }
+        }
+        self = try parsed.get()
     }
 
-    private init<S: StringProtocol>(hex: S, original: String) throws(FormatError) {
-        let utf8 = hex.utf8
+    private init(hex utf8: UnsafeBufferPointer<UInt8>, original: @autoclosure () -> String) throws(FormatError) {
         guard utf8.count == 64 else {
             throw FormatError(
                 .invalidDigest,
-                "'\(original.prefix(80))' is not a digest: expected 64 hex digits, found \(utf8.count) characters")
+                "'\(original().prefix(80))' is not a digest: expected 64 hex digits, found \(utf8.count) characters")
         }
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(32)
-        var high: UInt8 = 0
-        for (index, char) in utf8.enumerated() {
-            let nibble: UInt8
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        var index = 0
+        for char in utf8 {
+            let nibble: UInt64
             switch char {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = char - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = char - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = UInt64(char &- UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = UInt64(char &- UInt8(ascii: "a") &+ 10)
             default:
                 throw FormatError(
                     .invalidDigest,
-                    "'\(original.prefix(80))' is not a digest: only lowercase hex digits 0-9 and a-f are allowed")
+                    "'\(original().prefix(80))' is not a digest: only lowercase hex digits 0-9 and a-f are allowed")
             }
-            if index % 2 == 0 { high = nibble } else { bytes.append(high << 4 | nibble) }
+            switch index >> 4 {
+            case 0: words.0 = words.0 << 4 | nibble
+            case 1: words.1 = words.1 << 4 | nibble
+            case 2: words.2 = words.2 << 4 | nibble
+            default: words.3 = words.3 << 4 | nibble
+            }
+            index += 1
         }
-        self.init(bytes: bytes)
+        (w0, w1, w2, w3) = words
     }
 
     /// The 32 digest bytes.
@@ -73,14 +95,17 @@ public struct Digest: Hashable, Sendable, Comparable, CustomStringConvertible {
 
     /// The 64 lowercase hex digits.
     public var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(64)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
+        String(unsafeUninitializedCapacity: 64) { buffer in
+            var index = 0
+            for word in [w0, w1, w2, w3] {
+                for shift in stride(from: 60, through: 0, by: -4) {
+                    let nibble = UInt8(truncatingIfNeeded: word >> UInt64(shift)) & 0x0f
+                    buffer[index] = nibble < 10 ? nibble &+ 48 : nibble &+ 87
+                    index += 1
+                }
+            }
+            return 64
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The text form, `sha256:<hex>`.
@@ -115,3 +140,4 @@ enum Base64 {
         return String(decoding: out, as: UTF8.self)
     }
 }
+

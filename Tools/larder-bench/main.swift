@@ -9,11 +9,15 @@ print("WARNING: this is a debug build; numbers are meaningless. Use: swift run -
 
 let usage = """
     USAGE: larder-bench pack [--size-mb <n>] [--runs <n>] [--level <1-9>] [--corpus <dir>]
+           larder-bench cache [--size-mb <n>] [--runs <n>] [--bundles <n>] [--only install|reads|scale]
            larder-bench corpus <dir> [--size-mb <n>]
 
     Generates a corpus of mixed web assets (default 200 MB) unless --corpus is given, then times
     'larder pack' against 'tar -czf' and 'tar -cf - | pigz -6', compares sizes, peak memory, and
-    SHA-256 throughput against 'openssl dgst -sha256'. Exits 1 when a target is missed.
+    SHA-256 throughput against 'openssl dgst -sha256'. 'cache' times installing a packed
+    100 MB corpus against 'tar -xzf', warm memory hits, verified disk reads and font-URL
+    resolution, and 'cache ls', install and sweep with 100,000 objects in 2,000 bundles.
+    Exits 1 when a target is missed.
     """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -24,6 +28,26 @@ if arguments.first == "corpus", arguments.count >= 2 {
         exit(1)
     }
     exit(0)
+}
+let binFolder0 = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
+if arguments.first == "cache" {
+    arguments.removeFirst()
+    var options = CacheBenchmark.Options()
+    while arguments.count >= 2 {
+        let flag = arguments.removeFirst()
+        let value = arguments.removeFirst()
+        switch flag {
+        case "--size-mb": options.sizeMB = Int(value) ?? options.sizeMB
+        case "--runs": options.runs = Int(value) ?? options.runs
+        case "--bundles": options.bundles = Int(value) ?? options.bundles
+        case "--only": options.only = value
+        default: print(usage); exit(64)
+        }
+    }
+    do { exit(try CacheBenchmark.run(options, larder: binFolder0 + "/larder") ? 0 : 1) } catch {
+        print("larder-bench: \(error)")
+        exit(1)
+    }
 }
 guard arguments.first == "pack" else {
     print(usage)
