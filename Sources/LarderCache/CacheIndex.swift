@@ -25,7 +25,8 @@ final class CacheIndex: @unchecked Sendable {
 
     init(path: String) throws(CacheError) {
         database = try SQLiteDatabase(path: path)
-        try database.execute("PRAGMA journal_mode=WAL")
+        // Switching to WAL needs an exclusive lock; only ask when the file is not in WAL yet.
+        if try Self.journalMode(database) != "wal" { try database.execute("PRAGMA journal_mode=WAL") }
         try database.execute("PRAGMA synchronous=FULL")
         try database.execute("PRAGMA foreign_keys=ON")
         try database.transaction { () throws(CacheError) in
@@ -57,6 +58,11 @@ final class CacheIndex: @unchecked Sendable {
                 throw CacheError(.storage, "the cache index was written by another Larder version; purge it", path: path)
             }
         }
+    }
+
+    private static func journalMode(_ database: SQLiteDatabase) throws(CacheError) -> String {
+        let mode = try database.prepare("PRAGMA journal_mode")  // finalised on return, ending its read
+        return try mode.step() ? mode.text(0).lowercased() : ""
     }
 
     // MARK: Bundles

@@ -26,11 +26,12 @@ struct CacheLayout: Sendable {
         return objects + "/" + hex.prefix(2) + "/" + hex.dropFirst(2)
     }
 
-    func shard(_ digest: Digest) -> String { objects + "/" + digest.hex.prefix(2) }
-
-    /// Creates the folders that are missing.
+    /// Creates the folders that are missing, all 256 object shards included, so installs never
+    /// need to.
     func create() throws(CacheError) {
-        for folder in [root, objects, staging, quarantine] {
+        let hex = Array("0123456789abcdef")
+        let shards = hex.flatMap { high in hex.map { low in objects + "/" + String(high) + String(low) } }
+        for folder in [root, objects, staging, quarantine] + shards {
             if mkdir(folder, 0o755) != 0 && errno != EEXIST {
                 throw CacheError(.storage, "cannot create the cache folder: \(Errno.current)", path: folder)
             }

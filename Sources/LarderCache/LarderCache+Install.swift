@@ -1,3 +1,4 @@
+import CLarderSystem
 import LarderFormat
 #if canImport(Glibc)
 import Glibc
@@ -88,6 +89,12 @@ extension LarderCache {
     private func writeBundle(
         _ manifest: Manifest, bytes manifestBytes: [UInt8], digest: Digest, embedded: Bool, reader: ArchiveReader
     ) throws(CacheError) -> InstallResult {
+        // Held for the whole install: eviction and sweeping wait, so an object found stored
+        // here cannot vanish before the bundle that reuses it commits.
+        guard let lock = try FileLock.acquire(layout.sweepLock, .shared) else {
+            throw CacheError(.storage, "cannot take the install lock", path: layout.sweepLock)
+        }
+        defer { withExtendedLifetime(lock) {} }
         let staging = try StagingArea(layout: layout)
         var folders = Set<String>()
         for file in manifest.files {
@@ -97,70 +104,55 @@ extension LarderCache {
                 folders.insert(prefix)
             }
         }
-        var stored = Set<Digest>()
-        for object in Set(manifest.files.map(\.digest)) where try objectIsStored(object) { stored.insert(object) }
+        let stored = try storedObjects(Set(manifest.files.map(\.digest)))
         var seen = Set<String>()
         var staged: [Digest: String] = [:]
         var bytesWritten: Int64 = 0
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 64)
-        defer { buffer.deallocate() }
-        let hasher = SHA256Hasher()
+        let writer = ObjectWriter(staging: staging)
+        var toStore = Set<Digest>()
         do throws(FormatError) {
-            while let entry = try reader.next() {
-                if entry.kind == .folder {
-                    guard folders.contains(entry.path) else {
-                        throw FormatError(.unexpectedEntry, "folder is not part of the manifest", entry: entry.path)
+            do throws(FormatError) {
+                while let entry = try reader.next(), !writer.hasFailed {
+                    if entry.kind == .folder {
+                        guard folders.contains(entry.path) else {
+                            throw FormatError(.unexpectedEntry, "folder is not part of the manifest", entry: entry.path)
+                        }
+                        continue
                     }
-                    continue
-                }
-                guard let listed = manifest.file(at: entry.path) else {
-                    throw FormatError(.unexpectedEntry, "file is not listed in the manifest", entry: entry.path)
-                }
-                seen.insert(entry.path)
-                // Objects already stored (or staged by this install) are still read and
-                // checked, but not written again.
-                let alreadyStored = staged[listed.digest] != nil || stored.contains(listed.digest)
-                var target: (descriptor: Int32, path: String)?
-                if !alreadyStored {
-                    do { target = try staging.createFile() } catch {
-                        throw FormatError(.io, error.message, entry: entry.path)
+                    guard let listed = manifest.file(at: entry.path) else {
+                        throw FormatError(.unexpectedEntry, "file is not listed in the manifest", entry: entry.path)
                     }
+                    seen.insert(entry.path)
+                    // Objects already stored (or staged by this install) are still read and
+                    // checked, but not written again.
+                    let store = !stored.contains(listed.digest) && toStore.insert(listed.digest).inserted
+                    if store { bytesWritten += listed.size }
+                    writer.begin(listed, store: store)
+                    while true {
+                        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+                        let count = try FormatError.typed { try chunk.withUnsafeMutableBytes { try reader.read(into: $0) } }
+                        if count == 0 { break }
+                        chunk.removeLast(chunk.count - count)
+                        writer.write(chunk)
+                    }
+                    writer.end()
                 }
-                defer { if let target { close(target.descriptor) } }
-                var size: Int64 = 0
-                while true {
-                    let count = try reader.read(into: buffer)
-                    if count == 0 { break }
-                    let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-                    hasher.update(chunk)
-                    size += Int64(count)
-                    if let target { try Self.writeAll(chunk, to: target.descriptor, path: target.path) }
+                if let missing = manifest.files.first(where: { !seen.contains($0.path) }), !writer.hasFailed {
+                    throw FormatError(.missingEntry, "listed in the manifest but not in the archive", entry: missing.path)
                 }
-                let actual = hasher.finalize()
-                guard size == listed.size else {
-                    throw FormatError(.sizeMismatch, "has \(size) bytes, the manifest says \(listed.size)", entry: entry.path)
-                }
-                guard actual == listed.digest else {
-                    throw FormatError(.digestMismatch, "hashes to \(actual), the manifest says \(listed.digest)", entry: entry.path)
-                }
-                if let target {
-                    staged[listed.digest] = target.path
-                    bytesWritten += size
-                }
+            } catch {
+                // The worker's own error, if it had one, came first.
+                do { try writer.finish() } catch { throw error }
+                throw error
             }
-            if let missing = manifest.files.first(where: { !seen.contains($0.path) }) {
-                throw FormatError(.missingEntry, "listed in the manifest but not in the archive", entry: missing.path)
-            }
+            try writer.finish()
+            staged = writer.staged
         } catch {
             throw CacheError(.invalidBundle, "the archive was refused: \(error.entry.map { "'\($0)': " } ?? "")\(error.message)", digest: digest, cause: error)
         }
         try staging.synchronize()
 
-        // Move objects into place and commit, with sweeping and eviction held off.
-        guard let lock = try FileLock.acquire(layout.sweepLock, .shared) else {
-            throw CacheError(.storage, "cannot take the install lock", path: layout.sweepLock)
-        }
-        defer { withExtendedLifetime(lock) {} }
+        // Move objects into place and commit.
         for (object, path) in staged.sorted(by: { $0.key < $1.key }) {
             try place(path, as: object)
         }
@@ -181,14 +173,12 @@ extension LarderCache {
             evicted: [])
     }
 
-    /// Links a staged file to its object path; an object that is already there stays.
+    /// Moves a staged file to its object path without replacing anything
+    /// (`renameat2(RENAME_NOREPLACE)`); an object that is already there stays, and the staged
+    /// copy goes with the staging folder.
     private func place(_ staged: String, as object: Digest) throws(CacheError) {
-        let shard = layout.shard(object)
-        if mkdir(shard, 0o755) != 0 && errno != EEXIST {
-            throw CacheError(.storage, "cannot create \(shard): \(Errno.current)", path: shard)
-        }
         let destination = layout.objectPath(object)
-        if link(staged, destination) != 0 && errno != EEXIST {
+        if larder_rename_noreplace(staged, destination) != 0 && errno != EEXIST {
             throw CacheError(.storage, "cannot move an object into place: \(Errno.current)", path: destination)
         }
     }
@@ -198,8 +188,17 @@ extension LarderCache {
         return stat(layout.objectPath(object), &info) == 0
     }
 
-    private func objectIsStored(_ object: Digest) throws(CacheError) -> Bool {
-        try index.with { (index) throws(CacheError) in try index.hasObject(object) } && objectFileExists(object)
+    /// The objects among `objects` that the index lists and whose files exist, checked in one
+    /// read transaction.
+    private func storedObjects(_ objects: Set<Digest>) throws(CacheError) -> Set<Digest> {
+        let listed = try index.with { (index) throws(CacheError) in
+            try index.database.readTransaction { () throws(CacheError) -> [Digest] in
+                var listed: [Digest] = []
+                for object in objects where try index.hasObject(object) { listed.append(object) }
+                return listed
+            }
+        }
+        return Set(listed.filter(objectFileExists))
     }
 
     static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws(FormatError) {

@@ -30,7 +30,7 @@ final class SQLiteDatabase: @unchecked Sendable {
         if status != SQLITE_OK {
             let message = error.map { String(cString: $0) } ?? "status \(status)"
             sqlite3_free(error)
-            throw CacheError(.storage, "cache index: \(message)", path: path)
+            throw CacheError(.storage, "cache index: \(message) (in \(sql.prefix(40)))", path: path)
         }
     }
 
@@ -46,6 +46,19 @@ final class SQLiteDatabase: @unchecked Sendable {
     /// every process sharing the file are serialised by SQLite's lock.
     func transaction<T>(_ body: () throws(CacheError) -> T) throws(CacheError) -> T {
         try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            do { try execute("ROLLBACK") } catch { /* the transaction is already gone */ }
+            throw error
+        }
+    }
+
+    /// Runs `body` inside a deferred (read) transaction: one snapshot and one lock for many reads.
+    func readTransaction<T>(_ body: () throws(CacheError) -> T) throws(CacheError) -> T {
+        try execute("BEGIN")
         do {
             let result = try body()
             try execute("COMMIT")

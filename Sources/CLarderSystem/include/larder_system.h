@@ -7,4 +7,8 @@
    with errno set. */
 int larder_syncfs(int fd);
 
+/* renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE): moves a file into place only if
+   nothing is there; fails with EEXIST otherwise. Returns 0 or -1. */
+int larder_rename_noreplace(const char *from, const char *to);
+
 #endif
