@@ -36,6 +36,9 @@ struct CacheLayout: Sendable {
                 throw CacheError(.storage, "cannot create the cache folder: \(Errno.current)", path: folder)
             }
         }
+        let lock = open(sweepLock, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard lock >= 0 else { throw CacheError(.storage, "cannot create the lock file: \(Errno.current)", path: sweepLock) }
+        close(lock)
     }
 }
 

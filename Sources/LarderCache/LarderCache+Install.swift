@@ -96,6 +96,7 @@ extension LarderCache {
         }
         defer { withExtendedLifetime(lock) {} }
         let staging = try StagingArea(layout: layout)
+        defer { staging.remove() }  // whatever happens; after success its files have moved out
         var folders = Set<String>()
         for file in manifest.files {
             var prefix = ""
@@ -167,7 +168,6 @@ extension LarderCache {
         }
         let newFonts = manifest.files.filter { $0.role == .font }
         if !newFonts.isEmpty { fonts.withLock { for font in newFonts { $0?[font.digest] = font.mediaType } } }
-        staging.remove()
         return InstallResult(
             bundle: digest, name: manifest.name, alreadyPresent: false, objectsWritten: staged.count, bytesWritten: bytesWritten,
             evicted: [])
