@@ -23,12 +23,22 @@ final class CacheIndex: @unchecked Sendable {
 
     static let schemaVersion = 1
 
-    init(path: String) throws(CacheError) {
+    /// - Parameter setupLock: a lock file held exclusively while a new index switches to WAL
+    ///   (SQLite does not wait for that switch), so processes opening a new cache at once
+    ///   take turns.
+    init(path: String, setupLock: String) throws(CacheError) {
         database = try SQLiteDatabase(path: path)
-        // Switching to WAL needs an exclusive lock; only ask when the file is not in WAL yet.
-        if try Self.journalMode(database) != "wal" { try database.execute("PRAGMA journal_mode=WAL") }
+        if try Self.journalMode(database) != "wal" {
+            let lock = try FileLock.acquire(setupLock, .exclusive)
+            defer { withExtendedLifetime(lock) {} }
+            if try Self.journalMode(database) != "wal" { try database.execute("PRAGMA journal_mode=WAL") }
+        }
         try database.execute("PRAGMA synchronous=FULL")
         try database.execute("PRAGMA foreign_keys=ON")
+        // Reads through a memory map and a larger page cache: a full index (100,000 objects)
+        // is a few tens of megabytes, and lookups then cost no system calls.
+        try database.execute("PRAGMA mmap_size=268435456")
+        try database.execute("PRAGMA cache_size=-16384")
         try database.transaction { () throws(CacheError) in
             try database.execute(
                 """
@@ -43,7 +53,6 @@ final class CacheIndex: @unchecked Sendable {
                     bundle TEXT NOT NULL REFERENCES bundles(digest) ON DELETE CASCADE, path TEXT NOT NULL,
                     object TEXT NOT NULL, media_type TEXT NOT NULL, role TEXT NOT NULL,
                     PRIMARY KEY(bundle, path)) WITHOUT ROWID;
-                CREATE INDEX IF NOT EXISTS files_by_object ON files(object);
                 CREATE TABLE IF NOT EXISTS scopes(
                     scope TEXT NOT NULL, bundle TEXT NOT NULL REFERENCES bundles(digest) ON DELETE CASCADE,
                     PRIMARY KEY(scope, bundle)) WITHOUT ROWID;
@@ -168,6 +177,21 @@ final class CacheIndex: @unchecked Sendable {
     }
 
     // MARK: Objects
+
+    /// Which objects each bundle uses, with their sizes (each pair once). There is no index by
+    /// object on purpose: digests are random, and such an index would cost every install a
+    /// random page write per object; the rare questions by object (eviction accounting,
+    /// quarantine) scan instead.
+    func objectReferences() throws(CacheError) -> [Digest: [(object: Digest, size: Int64)]] {
+        let query = try database.prepare(
+            "SELECT DISTINCT f.bundle, f.object, o.size FROM files f JOIN objects o ON o.digest = f.object")
+        var result: [Digest: [(Digest, Int64)]] = [:]
+        while try query.step() {
+            guard let bundle = try? Digest(parsing: query.text(0)), let object = try? Digest(parsing: query.text(1)) else { continue }
+            result[bundle, default: []].append((object, query.int(2)))
+        }
+        return result
+    }
 
     func hasObject(_ digest: Digest) throws(CacheError) -> Bool {
         let query = try database.prepare("SELECT 1 FROM objects WHERE digest = ?")

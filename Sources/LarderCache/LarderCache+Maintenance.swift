@@ -81,9 +81,17 @@ extension LarderCache {
             var candidates = try index.bundles().filter { !$0.pinned && !$0.embedded && !leased.contains($0.digest) }
             candidates.sort { ($0.lastUsed, $0.digest) < ($1.lastUsed, $1.digest) }
             var usage = try index.usage().bytes
+            guard usage > bytes else { return [] }
+            // Bytes freed by each eviction: the objects no remaining bundle uses.
+            let references = try index.objectReferences()
+            var users: [Digest: Int] = [:]
+            for objects in references.values { for (object, _) in objects { users[object, default: 0] += 1 } }
             for bundle in candidates where usage > bytes {
                 evicted.append(bundle.digest)
-                usage -= try exclusiveBytes(of: bundle.digest, among: evicted, index)
+                for (object, size) in references[bundle.digest] ?? [] {
+                    users[object, default: 1] -= 1
+                    if users[object] == 0 { usage -= size }
+                }
             }
             after = usage
             if !evicted.isEmpty { try index.increment("evictions", by: Int64(evicted.count)) }
@@ -98,21 +106,6 @@ extension LarderCache {
         let usage = try index.with { (index) throws(CacheError) in try index.usage().bytes }
         guard usage > budget else { return [] }
         return try evict(toBytes: Int64(Double(budget) * configuration.lowWaterFraction)).evicted
-    }
-
-    /// Bytes freed by deleting `bundle` once the bundles before it in `evicting` are gone:
-    /// objects no other remaining bundle uses.
-    private func exclusiveBytes(of bundle: Digest, among evicting: [Digest], _ index: CacheIndex) throws(CacheError) -> Int64 {
-        let placeholders = Array(repeating: "?", count: evicting.count).joined(separator: ",")
-        let query = try index.database.prepare(
-            """
-            SELECT IFNULL(SUM(o.size), 0) FROM objects o WHERE o.digest IN (SELECT object FROM files WHERE bundle = ?)
-            AND NOT EXISTS (SELECT 1 FROM files f WHERE f.object = o.digest AND f.bundle NOT IN (\(placeholders)))
-            """)
-        let values = [SQLiteValue.text(bundle.description)] + evicting.map { SQLiteValue.text($0.description) }
-        try query.bind(values)
-        _ = try query.step()
-        return query.int(0)
     }
 
     /// Bundles under a lease in this process or in any live process sharing the cache.

@@ -56,7 +56,7 @@ public final class LarderCache: Sendable {
         self.configuration = configuration
         layout = CacheLayout(root: path)
         try layout.create()
-        let index = try CacheIndex(path: layout.index)
+        let index = try CacheIndex(path: layout.index, setupLock: layout.sweepLock)
         self.index = Locked(index)
         memory = MemoryTier(budget: configuration.memoryBudget, entryLimit: configuration.memoryEntryLimit)
         StagingArea.recover(layout: layout)
