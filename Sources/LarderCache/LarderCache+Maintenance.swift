@@ -153,6 +153,7 @@ extension LarderCache {
         let started = DispatchTime.now().uptimeNanoseconds
         guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive, wait: false) else { return nil }
         defer { withExtendedLifetime(lock) {} }
+        if !dryRun { StagingArea.removeAll(layout: layout) }
         let unreferenced: [Digest] = try index.with { (index) throws(CacheError) in
             if dryRun {
                 let query = try index.database.prepare("SELECT digest FROM objects WHERE digest NOT IN (SELECT object FROM files)")

@@ -49,7 +49,7 @@ public final class LarderCache: Sendable {
     let diskMisses = Atomic<Int>(0)
 
     /// Opens (creating if needed) the cache in `path`, removing what crashed installs left in
-    /// staging and leases of processes that are gone.
+    /// staging (when no install is running anywhere) and leases of processes that are gone.
     /// - Throws: ``CacheError`` with code ``CacheError/Code/storage``.
     public init(at path: String, configuration: Configuration = .init()) throws(CacheError) {
         root = path
@@ -59,7 +59,7 @@ public final class LarderCache: Sendable {
         let index = try CacheIndex(path: layout.index, setupLock: layout.sweepLock)
         self.index = Locked(index)
         memory = MemoryTier(budget: configuration.memoryBudget, entryLimit: configuration.memoryEntryLimit)
-        StagingArea.recover(layout: layout)
+        try StagingArea.recover(layout: layout)
         for (_, pid) in try index.leases() where !Self.processIsAlive(pid) {
             try index.removeLeases(ofProcess: pid)
         }

@@ -5,8 +5,9 @@ import Glibc
 #endif
 
 /// A private folder under `staging/` where one install writes its new objects before they are
-/// moved into place. It is locked (`flock`) while its owner lives, so opening the cache can
-/// tell a live install from the leftovers of a crashed one and remove only the latter.
+/// moved into place. Installs hold the sweep lock shared for as long as their staging folder
+/// exists, so whoever holds it exclusively knows every staging folder belongs to a process
+/// that died, and may remove them all.
 final class StagingArea {
     let path: String
     private let descriptor: Int32
@@ -20,10 +21,10 @@ final class StagingArea {
         }
         path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        guard descriptor >= 0 else {
             let error = Errno.current
             rmdir(path)
-            throw CacheError(.storage, "cannot lock the staging folder: \(error)", path: path)
+            throw CacheError(.storage, "cannot open the staging folder: \(error)", path: path)
         }
     }
 
@@ -56,24 +57,26 @@ final class StagingArea {
         Self.removeTree(path)
     }
 
-    /// Removes staging folders whose owners are gone (their lock can be taken).
-    static func recover(layout: CacheLayout) {
+    /// Removes what crashed installs left, when no install is running in any process (the
+    /// sweep lock can be taken exclusively at once); otherwise leaves it for a later open or
+    /// sweep.
+    static func recover(layout: CacheLayout) throws(CacheError) {
+        guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive, wait: false) else { return }
+        withExtendedLifetime(lock) { removeAll(layout: layout) }
+    }
+
+    /// Removes every staging folder. Call only while holding the sweep lock exclusively.
+    static func removeAll(layout: CacheLayout) {
         guard let folder = opendir(layout.staging) else { return }
-        defer { closedir(folder) }
         var names: [String] = []
         while let entry = readdir(folder) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             if name != "." && name != ".." { names.append(name) }
         }
+        closedir(folder)
         for name in names {
             let path = layout.staging + "/" + name
-            let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if fd < 0 {
-                unlink(path)  // a stray file, not a staging folder
-                continue
-            }
-            defer { close(fd) }
-            if flock(fd, LOCK_EX | LOCK_NB) == 0 { removeTree(path) }
+            if unlink(path) != 0 { removeTree(path) }  // a stray file, or a staging folder
         }
     }
 

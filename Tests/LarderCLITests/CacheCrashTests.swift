@@ -121,15 +121,16 @@ func runAndKill(_ arguments: [String], after delay: TimeInterval) throws {
             "for i in $(seq 1 25); do '\(larder)' cache evict --to 1MB --cache '\(cache)' >/dev/null || exit 1; done",
             "for i in $(seq 1 25); do '\(larder)' cache gc --cache '\(cache)' >/dev/null; s=$?; [ $s -eq 0 ] || [ $s -eq 75 ] || exit 1; done",
         ]
-        let processes = try scripts.map { script -> Process in
+        let processes = try scripts.enumerated().map { index, script -> Process in
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", script]
+            process.arguments = ["-c", "exec 2>'\(fixture.scratch.path)/stderr-\(index)'; " + script]
             try process.run()
             return process
         }
         for process in processes { process.waitUntilExit() }
-        #expect(processes.map(\.terminationStatus) == [0, 0, 0, 0])
+        let errors = (0..<4).map { (try? String(contentsOfFile: fixture.scratch.path + "/stderr-\($0)", encoding: .utf8)) ?? "" }
+        #expect(processes.map(\.terminationStatus) == [0, 0, 0, 0], "\(errors)")
         try fixture.checkConsistency(0)
     }
 }
