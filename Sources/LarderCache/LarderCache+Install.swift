@@ -128,15 +128,26 @@ extension LarderCache {
                     // checked, but not written again.
                     let store = !stored.contains(listed.digest) && toStore.insert(listed.digest).inserted
                     if store { bytesWritten += listed.size }
-                    writer.begin(listed, store: store)
-                    while true {
-                        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
-                        let count = try FormatError.typed { try chunk.withUnsafeMutableBytes { try reader.read(into: $0) } }
-                        if count == 0 { break }
-                        chunk.removeLast(chunk.count - count)
-                        writer.write(chunk)
-                    }
-                    writer.end()
+                    // Whole entries up to 1 MiB go over as one chunk: fewer hand-offs.
+                    var first = true
+                    var remaining = entry.size
+                    repeat {
+                        var chunk = [UInt8](repeating: 0, count: Int(min(max(remaining, 0), 1 << 20)))
+                        var filled = 0
+                        while filled < chunk.count {
+                            let count = try FormatError.typed {
+                                try chunk.withUnsafeMutableBytes { try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...])) }
+                            }
+                            if count == 0 { break }
+                            filled += count
+                        }
+                        chunk.removeLast(chunk.count - filled)
+                        remaining -= Int64(filled)
+                        let last = filled < (1 << 20) || remaining <= 0
+                        writer.write(listed, store: store, bytes: chunk, first: first, last: last)
+                        first = false
+                        if last { break }
+                    } while true
                 }
                 if let missing = manifest.files.first(where: { !seen.contains($0.path) }), !writer.hasFailed {
                     throw FormatError(.missingEntry, "listed in the manifest but not in the archive", entry: missing.path)

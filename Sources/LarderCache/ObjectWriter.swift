@@ -1,3 +1,4 @@
+import CLarderSystem
 import Dispatch
 import Foundation
 import LarderFormat
@@ -9,16 +10,14 @@ import Glibc
 /// Hashes and writes entry bytes on a second thread while the caller keeps inflating the
 /// archive, so decompression and the kernel's file writes overlap (as `gzip -dc | tar -x` do).
 ///
-/// Feed it ``begin(_:store:)``, ``write(_:)`` and ``end()`` for each entry, in order;
-/// ``finish()`` waits for the worker and throws the first mismatch or write error. Files are
-/// created, written and closed on the worker, in the staging area it was given.
+/// Feed it each entry's bytes in order with ``write(_:store:bytes:first:last:)`` (a small
+/// entry is one call); ``finish()`` waits for the worker and throws the first mismatch or write
+/// error. Files are created, written and closed on the worker, in the staging area it was given.
 final class ObjectWriter: @unchecked Sendable {
     typealias Target = (descriptor: Int32, path: String)
 
     private enum Item {
-        case begin(Manifest.File, store: Bool)
-        case data([UInt8])
-        case end
+        case chunk(Manifest.File, store: Bool, bytes: [UInt8], first: Bool, last: Bool)
         case finish
     }
 
@@ -33,22 +32,23 @@ final class ObjectWriter: @unchecked Sendable {
 
     /// - Parameters:
     ///   - staging: where new objects are written; only the worker creates files in it.
-    ///   - capacity: items in flight, which bounds memory to about `capacity` chunks.
-    init(staging: StagingArea, capacity: Int = 32) {
+    ///   - capacity: chunks in flight, which bounds memory to `capacity` chunks.
+    init(staging: StagingArea, capacity: Int = 16) {
         self.staging = staging
         room = DispatchSemaphore(value: capacity)
         Thread.detachNewThread { [self] in work() }
     }
 
-    /// Starts an entry; with `store`, its bytes are written to a new staged file.
-    func begin(_ file: Manifest.File, store: Bool) { push(.begin(file, store: store)) }
-    func write(_ chunk: [UInt8]) { push(.data(chunk)) }
-    func end() { push(.end) }
+    /// Queues part of an entry: its first chunk starts it (with `store`, its bytes go to a new
+    /// staged file), its last chunk ends and checks it.
+    func write(_ file: Manifest.File, store: Bool, bytes: [UInt8], first: Bool, last: Bool) {
+        push(.chunk(file, store: store, bytes: bytes, first: first, last: last))
+    }
 
     /// Whether the worker already failed, so the caller can stop early.
     var hasFailed: Bool { failure.withLock { $0 != nil } }
 
-    /// Waits for every queued item and reports the first problem.
+    /// Waits for every queued chunk and reports the first problem.
     func finish() throws(FormatError) {
         push(.finish)
         done.wait()
@@ -67,51 +67,53 @@ final class ObjectWriter: @unchecked Sendable {
 
     private func work() {
         let hasher = SHA256Hasher()
-        var current: Manifest.File?
         var target: Target?
         var size: Int64 = 0
         while true {
             available.wait()
             let item = queue.withLock { $0.removeFirst() }
             room.signal()
-            switch item {
-            case .finish:
+            guard case .chunk(let file, let store, let bytes, let first, let last) = item else {
                 if let target { close(target.descriptor) }
                 done.signal()
                 return
-            case .begin(let file, let store):
-                current = file
+            }
+            if first {
                 size = 0
                 hasher.reset()
-                guard store, !hasFailed else { continue }
-                do throws(CacheError) {
-                    target = try staging.createFile()
-                    staged[file.digest] = target?.path
-                } catch {
-                    fail(FormatError(.io, error.message, entry: file.path))
-                }
-            case .data(let chunk):
-                guard !hasFailed else { continue }
-                hasher.update(chunk)
-                size += Int64(chunk.count)
-                if let target {
-                    do throws(FormatError) {
-                        try FormatError.typed { try chunk.withUnsafeBytes { try LarderCache.writeAll($0, to: target.descriptor, path: target.path) } }
+                if store && !hasFailed {
+                    do throws(CacheError) {
+                        target = try staging.createFile()
+                        staged[file.digest] = target?.path
                     } catch {
-                        fail(error)
+                        fail(FormatError(.io, error.message, entry: file.path))
                     }
                 }
-            case .end:
-                if let open = target { close(open.descriptor) }
-                target = nil
-                guard let file = current, !hasFailed else { continue }
-                let actual = hasher.finalize()
-                if size != file.size {
-                    fail(FormatError(.sizeMismatch, "has \(size) bytes, the manifest says \(file.size)", entry: file.path))
-                } else if actual != file.digest {
-                    fail(FormatError(.digestMismatch, "hashes to \(actual), the manifest says \(file.digest)", entry: file.path))
+            }
+            guard !hasFailed else { continue }
+            hasher.update(bytes)
+            size += Int64(bytes.count)
+            if let target {
+                do throws(FormatError) {
+                    try FormatError.typed { try bytes.withUnsafeBytes { try LarderCache.writeAll($0, to: target.descriptor, path: target.path) } }
+                } catch {
+                    fail(error)
                 }
-                current = nil
+            }
+            guard last else { continue }
+            if let open = target {
+                // Start the disk write now, overlapping the rest of the archive; the install's
+                // syncfs is what makes it durable, so a failure here only means that flush
+                // has more to do.
+                _ = larder_start_writeback(open.descriptor)
+                close(open.descriptor)
+                target = nil
+            }
+            let actual = hasher.finalize()
+            if size != file.size {
+                fail(FormatError(.sizeMismatch, "has \(size) bytes, the manifest says \(file.size)", entry: file.path))
+            } else if actual != file.digest {
+                fail(FormatError(.digestMismatch, "hashes to \(actual), the manifest says \(file.digest)", entry: file.path))
             }
         }
     }

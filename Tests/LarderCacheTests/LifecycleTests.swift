@@ -146,3 +146,31 @@ import Testing
         #expect(try cache.statistics().sweeps == 1)
     }
 }
+
+@Suite struct MemoryPressureTests {
+    @Test func pressureKeepsWhatAPresentationHoldsAndTheBudgetHolds() throws {
+        let fixture = try CacheFixture()
+        let cache = try fixture.open(memoryBudget: 64 * 1024)
+        let files = (0..<8).reduce(into: [String: String]()) { $0["r\($1).css"] = String(repeating: Character(UnicodeScalar(97 + $1)!), count: 12_000) }
+        let digest = try cache.install(archiveAt: try fixture.file(try bundle("held", files).archive)).bundle
+        let presented = try cache.lease(digest)
+        _ = try presented.data(at: "r0.css")  // held by the presentation
+        let other = try cache.lease(digest)
+        for index in 1..<8 { _ = try other.data(at: "r\(index).css") }
+        other.release()
+        #expect(cache.memory.statistics.bytes <= 64 * 1024)
+        cache.memory.checkInvariants()
+
+        cache.handleMemoryPressure(.critical)
+        let afterCritical = cache.memory.statistics
+        #expect(afterCritical.entries == 1)
+        #expect(afterCritical.heldEntries == 1)
+        // The held resource is still a memory hit.
+        let hits = afterCritical.hits
+        _ = try presented.data(at: "r0.css")
+        #expect(cache.memory.statistics.hits == hits + 1)
+        presented.release()
+        cache.handleMemoryPressure(.critical)
+        #expect(cache.memory.statistics.entries == 0)
+    }
+}

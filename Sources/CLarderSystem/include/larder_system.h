@@ -11,4 +11,9 @@ int larder_syncfs(int fd);
    nothing is there; fails with EEXIST otherwise. Returns 0 or -1. */
 int larder_rename_noreplace(const char *from, const char *to);
 
+/* sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE): starts writing a file's dirty pages to
+   disk without waiting, so the flush that makes a batch durable has less left to wait for.
+   Returns 0 or -1. */
+int larder_start_writeback(int fd);
+
 #endif
