@@ -45,20 +45,16 @@ final class SQLiteDatabase: @unchecked Sendable {
     /// Runs `body` inside `BEGIN IMMEDIATE` … `COMMIT`, rolling back if it throws. Writers in
     /// every process sharing the file are serialised by SQLite's lock.
     func transaction<T>(_ body: () throws(CacheError) -> T) throws(CacheError) -> T {
-        try execute("BEGIN IMMEDIATE")
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            do { try execute("ROLLBACK") } catch { /* the transaction is already gone */ }
-            throw error
-        }
+        try transaction(begin: "BEGIN IMMEDIATE", body)
     }
 
     /// Runs `body` inside a deferred (read) transaction: one snapshot and one lock for many reads.
     func readTransaction<T>(_ body: () throws(CacheError) -> T) throws(CacheError) -> T {
-        try execute("BEGIN")
+        try transaction(begin: "BEGIN", body)
+    }
+
+    private func transaction<T>(begin: String, _ body: () throws(CacheError) -> T) throws(CacheError) -> T {
+        try execute(begin)
         do {
             let result = try body()
             try execute("COMMIT")

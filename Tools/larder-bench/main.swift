@@ -20,61 +20,56 @@ let usage = """
     Exits 1 when a target is missed.
     """
 
-var arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.first == "corpus", arguments.count >= 2 {
-    let size = arguments.count == 4 && arguments[2] == "--size-mb" ? Int(arguments[3]) ?? 200 : 200
-    do { try PackBenchmark.generateCorpus(at: arguments[1], sizeMB: size) } catch {
-        print("larder-bench: \(error)")
-        exit(1)
-    }
-    exit(0)
-}
-let binFolder0 = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
-if arguments.first == "cache" {
-    arguments.removeFirst()
-    var options = CacheBenchmark.Options()
-    while arguments.count >= 2 {
-        let flag = arguments.removeFirst()
-        let value = arguments.removeFirst()
-        switch flag {
-        case "--size-mb": options.sizeMB = Int(value) ?? options.sizeMB
-        case "--runs": options.runs = Int(value) ?? options.runs
-        case "--bundles": options.bundles = Int(value) ?? options.bundles
-        case "--only": options.only = value
-        default: print(usage); exit(64)
+/// Flags after the subcommand, as `--name value` pairs; exits 64 on anything else.
+func flags(_ arguments: ArraySlice<String>, allowed: Set<String>) -> [String: String] {
+    var result: [String: String] = [:]
+    var rest = arguments
+    while let flag = rest.popFirst() {
+        guard allowed.contains(flag), let value = rest.popFirst() else {
+            print(usage)
+            exit(64)
         }
+        result[flag] = value
     }
-    do { exit(try CacheBenchmark.run(options, larder: binFolder0 + "/larder") ? 0 : 1) } catch {
-        print("larder-bench: \(error)")
-        exit(1)
-    }
+    return result
 }
-guard arguments.first == "pack" else {
-    print(usage)
-    exit(arguments.isEmpty || arguments.first == "--help" || arguments.first == "-h" ? 0 : 64)
-}
-arguments.removeFirst()
-var options = PackBenchmark.Options()
-while !arguments.isEmpty {
-    let flag = arguments.removeFirst()
-    guard let value = arguments.first else { print(usage); exit(64) }
-    arguments.removeFirst()
-    switch flag {
-    case "--size-mb": options.sizeMB = Int(value) ?? options.sizeMB
-    case "--runs": options.runs = Int(value) ?? options.runs
-    case "--level": options.level = Int(value) ?? options.level
-    case "--corpus": options.corpus = value
-    default: print(usage); exit(64)
-    }
-}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
 let binFolder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
 let larder = binFolder + "/larder"
-guard FileManager.default.isExecutableFile(atPath: larder) else {
-    print("larder-bench: build the CLI first (swift build -c release --product larder); not found at \(larder)")
-    exit(1)
-}
+
 do {
-    exit(try PackBenchmark.run(options, larder: larder) ? 0 : 1)
+    switch arguments.first {
+    case "corpus" where arguments.count >= 2:
+        let options = flags(arguments.dropFirst(2), allowed: ["--size-mb"])
+        try PackBenchmark.generateCorpus(at: arguments[1], sizeMB: options["--size-mb"].flatMap { Int($0) } ?? 200)
+        exit(0)
+    case "pack", "cache":
+        guard FileManager.default.isExecutableFile(atPath: larder) else {
+            print("larder-bench: build the CLI first (swift build -c release --product larder); not found at \(larder)")
+            exit(1)
+        }
+        if arguments[0] == "pack" {
+            let given = flags(arguments.dropFirst(), allowed: ["--size-mb", "--runs", "--level", "--corpus"])
+            var options = PackBenchmark.Options()
+            options.sizeMB = given["--size-mb"].flatMap { Int($0) } ?? options.sizeMB
+            options.runs = given["--runs"].flatMap { Int($0) } ?? options.runs
+            options.level = given["--level"].flatMap { Int($0) } ?? options.level
+            options.corpus = given["--corpus"]
+            exit(try PackBenchmark.run(options, larder: larder) ? 0 : 1)
+        } else {
+            let given = flags(arguments.dropFirst(), allowed: ["--size-mb", "--runs", "--bundles", "--only"])
+            var options = CacheBenchmark.Options()
+            options.sizeMB = given["--size-mb"].flatMap { Int($0) } ?? options.sizeMB
+            options.runs = given["--runs"].flatMap { Int($0) } ?? options.runs
+            options.bundles = given["--bundles"].flatMap { Int($0) } ?? options.bundles
+            options.only = given["--only"]
+            exit(try CacheBenchmark.run(options, larder: larder) ? 0 : 1)
+        }
+    default:
+        print(usage)
+        exit(arguments.isEmpty || arguments.first == "--help" || arguments.first == "-h" ? 0 : 64)
+    }
 } catch {
     print("larder-bench: \(error)")
     exit(1)
