@@ -96,8 +96,7 @@ final class CacheIndex: @unchecked Sendable {
             "SELECT digest, name, size, file_count, installed_at, last_used, pinned, embedded, complete FROM bundles ORDER BY last_used DESC, digest")
         var result: [CachedBundle] = []
         while try query.step() {
-            guard let digest = try? Digest(parsing: query.text(0)) else { continue }  // rows are written by us; skip a damaged one
-            result.append(record(digest, query, offset: 1))
+            result.append(record(try query.digest(0), query, offset: 1))
         }
         return result
     }
@@ -154,10 +153,25 @@ final class CacheIndex: @unchecked Sendable {
         return try deleteUnreferencedObjects()
     }
 
-    func deleteUnreferencedObjects() throws(CacheError) -> [Digest] {
+    /// Objects no bundle uses.
+    func unreferencedObjects() throws(CacheError) -> [Digest] {
         let query = try database.prepare("SELECT digest FROM objects WHERE digest NOT IN (SELECT object FROM files)")
         var orphans: [Digest] = []
-        while try query.step() { if let digest = try? Digest(parsing: query.text(0)) { orphans.append(digest) } }
+        while try query.step() { orphans.append(try query.digest(0)) }
+        return orphans
+    }
+
+    /// The bundles that use an object, sorted.
+    func bundles(using object: Digest) throws(CacheError) -> [Digest] {
+        let query = try database.prepare("SELECT DISTINCT bundle FROM files WHERE object = ? ORDER BY bundle")
+        try query.bind(.text(object.description))
+        var bundles: [Digest] = []
+        while try query.step() { bundles.append(try query.digest(0)) }
+        return bundles
+    }
+
+    func deleteUnreferencedObjects() throws(CacheError) -> [Digest] {
+        let orphans = try unreferencedObjects()
         let delete = try database.prepare("DELETE FROM objects WHERE digest = ?")
         for digest in orphans { try delete.bind(.text(digest.description)).run() }
         return orphans
@@ -166,10 +180,7 @@ final class CacheIndex: @unchecked Sendable {
     /// Forgets a corrupt object and marks every bundle using it incomplete.
     /// - Returns: the bundles to refetch.
     func quarantine(_ object: Digest) throws(CacheError) -> [Digest] {
-        let query = try database.prepare("SELECT DISTINCT bundle FROM files WHERE object = ? ORDER BY bundle")
-        try query.bind(.text(object.description))
-        var bundles: [Digest] = []
-        while try query.step() { if let digest = try? Digest(parsing: query.text(0)) { bundles.append(digest) } }
+        let bundles = try bundles(using: object)
         try database.prepare("UPDATE bundles SET complete = 0 WHERE digest IN (SELECT bundle FROM files WHERE object = ?)")
             .bind(.text(object.description)).run()
         try database.prepare("DELETE FROM objects WHERE digest = ?").bind(.text(object.description)).run()
@@ -187,8 +198,7 @@ final class CacheIndex: @unchecked Sendable {
             "SELECT DISTINCT f.bundle, f.object, o.size FROM files f JOIN objects o ON o.digest = f.object")
         var result: [Digest: [(Digest, Int64)]] = [:]
         while try query.step() {
-            guard let bundle = try? Digest(parsing: query.text(0)), let object = try? Digest(parsing: query.text(1)) else { continue }
-            result[bundle, default: []].append((object, query.int(2)))
+            result[try query.digest(0), default: []].append((try query.digest(1), query.int(2)))
         }
         return result
     }
@@ -203,7 +213,7 @@ final class CacheIndex: @unchecked Sendable {
     func objects() throws(CacheError) -> [(digest: Digest, size: Int64)] {
         let query = try database.prepare("SELECT digest, size FROM objects ORDER BY digest")
         var result: [(Digest, Int64)] = []
-        while try query.step() { if let digest = try? Digest(parsing: query.text(0)) { result.append((digest, query.int(1))) } }
+        while try query.step() { result.append((try query.digest(0), query.int(1))) }
         return result
     }
 
@@ -212,7 +222,7 @@ final class CacheIndex: @unchecked Sendable {
         let query = try database.prepare(
             "SELECT DISTINCT f.object, f.media_type FROM files f JOIN objects o ON o.digest = f.object WHERE f.role = 'font'")
         var result: [Digest: String] = [:]
-        while try query.step() { if let digest = try? Digest(parsing: query.text(0)) { result[digest] = query.text(1) } }
+        while try query.step() { result[try query.digest(0)] = query.text(1) }
         return result
     }
 
@@ -231,7 +241,8 @@ final class CacheIndex: @unchecked Sendable {
         try current.bind(.text(scope))
         var dropped: [Digest] = []
         while try current.step() {
-            if let digest = try? Digest(parsing: current.text(0)), !keep.contains(digest) { dropped.append(digest) }
+            let digest = try current.digest(0)
+            if !keep.contains(digest) { dropped.append(digest) }
         }
         let remove = try database.prepare("DELETE FROM scopes WHERE scope = ? AND bundle = ?")
         for digest in dropped { try remove.bind(.text(scope), .text(digest.description)).run() }
@@ -275,7 +286,7 @@ final class CacheIndex: @unchecked Sendable {
     func leases() throws(CacheError) -> [(bundle: Digest, pid: Int32)] {
         let query = try database.prepare("SELECT bundle, pid FROM leases")
         var result: [(Digest, Int32)] = []
-        while try query.step() { if let digest = try? Digest(parsing: query.text(0)) { result.append((digest, Int32(query.int(1)))) } }
+        while try query.step() { result.append((try query.digest(0), Int32(query.int(1)))) }
         return result
     }
 

@@ -155,12 +155,7 @@ extension LarderCache {
         defer { withExtendedLifetime(lock) {} }
         if !dryRun { StagingArea.removeAll(layout: layout) }
         let unreferenced: [Digest] = try index.with { (index) throws(CacheError) in
-            if dryRun {
-                let query = try index.database.prepare("SELECT digest FROM objects WHERE digest NOT IN (SELECT object FROM files)")
-                var result: [Digest] = []
-                while try query.step() { if let digest = try? Digest(parsing: query.text(0)) { result.append(digest) } }
-                return result
-            }
+            if dryRun { return try index.unreferencedObjects() }
             return try index.database.transaction { () throws(CacheError) in try index.deleteUnreferencedObjects() }
         }
         if !dryRun { try unlinkObjects(unreferenced) }
@@ -237,14 +232,7 @@ extension LarderCache {
             if repair {
                 result.bundlesToRefetch += try quarantine(object.digest, reason: "verify found it damaged").bundles
             } else {
-                let query = try index.with { (index) throws(CacheError) -> [Digest] in
-                    let query = try index.database.prepare("SELECT DISTINCT bundle FROM files WHERE object = ?")
-                    try query.bind(.text(object.digest.description))
-                    var bundles: [Digest] = []
-                    while try query.step() { if let digest = try? Digest(parsing: query.text(0)) { bundles.append(digest) } }
-                    return bundles
-                }
-                result.bundlesToRefetch += query
+                result.bundlesToRefetch += try index.with { (index) throws(CacheError) in try index.bundles(using: object.digest) }
             }
         }
         progress?(objects.count, objects.count)

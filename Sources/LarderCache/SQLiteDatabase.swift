@@ -137,6 +137,14 @@ final class Statement {
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
+    /// A digest column; a value that does not parse means the index is damaged.
+    func digest(_ column: Int32) throws(CacheError) -> Digest {
+        let text = self.text(column)
+        do { return try Digest(parsing: text) } catch {
+            throw CacheError(.storage, "the cache index holds a damaged digest '\(text.prefix(80))'; purge the cache", path: database.path)
+        }
+    }
+
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 }
 
