@@ -62,10 +62,19 @@ extension LarderCache {
             throw CacheError(
                 .bundleDigestMismatch, "the manifest hashes to \(digest), not to the digest it was fetched for", digest: expected)
         }
+        return try coalesced(manifest, digest: digest, embedded: embedded) { () throws(CacheError) in
+            try writeBundle(manifest, bytes: manifestBytes, digest: digest, embedded: embedded, reader: reader)
+        }
+    }
+
+    /// Runs an install unless the bundle is already complete, sharing the work with an install
+    /// of the same bundle already running in this process; evicts to the budget afterwards.
+    func coalesced(
+        _ manifest: Manifest, digest: Digest, embedded: Bool, _ work: () throws(CacheError) -> InstallResult
+    ) throws(CacheError) -> InstallResult {
         if let existing = try bundle(digest), existing.complete, !embedded || existing.embedded {
             return InstallResult(bundle: digest, name: manifest.name, alreadyPresent: true, objectsWritten: 0, bytesWritten: 0, evicted: [])
         }
-        // Coalesce with an install of the same bundle already running in this process.
         let (waiter, isFirst) = installs.withLock { running -> (InstallWaiter, Bool) in
             if let waiter = running[digest] { return (waiter, false) }
             let waiter = InstallWaiter()
@@ -75,7 +84,7 @@ extension LarderCache {
         guard isFirst else { return try waiter.wait() }
         let outcome: Result<InstallResult, CacheError>
         do throws(CacheError) {
-            outcome = .success(try writeBundle(manifest, bytes: manifestBytes, digest: digest, embedded: embedded, reader: reader))
+            outcome = .success(try work())
         } catch {
             outcome = .failure(error)
         }
@@ -162,9 +171,20 @@ extension LarderCache {
         } catch {
             throw CacheError(.invalidBundle, "the archive was refused: \(error.entry.map { "'\($0)': " } ?? "")\(error.message)", digest: digest, cause: error)
         }
-        try staging.synchronize()
+        try commit(manifest, bytes: manifestBytes, digest: digest, embedded: embedded, staged: staged, staging: staging)
+        return InstallResult(
+            bundle: digest, name: manifest.name, alreadyPresent: false, objectsWritten: staged.count, bytesWritten: bytesWritten,
+            evicted: [])
+    }
 
-        // Move objects into place and commit.
+    /// Makes staged objects durable, moves them into place and commits the bundle row: the
+    /// bundle is visible only once every object it needs is in the store. Call holding the
+    /// sweep lock shared.
+    func commit(
+        _ manifest: Manifest, bytes manifestBytes: [UInt8], digest: Digest, embedded: Bool, staged: [Digest: String],
+        staging: StagingArea
+    ) throws(CacheError) {
+        try staging.synchronize()
         for (object, path) in staged.sorted(by: { $0.key < $1.key }) {
             try place(path, as: object)
         }
@@ -179,9 +199,6 @@ extension LarderCache {
         }
         let newFonts = manifest.files.filter { $0.role == .font }
         if !newFonts.isEmpty { fonts.withLock { for font in newFonts { $0?[font.digest] = font.mediaType } } }
-        return InstallResult(
-            bundle: digest, name: manifest.name, alreadyPresent: false, objectsWritten: staged.count, bytesWritten: bytesWritten,
-            evicted: [])
     }
 
     /// Moves a staged file to its object path without replacing anything
@@ -201,7 +218,7 @@ extension LarderCache {
 
     /// The objects among `objects` that the index lists and whose files exist, checked in one
     /// read transaction.
-    private func storedObjects(_ objects: Set<Digest>) throws(CacheError) -> Set<Digest> {
+    func storedObjects(_ objects: Set<Digest>) throws(CacheError) -> Set<Digest> {
         let listed = try index.with { (index) throws(CacheError) in
             try index.database.readTransaction { () throws(CacheError) -> [Digest] in
                 var listed: [Digest] = []
