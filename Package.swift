@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "LarderFormat", targets: ["LarderFormat"]),
         .library(name: "LarderPack", targets: ["LarderPack"]),
         .library(name: "LarderCache", targets: ["LarderCache"]),
+        .library(name: "LarderTransport", targets: ["LarderTransport"]),
         .library(name: "LarderHost", targets: ["LarderHost"]),
         .executable(name: "larder", targets: ["larder"]),
         .executable(name: "larder-bench", targets: ["larder-bench"]),
@@ -30,13 +31,14 @@ let package = Package(
         .target(name: "LarderFormat", dependencies: ["CZlib", "CArchive", "CCrypto"]),
         .target(name: "LarderPack", dependencies: ["LarderFormat"]),
         .target(name: "LarderCache", dependencies: ["LarderFormat", "CSQLite", "CLarderSystem"]),
+        .target(name: "LarderTransport", dependencies: ["LarderCache", "LarderFormat"]),
         .target(name: "LarderHost", dependencies: ["LarderCache"]),
 
         .executableTarget(
             name: "larder", dependencies: ["LarderFormat", "LarderPack", "LarderCache"],
             path: "Tools/larder"),
         .executableTarget(
-            name: "larder-bench", dependencies: ["LarderFormat", "LarderPack", "LarderCache"],
+            name: "larder-bench", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport"],
             path: "Tools/larder-bench"),
 
         .target(
@@ -46,5 +48,8 @@ let package = Package(
         .testTarget(name: "LarderCLITests", dependencies: ["larder", "LarderFormat", "LarderCache"]),
         .testTarget(name: "LarderCacheTests", dependencies: ["LarderCache", "LarderTestSupport", "CArchive"]),
         .testTarget(name: "LarderHostTests", dependencies: ["LarderHost"]),
+        .testTarget(
+            name: "LarderIntegrationTests",
+            dependencies: ["larder", "LarderTransport", "LarderCache", "LarderPack", "LarderFormat"]),
     ]
 )

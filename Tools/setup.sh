@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs what Larder needs on Debian 12 when it is missing: the C libraries' -dev packages,
-# pkg-config, GNU tar/gzip and pigz (the benchmark's reference tools). Idempotent, and quiet
-# when nothing is missing. Needs root or sudo only when something must be installed.
+# pkg-config, nginx (the reference origin the integration tests start on 127.0.0.1), GNU
+# tar/gzip, pigz and curl (the benchmarks' reference tools). Idempotent, and quiet when nothing
+# is missing. Needs root or sudo only when something must be installed. The nginx package's
+# own system service is never started.
 set -euo pipefail
 
-packages=(pkg-config zlib1g-dev libarchive-dev libssl-dev libsqlite3-dev tar gzip pigz)
+packages=(pkg-config zlib1g-dev libarchive-dev libssl-dev libsqlite3-dev nginx tar gzip pigz curl)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -18,6 +20,13 @@ if ((${#missing[@]})); then
   sudo=""
   if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
   $sudo apt-get update -qq
+  # Keep package scripts from starting system services (nginx on port 80) during the install.
+  policy=/usr/sbin/policy-rc.d
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+    $sudo chmod +x "$policy"
+    trap '$sudo rm -f "$policy"' EXIT
+  fi
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 

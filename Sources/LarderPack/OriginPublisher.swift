@@ -217,12 +217,27 @@ public enum OriginPublisher {
             document = JourneyDocument(
                 journey: publication.id, revision: (previous?.revision ?? 0) + 1, bundle: bundle, refresh: publication.refresh,
                 published: formatter.string(from: publication.now))
+            let full = origin + "/" + path
+            let before = (try? FileManager.default.attributesOfItem(atPath: full)[.modificationDate] as? Date) ?? nil
             try replace(document.canonicalBytes, at: path, in: origin)
+            // Static servers derive ETags from mtime (in seconds) and size; a new revision of the
+            // same size in the same second must still get a new ETag.
+            if let before {
+                let floor = Date(timeIntervalSince1970: before.timeIntervalSince1970.rounded(.down) + 1)
+                let after = (try? FileManager.default.attributesOfItem(atPath: full)[.modificationDate] as? Date) ?? nil
+                if let after, after < floor {
+                    try FormatError.typed { try FileManager.default.setAttributes([.modificationDate: floor], ofItemAtPath: full) }
+                }
+            }
             changed.append(path)
         }
         if let key = publication.key {
-            if try addLine("\"\(key)\" 1;", to: "access/keys.map", in: origin) { changed.append("access/keys.map") }
-            if try addLine("\"\(key):\(publication.id)\" 1;", to: "access/grants.map", in: origin) { changed.append("access/grants.map") }
+            // nginx compares plain map keys without regard to case; anchored regular
+            // expressions are exact, so "PK_1" does not pass for "pk_1".
+            if try addLine("\"~^\(escaped(key))$\" 1;", to: "access/keys.map", in: origin) { changed.append("access/keys.map") }
+            if try addLine("\"~^\(escaped(key)):\(escaped(publication.id))$\" 1;", to: "access/grants.map", in: origin) {
+                changed.append("access/grants.map")
+            }
         } else {
             for map in ["access/keys.map", "access/grants.map"] where !FileManager.default.fileExists(atPath: origin + "/" + map) {
                 try replace([], at: map, in: origin)
@@ -230,6 +245,11 @@ public enum OriginPublisher {
             }
         }
         return document
+    }
+
+    /// A name (letters, digits, `_`, `-`, `.`) as a literal in a regular expression.
+    private static func escaped(_ name: String) -> String {
+        name.replacingOccurrences(of: ".", with: "\\.")
     }
 
     /// Adds a line to a map file unless it is there; returns whether the file changed.

@@ -1,0 +1,151 @@
+import Foundation
+import LarderCache
+import LarderFormat
+import LarderPack
+import LarderTransport
+import Testing
+
+/// Fetching bundles over real HTTP from nginx into a cache.
+@Suite(.serialized) struct FetchTests {
+    /// A copy of the onboarding sample with one stylesheet edited: a new revision that differs
+    /// in exactly one file.
+    static func editedOnboarding(in work: Workspace) throws -> String {
+        let copy = work.path + "/onboarding-v2"
+        try FileManager.default.copyItem(atPath: sampleBundles + "/onboarding", toPath: copy)
+        let css = copy + "/css/base.css"
+        var text = try String(contentsOfFile: css, encoding: .utf8)
+        text += "\n/* revision 2: a warmer accent */\n:root { --accent-2: #ff7a59; }\n"
+        try text.write(toFile: css, atomically: true, encoding: .utf8)
+        return copy
+    }
+
+    @Test func fetchesSamplesThenOnlyTheChangedObject() async throws {
+        let origin = try Origin()
+        let work = try Workspace()
+        let onboarding = try work.pack(sampleBundles + "/onboarding")
+        let paywall = try work.pack(sampleBundles + "/paywall")
+        let legacy = try work.pack(sampleBundles + "/legacy-prompt")
+        try origin.publish([onboarding.archivePath, paywall.archivePath, legacy.archivePath])
+        let cache = try work.cache()
+        let fetcher = BundleFetcher(cache: cache, origin: origin.base, downloads: work.path + "/downloads")
+
+        let first = try await fetcher.fetch(onboarding.bundleDigest)
+        #expect(first.source == .archive)  // nothing cached: the whole archive
+        let second = try await fetcher.fetch(paywall.bundleDigest)
+        #expect(second.source == .objects)  // it shares Lato-Regular.ttf with onboarding
+        let third = try await fetcher.fetch(legacy.bundleDigest)
+        #expect(third.source == .archive)
+        #expect(try await fetcher.fetch(onboarding.bundleDigest).source == .cache)
+        #expect(try cache.verify().isClean)
+        #expect(try cache.bundles().count == 3)
+
+        // Revision 2 changes one stylesheet: only that object crosses the wire.
+        let revised = try work.pack(try Self.editedOnboarding(in: work))
+        try origin.publish([revised.archivePath])
+        try origin.clearAccessLog()
+        let progress = ProgressLog()
+        let update = try await fetcher.fetch(revised.bundleDigest) { progress.record($0) }
+        #expect(update.source == .objects)
+        let requests = origin.accessLog
+        #expect(requests.filter { $0.contains(" /objects/") }.count == 1, "\(requests)")
+        #expect(requests.filter { $0.contains("/manifest.json") }.count == 1)
+        #expect(requests.count == 2)
+        #expect(update.bytesDownloaded * 20 < revised.archiveSize, "update moved \(update.bytesDownloaded) of \(revised.archiveSize) bytes")
+        #expect(progress.values.last == 1)
+        #expect(progress.values == progress.values.sorted())
+        let lease = try cache.lease(revised.bundleDigest)
+        #expect(String(decoding: try lease.data(at: "css/base.css"), as: UTF8.self).contains("revision 2"))
+        #expect(try cache.verify().isClean)
+    }
+
+    @Test func aServerThatLiesGetsNothingIntoTheCache() async throws {
+        let origin = try Origin()
+        let work = try Workspace()
+        let onboarding = try work.pack(sampleBundles + "/onboarding")
+        let revised = try work.pack(try Self.editedOnboarding(in: work))
+        try origin.publish([onboarding.archivePath, revised.archivePath])
+        let cache = try work.cache()
+        let fetcher = BundleFetcher(cache: cache, origin: origin.base, downloads: work.path + "/downloads")
+        _ = try await fetcher.fetch(onboarding.bundleDigest)
+
+        // Replace the changed object on the server with other bytes under the same name.
+        let manifest = try #require(try BundleVerifier.verify(archiveAt: revised.archivePath).manifest)
+        let changed = try #require(manifest.file(at: "css/base.css")).digest
+        try Data("body { background: red }".utf8).write(to: URL(fileURLWithPath: origin.root + "/objects/" + changed.hex))
+        let before = try cache.bundles()
+        do {
+            _ = try await fetcher.fetch(revised.bundleDigest)
+            Issue.record("a lying server's bytes were accepted")
+        } catch {
+            #expect(error.code == .digestMismatch)
+        }
+        #expect(try cache.bundles() == before)
+        #expect(try cache.verify().isClean)
+
+        // A manifest that does not match its digest is refused the same way.
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: origin.root + "/bundles/\(revised.bundleDigest.hex)/manifest.json"))
+        do {
+            _ = try await fetcher.fetch(revised.bundleDigest)
+            Issue.record("a forged manifest was accepted")
+        } catch {
+            #expect(error.code == .digestMismatch)
+        }
+    }
+
+    @Test func aDroppedConnectionResumesAndNeverInstallsPartialData() async throws {
+        let origin = try Origin()
+        let work = try Workspace()
+        // A bundle of incompressible files, served throttled (/slow/) so a restart lands mid-download.
+        let source = work.path + "/big"
+        try FileManager.default.createDirectory(atPath: source + "/media", withIntermediateDirectories: true)
+        var state: UInt64 = 99
+        var links = ""
+        for index in 0..<6 {
+            let bytes = (0..<400_000).map { _ -> UInt8 in
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                return UInt8(truncatingIfNeeded: state >> 33)
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: source + "/media/clip\(index).png"))
+            links += "<img src=\"media/clip\(index).png\">"
+        }
+        try Data("<!doctype html>\(links)".utf8).write(to: URL(fileURLWithPath: source + "/index.html"))
+        let big = try work.pack(source)
+        try origin.publish([big.archivePath])
+        let cache = try work.cache()
+        var configuration = BundleFetcher.Configuration()
+        // Pieces larger than nginx's one-second burst, so each takes a while at 256 KiB/s.
+        configuration.pieceSize = 512 * 1024
+        configuration.attempts = 8
+        let fetcher = BundleFetcher(
+            cache: cache, origin: origin.base.appendingPathComponent("slow/"), downloads: work.path + "/downloads",
+            configuration: configuration)
+        let fetch = Task { try await fetcher.fetch(big.bundleDigest) }
+
+        // Wait (bounded) until some pieces arrived, then drop every connection.
+        for _ in 0..<200 where origin.accessLog.filter({ $0.contains(" 206 ") }).isEmpty {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(try cache.bundle(big.bundleDigest) == nil)  // nothing installed part-way
+        try origin.restart()
+        let result = try await fetch.value
+        #expect(result.source == .archive)
+        #expect(result.requests > 1)
+        let ranges = origin.accessLog.filter { $0.contains(".tar.gz") }.compactMap { line -> Int? in
+            guard let range = line.range(of: "\"bytes=") else { return nil }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
+        }
+        #expect(ranges.first == 0)
+        #expect(ranges.contains { $0 > 0 })
+        #expect(try cache.bundle(big.bundleDigest)?.complete == true)
+        #expect(try cache.verify().isClean)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: work.path + "/downloads").isEmpty)
+    }
+}
+
+/// Progress values as a fetch reports them.
+final class ProgressLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [Double] = []
+    func record(_ value: Double) { lock.lock(); recorded.append(value); lock.unlock() }
+    var values: [Double] { lock.lock(); defer { lock.unlock() }; return recorded }
+}
