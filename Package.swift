@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "LarderHost", dependencies: ["LarderCache"]),
 
         .executableTarget(
-            name: "larder", dependencies: ["LarderFormat", "LarderPack", "LarderCache"],
+            name: "larder", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport"],
             path: "Tools/larder"),
         .executableTarget(
             name: "larder-bench", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport"],

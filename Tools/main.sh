@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job on the bundled samples: build the CLI, pack every sample flow, show and verify
-# what was built, then install the archives into a fresh cache and list and verify it.
-# Archives land in .build/samples/, the cache in .build/samples-cache/.
+# what was built, publish the archives to a local origin served by nginx on 127.0.0.1, fetch
+# them over HTTP into a fresh cache (only what the cache lacks), and list and verify it.
+# Archives land in .build/samples/, the origin in .build/samples-origin/, the cache in
+# .build/samples-cache/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x /opt/swift/usr/bin/swift ] && export PATH="$PATH:/opt/swift/usr/bin"
@@ -13,8 +15,11 @@ out=.build/samples
 mkdir -p "$out"
 
 cache=.build/samples-cache
-rm -rf "$cache"
+origin=.build/samples-origin
+run=.build/samples-origin-run
+rm -rf "$cache" "$origin"
 archives=()
+digests=()
 for sample in SampleBundles/*/; do
   name=$(basename "$sample")
   echo "== pack $name"
@@ -22,11 +27,23 @@ for sample in SampleBundles/*/; do
   "$larder" inspect "$out/$digest.tar.gz"
   "$larder" verify "$out/$digest.tar.gz"
   archives+=("$out/$digest.tar.gz")
+  digests+=("$digest")
+  if [ "$name" = onboarding ]; then onboarding="$out/$digest.tar.gz"; fi
   echo
 done
 
-echo "== install into $cache"
-for archive in "${archives[@]}"; do "$larder" cache install "$archive" --cache "$cache"; done
+echo "== publish to $origin"
+"$larder" publish "${archives[@]}" --origin "$origin"
+"$larder" publish "$onboarding" --origin "$origin" --journey onboarding --key pk_sample_key
+port=$(bash Tools/origin/origin.sh start "$PWD/$origin" "$PWD/$run")
+trap 'bash Tools/origin/origin.sh stop "$PWD/$run"' EXIT
+echo "origin: http://127.0.0.1:$port/"
+echo "journey document: $(curl -s -H 'X-Larder-Key: pk_sample_key' "http://127.0.0.1:$port/journeys/onboarding.json")"
+echo "without a key: HTTP $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/journeys/onboarding.json")"
+echo
+
+echo "== fetch into $cache"
+for digest in "${digests[@]}"; do "$larder" cache fetch "$digest" --origin "http://127.0.0.1:$port/" --cache "$cache"; done
 echo
 "$larder" cache ls --cache "$cache"
 echo

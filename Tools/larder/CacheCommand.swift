@@ -18,6 +18,8 @@ enum CacheCommand {
               ls                      List bundles, most recently used first.
               show <bundle>           Show one bundle and its files.
               install <archive>       Install a bundle archive.
+              fetch <bundle> --origin <url>
+                                      Fetch a bundle from an origin, only what is missing.
               resolve <url>           Resolve a larder-font:// URL to its stored font.
               verify [--repair]       Re-hash every object; --repair quarantines corrupt ones.
               gc [--dry-run]          Remove objects no bundle uses and stray files.
@@ -31,8 +33,9 @@ enum CacheCommand {
               See 'larder cache <subcommand> --help' for detailed help.
 
             EXIT STATUS: 0 success, 64 usage error, 65 verification found corruption or the
-            archive was refused, 66 no such bundle, font or archive, 75 another process is
-            sweeping, 1 anything else.
+            archive was refused (or the origin sent bytes that do not match), 66 no such
+            bundle, font or archive, 75 another process is sweeping or the origin could not be
+            reached, 1 anything else.
             """)
 
     struct Subcommand: Sendable {
@@ -57,6 +60,10 @@ enum CacheCommand {
             positionals: 1...1, run: CacheListing.show),
         sub("install", "Install a bundle archive into the cache.", " <archive>",
             arguments: [("<archive>", "A .tar.gz written by 'larder pack'.")], positionals: 1...1, run: CacheOperations.install),
+        sub("fetch", "Fetch a bundle from a static origin, downloading only what the cache lacks.", " <bundle-digest> --origin <url>",
+            arguments: [("<bundle-digest>", "sha256:<hex> or <hex>")],
+            options: [OptionSpec(names: ["--origin"], value: "url", help: "Base URL of the origin (see 'larder publish', Tools/origin).")],
+            positionals: 1...1, run: CacheFetch.run),
         sub("resolve", "Resolve a larder-font:// URL to its stored font.", " <url>",
             arguments: [("<url>", "larder-font://sha256/<hex>")], positionals: 1...1, run: CacheOperations.resolve),
         sub("verify", "Re-hash every stored object.", " [--repair]",

@@ -137,10 +137,12 @@ enum CacheOperations {
     }
 }
 
-/// A progress bar on stderr, drawn only when stderr is a terminal.
-final class ProgressBar {
+/// A progress bar on stderr, drawn only when stderr is a terminal. Updates may come from any
+/// thread.
+final class ProgressBar: @unchecked Sendable {
     private let label: String
     private let enabled = isatty(2) == 1
+    private let lock = NSLock()
     private var lastDrawn = -1
 
     init(label: String) { self.label = label }
@@ -148,6 +150,8 @@ final class ProgressBar {
     func update(_ done: Int, _ total: Int) {
         guard enabled, total > 0 else { return }
         let percent = done * 100 / total
+        lock.lock()
+        defer { lock.unlock() }
         guard percent != lastDrawn else { return }
         lastDrawn = percent
         let width = 30
