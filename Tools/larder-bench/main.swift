@@ -10,6 +10,7 @@ print("WARNING: this is a debug build; numbers are meaningless. Use: swift run -
 let usage = """
     USAGE: larder-bench pack [--size-mb <n>] [--runs <n>] [--level <1-9>] [--corpus <dir>]
            larder-bench cache [--size-mb <n>] [--runs <n>] [--bundles <n>] [--only install|reads|scale]
+           larder-bench transport [--size-mb <n>] [--runs <n>]
            larder-bench corpus <dir> [--size-mb <n>]
 
     Generates a corpus of mixed web assets (default 200 MB) unless --corpus is given, then times
@@ -17,6 +18,9 @@ let usage = """
     SHA-256 throughput against 'openssl dgst -sha256'. 'cache' times installing a packed
     100 MB corpus against 'tar -xzf', warm memory hits, verified disk reads and font-URL
     resolution, and 'cache ls', install and sweep with 100,000 objects in 2,000 bundles.
+    'transport' starts nginx on 127.0.0.1 (Tools/origin) and times 'larder cache fetch' of a
+    packed 100 MB corpus against 'curl -s URL | tar -xzf -', and measures the bytes a one-file
+    update of a 50-file bundle moves.
     Exits 1 when a target is missed.
     """
 
@@ -44,12 +48,20 @@ do {
         let options = flags(arguments.dropFirst(2), allowed: ["--size-mb"])
         try PackBenchmark.generateCorpus(at: arguments[1], sizeMB: options["--size-mb"].flatMap { Int($0) } ?? 200)
         exit(0)
-    case "pack", "cache":
+    case "pack", "cache", "transport":
         guard FileManager.default.isExecutableFile(atPath: larder) else {
             print("larder-bench: build the CLI first (swift build -c release --product larder); not found at \(larder)")
             exit(1)
         }
-        if arguments[0] == "pack" {
+        if arguments[0] == "transport" {
+            let given = flags(arguments.dropFirst(), allowed: ["--size-mb", "--runs"])
+            var options = TransportBenchmark.Options()
+            options.sizeMB = given["--size-mb"].flatMap { Int($0) } ?? options.sizeMB
+            options.runs = given["--runs"].flatMap { Int($0) } ?? options.runs
+            // The origin script lives in the repository this binary was built from.
+            let repository = URL(fileURLWithPath: binFolder).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+            exit(try TransportBenchmark.run(options, larder: larder, repository: repository) ? 0 : 1)
+        } else if arguments[0] == "pack" {
             let given = flags(arguments.dropFirst(), allowed: ["--size-mb", "--runs", "--level", "--corpus"])
             var options = PackBenchmark.Options()
             options.sizeMB = given["--size-mb"].flatMap { Int($0) } ?? options.sizeMB
