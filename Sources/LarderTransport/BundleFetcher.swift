@@ -37,6 +37,8 @@ public actor BundleFetcher {
         public var pieceSize: Int64 = 4 << 20
         /// Tries per request when the connection drops or times out.
         public var attempts = 3
+        /// How long one request may take.
+        public var requestTimeout: Duration = .seconds(30)
         public init() {}
     }
 
@@ -107,7 +109,7 @@ private struct FetchWork: Sendable {
             throw TransportError(.cache, "cannot create the downloads folder: \(error)")
         }
         let manifestURL = origin.appendingPathComponent("bundles/\(bundle.hex)/manifest.json")
-        let response = try await transport.send(HTTPRequest(url: manifestURL))
+        let response = try await transport.send(HTTPRequest(url: manifestURL, timeout: configuration.requestTimeout))
         guard response.status == 200 else { throw TransportError(.unexpectedStatus, "cannot fetch the manifest", url: manifestURL, status: response.status) }
         let manifestBytes = [UInt8](response.body)
         guard SHA256Hasher.hash(manifestBytes) == bundle else {
@@ -131,6 +133,7 @@ private struct FetchWork: Sendable {
         var download = RangeDownload(transport: transport, url: url, path: path)
         download.pieceSize = configuration.pieceSize
         download.attempts = configuration.attempts
+        download.timeout = configuration.requestTimeout
         let outcome = try await download.run { done, total in progress?(total > 0 ? Double(done) / Double(total) : 0) }
         defer { removeDownload(path) }
         _ = try await blocking { () throws(CacheError) in try cache.install(archiveAt: path, expected: bundle) }
@@ -193,7 +196,7 @@ private struct FetchWork: Sendable {
         while true {
             tries += 1
             do throws(TransportError) {
-                let response = try await transport.send(HTTPRequest(url: url))
+                let response = try await transport.send(HTTPRequest(url: url, timeout: configuration.requestTimeout))
                 guard response.status == 200 else { throw TransportError(.unexpectedStatus, "cannot fetch an object", url: url, status: response.status) }
                 guard SHA256Hasher.hash(response.body) == object else {
                     throw TransportError(.digestMismatch, "the server sent bytes that do not hash to \(object)", url: url)

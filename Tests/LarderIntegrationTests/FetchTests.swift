@@ -149,3 +149,95 @@ final class ProgressLog: @unchecked Sendable {
     func record(_ value: Double) { lock.lock(); recorded.append(value); lock.unlock() }
     var values: [Double] { lock.lock(); defer { lock.unlock() }; return recorded }
 }
+
+/// Each kind of transport failure comes back as its own typed error, and concurrent fetches of
+/// one bundle share the work.
+@Suite(.serialized) struct FetchErrorTests {
+    @Test func concurrentFetchesOfOneBundleShareOneDownload() async throws {
+        let origin = try Origin()
+        let work = try Workspace()
+        let paywall = try work.pack(sampleBundles + "/paywall")
+        try origin.publish([paywall.archivePath])
+        let cache = try work.cache()
+        let fetcher = BundleFetcher(cache: cache, origin: origin.base, downloads: work.path + "/downloads")
+        async let first = fetcher.fetch(paywall.bundleDigest)
+        async let second = fetcher.fetch(paywall.bundleDigest)
+        let (a, b) = try await (first, second)
+        #expect(a == b)
+        #expect(origin.accessLog.filter { $0.contains("/manifest.json") }.count == 1)
+        #expect(try cache.bundles().count == 1)
+    }
+
+    @Test func anUnknownBundleIsAnUnexpectedStatus() async throws {
+        let origin = try Origin()
+        let work = try Workspace()
+        let fetcher = BundleFetcher(cache: try work.cache(), origin: origin.base, downloads: work.path + "/downloads")
+        do {
+            _ = try await fetcher.fetch(SHA256Hasher.hash(Array("not published".utf8)))
+            Issue.record("fetched a bundle that was never published")
+        } catch {
+            #expect(error.code == .unexpectedStatus)
+            #expect(error.status == 404)
+        }
+    }
+
+    @Test func aManifestThatDoesNotParseIsAMalformedDocument() async throws {
+        let origin = try Origin()
+        let work = try Workspace()
+        // Bytes that hash to the digest asked for, but are no manifest.
+        let bytes = Array("{\"format\":1}".utf8)
+        let digest = SHA256Hasher.hash(bytes)
+        try FileManager.default.createDirectory(atPath: origin.root + "/bundles/" + digest.hex, withIntermediateDirectories: true)
+        try Data(bytes).write(to: URL(fileURLWithPath: origin.root + "/bundles/\(digest.hex)/manifest.json"))
+        let fetcher = BundleFetcher(cache: try work.cache(), origin: origin.base, downloads: work.path + "/downloads")
+        do {
+            _ = try await fetcher.fetch(digest)
+            Issue.record("accepted a malformed manifest")
+        } catch {
+            #expect(error.code == .malformedDocument)
+        }
+    }
+
+    @Test func aResponseSlowerThanTheDeadlineIsATimeout() async throws {
+        let origin = try Origin()
+        let work = try Workspace()
+        let onboarding = try work.pack(sampleBundles + "/onboarding")
+        try origin.publish([onboarding.archivePath])
+        var configuration = BundleFetcher.Configuration()
+        configuration.attempts = 1
+        configuration.pieceSize = 8 << 20  // the whole 770 kB archive in one throttled response
+        configuration.requestTimeout = .milliseconds(300)
+        let cache = try work.cache()
+        let fetcher = BundleFetcher(
+            cache: cache, origin: origin.base.appendingPathComponent("slow/"), downloads: work.path + "/downloads",
+            configuration: configuration)
+        do {
+            _ = try await fetcher.fetch(onboarding.bundleDigest)
+            Issue.record("a throttled download finished inside 300 ms")
+        } catch {
+            #expect(error.code == .timeout)
+        }
+        #expect(try cache.bundles().isEmpty)
+    }
+
+    @Test func anUnreachableOriginIsAConnectionError() async throws {
+        let work = try Workspace()
+        // A port nothing listens on: take a free one from an origin, then stop it.
+        let base: URL
+        do {
+            let origin = try Origin()
+            base = origin.base
+        }
+        var configuration = BundleFetcher.Configuration()
+        configuration.attempts = 2
+        let fetcher = BundleFetcher(
+            cache: try work.cache(), origin: base, downloads: work.path + "/downloads", configuration: configuration)
+        do {
+            _ = try await fetcher.fetch(SHA256Hasher.hash(Array("x".utf8)))
+            Issue.record("fetched from a stopped origin")
+        } catch {
+            #expect(error.code == .connection)
+            #expect(error.isRetryable)
+        }
+    }
+}
