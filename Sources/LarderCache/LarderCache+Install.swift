@@ -104,8 +104,10 @@ extension LarderCache {
             throw CacheError(.storage, "cannot take the install lock", path: layout.sweepLock)
         }
         defer { withExtendedLifetime(lock) {} }
-        let staging = try StagingArea(layout: layout)
-        defer { staging.remove() }  // whatever happens; after success its files have moved out
+        // Two writers, each with its own staging folder: creating files is most of an install's
+        // cost, and two threads in two folders let the kernel do it in parallel.
+        let stagings = [try StagingArea(layout: layout), try StagingArea(layout: layout)]
+        defer { for staging in stagings { staging.remove() } }  // after success their files have moved out
         var folders = Set<String>()
         for file in manifest.files {
             var prefix = ""
@@ -118,11 +120,20 @@ extension LarderCache {
         var seen = Set<String>()
         var staged: [Digest: String] = [:]
         var bytesWritten: Int64 = 0
-        let writer = ObjectWriter(staging: staging)
+        let writers = stagings.map { ObjectWriter(staging: $0) }
+        var hasFailed: Bool { writers.contains { $0.hasFailed } }
+        func finishAll() throws(FormatError) {
+            var first: FormatError?
+            for writer in writers {
+                do { try writer.finish() } catch { first = first ?? error }
+            }
+            if let first { throw first }
+        }
         var toStore = Set<Digest>()
+        var entryIndex = 0
         do throws(FormatError) {
             do throws(FormatError) {
-                while let entry = try reader.next(), !writer.hasFailed {
+                while let entry = try reader.next(), !hasFailed {
                     if entry.kind == .folder {
                         guard folders.contains(entry.path) else {
                             throw FormatError(.unexpectedEntry, "folder is not part of the manifest", entry: entry.path)
@@ -137,6 +148,8 @@ extension LarderCache {
                     // checked, but not written again.
                     let store = !stored.contains(listed.digest) && toStore.insert(listed.digest).inserted
                     if store { bytesWritten += listed.size }
+                    let writer = writers[entryIndex % writers.count]
+                    entryIndex += 1
                     // Whole entries up to 1 MiB go over as one chunk: fewer hand-offs.
                     var first = true
                     var remaining = entry.size
@@ -158,20 +171,20 @@ extension LarderCache {
                         if last { break }
                     } while true
                 }
-                if let missing = manifest.files.first(where: { !seen.contains($0.path) }), !writer.hasFailed {
+                if let missing = manifest.files.first(where: { !seen.contains($0.path) }), !hasFailed {
                     throw FormatError(.missingEntry, "listed in the manifest but not in the archive", entry: missing.path)
                 }
             } catch {
-                // The worker's own error, if it had one, came first.
-                do { try writer.finish() } catch { throw error }
+                // A writer's own error, if one had one, came first.
+                try finishAll()
                 throw error
             }
-            try writer.finish()
-            staged = writer.staged
+            try finishAll()
+            for writer in writers { staged.merge(writer.staged) { first, _ in first } }
         } catch {
             throw CacheError(.invalidBundle, "the archive was refused: \(error.entry.map { "'\($0)': " } ?? "")\(error.message)", digest: digest, cause: error)
         }
-        try commit(manifest, bytes: manifestBytes, digest: digest, embedded: embedded, staged: staged, staging: staging)
+        try commit(manifest, bytes: manifestBytes, digest: digest, embedded: embedded, staged: staged, staging: stagings[0])
         return InstallResult(
             bundle: digest, name: manifest.name, alreadyPresent: false, objectsWritten: staged.count, bytesWritten: bytesWritten,
             evicted: [])
