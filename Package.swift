@@ -44,12 +44,12 @@ let package = Package(
         .target(
             name: "LarderTestSupport", dependencies: ["LarderFormat", "CArchive"], path: "Tests/LarderTestSupport"),
         .testTarget(name: "LarderFormatTests", dependencies: ["LarderFormat", "LarderTestSupport", "CArchive", "CZlib"]),
-        .testTarget(name: "LarderPackTests", dependencies: ["LarderPack"]),
-        .testTarget(name: "LarderCLITests", dependencies: ["larder", "LarderFormat", "LarderCache"]),
+        .testTarget(name: "LarderPackTests", dependencies: ["LarderPack", "LarderTestSupport"]),
+        .testTarget(name: "LarderCLITests", dependencies: ["larder", "LarderFormat", "LarderCache", "LarderTestSupport"]),
         .testTarget(name: "LarderCacheTests", dependencies: ["LarderCache", "LarderTestSupport", "CArchive"]),
         .testTarget(name: "LarderHostTests", dependencies: ["LarderHost"]),
         .testTarget(
             name: "LarderIntegrationTests",
-            dependencies: ["larder", "LarderTransport", "LarderCache", "LarderPack", "LarderFormat"]),
+            dependencies: ["larder", "LarderTransport", "LarderCache", "LarderPack", "LarderFormat", "LarderTestSupport"]),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 
 /// Runs the built `larder` binary and captures what it prints.
 struct CLIResult {
@@ -74,14 +75,6 @@ final class Scratch {
     }
 }
 
-let sampleBundles: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    while url.path != "/" {
-        url.deleteLastPathComponent()
-        if FileManager.default.fileExists(atPath: url.path + "/SampleBundles") { return url.path + "/SampleBundles" }
-    }
-    fatalError("SampleBundles not found above \(#filePath)")
-}()
 
 /// The data ranges of the regular files in an uncompressed tar stream, by path.
 func tarFileRanges(_ tar: [UInt8]) -> [(path: String, range: Range<Int>)] {

@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 import LarderCache
 import LarderFormat
 import LarderPack
@@ -20,8 +21,6 @@ final class Origin: @unchecked Sendable {
         }
         fatalError("Tools/origin/origin.sh not found above \(#filePath)")
     }()
-
-    static let repository = URL(fileURLWithPath: script).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
     init() throws {
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("larder-origin-\(UUID().uuidString)").path
@@ -111,5 +110,3 @@ final class Workspace: @unchecked Sendable {
         try LarderCache(at: path + "/" + name)
     }
 }
-
-let sampleBundles = Origin.repository + "/SampleBundles"

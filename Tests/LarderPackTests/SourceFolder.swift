@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 @testable import LarderPack
 
 /// A scratch source folder for one test, removed when the test ends.
@@ -41,12 +42,3 @@ final class SourceFolder {
     }
 }
 
-/// The repository's SampleBundles folder.
-let sampleBundles: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    while url.path != "/" {
-        url.deleteLastPathComponent()
-        if FileManager.default.fileExists(atPath: url.path + "/SampleBundles") { return url.path + "/SampleBundles" }
-    }
-    fatalError("SampleBundles not found above \(#filePath)")
-}()
