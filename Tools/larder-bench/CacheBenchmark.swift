@@ -39,35 +39,10 @@ enum CacheBenchmark {
         let archive = work + "/archive/" + name
         print(String(format: "archive: %.1f MB", Double(fileSize(archive)) / 1e6))
 
-        var larderTimes = Timings(name: "larder cache install")
-        var tarTimes = Timings(name: "tar -xzf")
-        for run in 0...options.runs {
-            let cache = work + "/cache-\(run)"
-            let extract = work + "/extract-\(run)"
-            try FileManager.default.createDirectory(atPath: extract, withIntermediateDirectories: true)
-            // Each contender starts with nothing dirty in the page cache, so neither pays to
-            // write back what the other left.
-            // Alternate which goes first, so neither always runs on a calmer disk.
-            var installed = ProcessResult(status: 0, seconds: 0, peakRSS: 0)
-            var extracted = installed
-            for contender in run % 2 == 0 ? [0, 1] : [1, 0] {
-                _ = try Subprocess.run(["sync"])
-                if contender == 0 {
-                    installed = try Subprocess.run([larder, "cache", "install", archive, "--cache", cache], stdoutPath: "/dev/null")
-                } else {
-                    extracted = try Subprocess.run(["tar", "-xzf", archive, "-C", extract])
-                }
-            }
-            guard installed.status == 0, extracted.status == 0 else { throw BenchError("install or extract failed") }
-            if run > 0 {  // the first pair is the warm-up
-                larderTimes.record(installed)
-                tarTimes.record(extracted)
-            }
-            try FileManager.default.removeItem(atPath: cache)
-            try FileManager.default.removeItem(atPath: extract)
-        }
-        print(larderTimes.summary)
-        print(tarTimes.summary)
+        let (larderTimes, tarTimes) = try headToHead(
+            work: work, runs: options.runs, larder: "larder cache install", tool: "tar -xzf",
+            larder: { cache in try Subprocess.run([larder, "cache", "install", archive, "--cache", cache], stdoutPath: "/dev/null") },
+            tool: { extract in try Subprocess.run(["tar", "-xzf", archive, "-C", extract]) })
         return report("install (verify + sync) / tar -xzf", larderTimes.median / tarTimes.median, atMost: 1.0)
     }
 

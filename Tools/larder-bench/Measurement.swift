@@ -39,3 +39,39 @@ func fileSize(_ path: String) -> Int64 {
     var info = stat()
     return stat(path, &info) == 0 ? Int64(info.st_size) : -1
 }
+
+/// Times Larder against a standard tool that both write into a fresh folder: one warm-up pair,
+/// then `runs` pairs. Before each contender, `sync`, so neither pays to write back what the
+/// other left; which goes first alternates, so neither always meets a calmer disk. Each run's
+/// folders (`<work>/cache-N`, `<work>/extract-N`, the latter created empty) are removed after it.
+/// - Parameters:
+///   - larder: runs Larder into the cache folder it is given.
+///   - tool: runs the reference into the extract folder it is given.
+func headToHead(
+    work: String, runs: Int, larder larderName: String, tool toolName: String,
+    larder: (String) throws -> ProcessResult, tool: (String) throws -> ProcessResult
+) throws -> (larder: Timings, tool: Timings) {
+    var larderTimes = Timings(name: larderName)
+    var toolTimes = Timings(name: toolName)
+    for run in 0...runs {
+        let cache = work + "/cache-\(run)"
+        let extract = work + "/extract-\(run)"
+        try FileManager.default.createDirectory(atPath: extract, withIntermediateDirectories: true)
+        var larderResult = ProcessResult(status: 0, seconds: 0, peakRSS: 0)
+        var toolResult = larderResult
+        for contender in run % 2 == 0 ? [0, 1] : [1, 0] {
+            _ = try Subprocess.run(["sync"])
+            if contender == 0 { larderResult = try larder(cache) } else { toolResult = try tool(extract) }
+        }
+        guard larderResult.status == 0, toolResult.status == 0 else { throw BenchError("\(larderName) or \(toolName) failed") }
+        if run > 0 {  // the first pair is the warm-up
+            larderTimes.record(larderResult)
+            toolTimes.record(toolResult)
+        }
+        try FileManager.default.removeItem(atPath: cache)
+        try FileManager.default.removeItem(atPath: extract)
+    }
+    print(larderTimes.summary)
+    print(toolTimes.summary)
+    return (larderTimes, toolTimes)
+}

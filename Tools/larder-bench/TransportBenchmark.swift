@@ -46,32 +46,13 @@ enum TransportBenchmark {
         let base = "http://127.0.0.1:\(port)/"
         print(String(format: "bundle: %.1f MB archive, %d files", Double(big.archiveSize) / 1e6, big.fileCount))
 
-        var larderTimes = Timings(name: "larder cache fetch (full)")
-        var curlTimes = Timings(name: "curl -s URL | tar -xzf -")
-        for run in 0...options.runs {
-            let cache = work + "/cache-\(run)"
-            let extract = work + "/extract-\(run)"
-            try FileManager.default.createDirectory(atPath: extract, withIntermediateDirectories: true)
-            var fetched = ProcessResult(status: 0, seconds: 0, peakRSS: 0)
-            var piped = fetched
-            for contender in run % 2 == 0 ? [0, 1] : [1, 0] {
-                _ = try Subprocess.run(["sync"])
-                if contender == 0 {
-                    fetched = try Subprocess.run([larder, "cache", "fetch", big.bundleDigest.hex, "--origin", base, "--cache", cache], stdoutPath: "/dev/null")
-                } else {
-                    piped = try Subprocess.shell("curl -s '\(base)bundles/\(big.bundleDigest.hex).tar.gz' | tar -xzf - -C '\(extract)'")
-                }
-            }
-            guard fetched.status == 0, piped.status == 0 else { throw BenchError("fetch or curl | tar failed") }
-            if run > 0 {
-                larderTimes.record(fetched)
-                curlTimes.record(piped)
-            }
-            try FileManager.default.removeItem(atPath: cache)
-            try FileManager.default.removeItem(atPath: extract)
-        }
-        print(larderTimes.summary)
-        print(curlTimes.summary)
+        let digest = big.bundleDigest.hex
+        let (larderTimes, curlTimes) = try headToHead(
+            work: work, runs: options.runs, larder: "larder cache fetch (full)", tool: "curl -s URL | tar -xzf -",
+            larder: { cache in
+                try Subprocess.run([larder, "cache", "fetch", digest, "--origin", base, "--cache", cache], stdoutPath: "/dev/null")
+            },
+            tool: { extract in try Subprocess.shell("curl -s '\(base)bundles/\(digest).tar.gz' | tar -xzf - -C '\(extract)'") })
 
         // One-file update: fetch v1, then v2, and compare what v2 moved with the full archive.
         let cache = work + "/update-cache"
