@@ -145,7 +145,6 @@ final class Statement {
         }
     }
 
-    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 }
 
 enum SQLiteValue {

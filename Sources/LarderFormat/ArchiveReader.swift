@@ -84,9 +84,6 @@ public final class ArchiveReader {
 
     deinit { archive_read_free(archive) }
 
-    /// Compressed bytes consumed so far.
-    public var compressedBytesRead: Int64 { context.bytesRead }
-
     /// Moves to the next entry, skipping the rest of the current one.
     /// - Returns: the entry's header, or nil at the end of the archive.
     /// - Throws: ``FormatError`` for malformed data or a broken rule, naming the entry.
