@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "LarderPack", dependencies: ["LarderFormat"]),
         .target(name: "LarderCache", dependencies: ["LarderFormat", "CSQLite", "CLarderSystem"]),
         .target(name: "LarderTransport", dependencies: ["LarderCache", "LarderFormat"]),
-        .target(name: "LarderHost", dependencies: ["LarderCache"]),
+        .target(name: "LarderHost", dependencies: ["LarderCache", "LarderTransport", "LarderFormat"]),
 
         .executableTarget(
             name: "larder", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport"],

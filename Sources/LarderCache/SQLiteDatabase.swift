@@ -3,11 +3,11 @@ import LarderFormat
 
 /// One SQLite connection (`sqlite3_open_v2`), closed on `deinit`. Not thread-safe: the cache
 /// serialises access with its own lock.
-final class SQLiteDatabase: @unchecked Sendable {
+package final class SQLiteDatabase: @unchecked Sendable {
     private let handle: OpaquePointer
     let path: String
 
-    init(path: String) throws(CacheError) {
+    package init(path: String) throws(CacheError) {
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &db, flags, nil)
@@ -24,7 +24,7 @@ final class SQLiteDatabase: @unchecked Sendable {
     deinit { sqlite3_close_v2(handle) }
 
     /// Runs statements that return no rows (`sqlite3_exec`).
-    func execute(_ sql: String) throws(CacheError) {
+    package func execute(_ sql: String) throws(CacheError) {
         var error: UnsafeMutablePointer<CChar>?
         let status = sqlite3_exec(handle, sql, nil, nil, &error)
         if status != SQLITE_OK {
@@ -35,7 +35,7 @@ final class SQLiteDatabase: @unchecked Sendable {
     }
 
     /// Prepares one statement (`sqlite3_prepare_v2`).
-    func prepare(_ sql: String) throws(CacheError) -> Statement {
+    package func prepare(_ sql: String) throws(CacheError) -> Statement {
         var statement: OpaquePointer?
         let status = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
         guard status == SQLITE_OK, let statement else { throw failure(status, "prepare") }
@@ -44,12 +44,12 @@ final class SQLiteDatabase: @unchecked Sendable {
 
     /// Runs `body` inside `BEGIN IMMEDIATE` … `COMMIT`, rolling back if it throws. Writers in
     /// every process sharing the file are serialised by SQLite's lock.
-    func transaction<T>(_ body: () throws(CacheError) -> T) throws(CacheError) -> T {
+    package func transaction<T>(_ body: () throws(CacheError) -> T) throws(CacheError) -> T {
         try transaction(begin: "BEGIN IMMEDIATE", body)
     }
 
     /// Runs `body` inside a deferred (read) transaction: one snapshot and one lock for many reads.
-    func readTransaction<T>(_ body: () throws(CacheError) -> T) throws(CacheError) -> T {
+    package func readTransaction<T>(_ body: () throws(CacheError) -> T) throws(CacheError) -> T {
         try transaction(begin: "BEGIN", body)
     }
 
@@ -67,13 +67,13 @@ final class SQLiteDatabase: @unchecked Sendable {
 
     var changes: Int { Int(sqlite3_changes(handle)) }
 
-    func failure(_ status: Int32, _ action: String) -> CacheError {
+    package func failure(_ status: Int32, _ action: String) -> CacheError {
         CacheError(.storage, "cache index \(action) failed: \(String(cString: sqlite3_errmsg(handle))) (\(status))", path: path)
     }
 }
 
 /// A prepared statement, finalised on `deinit`.
-final class Statement {
+package final class Statement {
     private let handle: OpaquePointer
     private unowned let database: SQLiteDatabase
 
@@ -86,13 +86,13 @@ final class Statement {
 
     /// Binds parameters by position (1-based) after resetting.
     @discardableResult
-    func bind(_ values: SQLiteValue...) throws(CacheError) -> Statement {
+    package func bind(_ values: SQLiteValue...) throws(CacheError) -> Statement {
         try bind(values)
     }
 
     /// Binds parameters by position (1-based) after resetting.
     @discardableResult
-    func bind(_ values: [SQLiteValue]) throws(CacheError) -> Statement {
+    package func bind(_ values: [SQLiteValue]) throws(CacheError) -> Statement {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         for (offset, value) in values.enumerated() {
@@ -111,7 +111,7 @@ final class Statement {
     }
 
     /// Steps once; true when a row is available.
-    func step() throws(CacheError) -> Bool {
+    package func step() throws(CacheError) -> Bool {
         let status = sqlite3_step(handle)
         if status == SQLITE_ROW { return true }
         if status == SQLITE_DONE { return false }
@@ -119,26 +119,26 @@ final class Statement {
     }
 
     /// Steps to the end, for statements that return no rows.
-    func run() throws(CacheError) {
+    package func run() throws(CacheError) {
         while try step() {}
         sqlite3_reset(handle)
     }
 
-    func int(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    package func int(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
-    func text(_ column: Int32) -> String {
+    package func text(_ column: Int32) -> String {
         guard let pointer = sqlite3_column_text(handle, column) else { return "" }
         return String(cString: pointer)
     }
 
-    func blob(_ column: Int32) -> [UInt8] {
+    package func blob(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(handle, column))
         guard count > 0, let pointer = sqlite3_column_blob(handle, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
     /// A digest column; a value that does not parse means the index is damaged.
-    func digest(_ column: Int32) throws(CacheError) -> Digest {
+    package func digest(_ column: Int32) throws(CacheError) -> Digest {
         let text = self.text(column)
         do { return try Digest(parsing: text) } catch {
             throw CacheError(.storage, "the cache index holds a damaged digest '\(text.prefix(80))'; purge the cache", path: database.path)
@@ -147,7 +147,7 @@ final class Statement {
 
 }
 
-enum SQLiteValue {
+package enum SQLiteValue {
     case int(Int64)
     case text(String)
     case blob([UInt8])

@@ -1,0 +1,45 @@
+import Foundation
+import LarderFormat
+
+/// A captured event: everything that attributes it is fixed when it is created and never
+/// changes afterwards, even if it is delivered after a restart or an identity change.
+public struct CaptureEvent: Sendable, Equatable {
+    /// Unique per event; a second event with the same id is dropped.
+    public var id: String
+    /// Who it is attributed to (the identity at creation, or the anonymous visitor id).
+    public var visitor: String
+    /// The presentation session it belongs to.
+    public var session: String
+    public var journey: String
+    /// The journey revision the user saw.
+    public var revision: Int64
+    /// The bundle the user saw.
+    public var bundle: Digest
+    /// App context at creation (for example `source: upgrade_button`).
+    public var context: [String: String]
+    /// The body as the content sent it, byte for byte.
+    public var body: [UInt8]
+    public var created: Date
+
+    public init(
+        id: String, visitor: String, session: String, journey: String, revision: Int64, bundle: Digest,
+        context: [String: String], body: [UInt8], created: Date
+    ) {
+        self.id = id
+        self.visitor = visitor
+        self.session = session
+        self.journey = journey
+        self.revision = revision
+        self.bundle = bundle
+        self.context = context
+        self.body = body
+        self.created = created
+    }
+}
+
+/// Where captured events go. The host delivers queued events in order, a batch at a time, and
+/// removes them only after this returns.
+public protocol CaptureSink: Sendable {
+    /// Delivers events; throwing keeps them queued for a later attempt.
+    func deliver(_ events: [CaptureEvent]) async throws(HostError)
+}

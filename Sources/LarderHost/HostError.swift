@@ -1,0 +1,87 @@
+import LarderCache
+import LarderFormat
+import LarderTransport
+
+/// An error from the journey host.
+///
+/// Messages name the journey, URL, resource or digest involved and say what to do; they are
+/// for logs, not for end-user UI.
+public struct HostError: Error, Sendable, CustomStringConvertible {
+    /// The kind of failure. Extensible.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The origin answered 401, 403 or a confirmed 404: prepared content for the scope was
+        /// discarded; the next attempt authorises afresh. ``HostError/status`` says which.
+        public static let denied = Code("denied")
+        /// The origin could not be reached, or answered with a status that says nothing about
+        /// access (5xx, 429, an unconfirmed 404); cached content stays usable.
+        public static let unavailable = Code("unavailable")
+        /// The host waits out a backoff or `Retry-After` before asking the origin again.
+        public static let backingOff = Code("backing-off")
+        /// The configuration document or a bridge message does not parse.
+        public static let malformedDocument = Code("malformed-document")
+        /// Nothing to present: never fetched, no cache, no embedded default.
+        public static let noContent = Code("no-content")
+        /// The presentation did not become ready within its deadline (15 s); try again.
+        public static let deadlineExceeded = Code("deadline-exceeded")
+        /// The renderer failed; ``HostError/resource`` names the resource when one did not
+        /// resolve.
+        public static let renderer = Code("renderer")
+        /// The cache refused or failed; ``HostError/cacheError`` says why.
+        public static let cache = Code("cache")
+        /// The capture queue's storage failed.
+        public static let storage = Code("storage")
+        /// The host was disposed and cannot present any more.
+        public static let disposed = Code("disposed")
+        /// The work was cancelled, for example by a configuration change.
+        public static let cancelled = Code("cancelled")
+    }
+
+    public var code: Code
+    public var message: String
+    /// The HTTP status behind a denial or an unavailable origin.
+    public var status: Int?
+    /// The bundle path of a resource that failed to resolve.
+    public var resource: String?
+    /// The object or bundle digest involved.
+    public var digest: Digest?
+    public var cacheError: CacheError?
+    public var transportError: TransportError?
+
+    public init(
+        _ code: Code, _ message: String, status: Int? = nil, resource: String? = nil, digest: Digest? = nil,
+        cacheError: CacheError? = nil, transportError: TransportError? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.status = status
+        self.resource = resource
+        self.digest = digest
+        self.cacheError = cacheError
+        self.transportError = transportError
+    }
+
+    /// Whether trying again later may succeed (everything but a denial, malformed content
+    /// and disposal).
+    public var isRetryable: Bool {
+        ![.denied, .malformedDocument, .disposed].contains(code)
+    }
+
+    public var description: String {
+        var text = (resource.map { "\($0): " } ?? "") + message
+        if let status { text += " (HTTP \(status))" }
+        if let digest { text += " [\(digest)]" }
+        if let cacheError { text += ": \(cacheError)" }
+        if let transportError { text += ": \(transportError)" }
+        return text
+    }
+}
+
+extension HostError {
+    init(_ error: CacheError) {
+        self.init(.cache, "the cache failed", digest: error.digest, cacheError: error)
+    }
+}

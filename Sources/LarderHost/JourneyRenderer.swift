@@ -1,0 +1,87 @@
+import LarderCache
+import LarderFormat
+
+/// What a renderer is given to show: a leased bundle of a journey revision.
+public struct RenderContent: Sendable {
+    public var journey: String
+    public var revision: Int64
+    /// The lease that keeps the bundle in the cache while it is loaded.
+    public var lease: BundleLease
+    /// The cache, for `larder-font://` URLs.
+    public var cache: LarderCache
+
+    public init(journey: String, revision: Int64, lease: BundleLease, cache: LarderCache) {
+        self.journey = journey
+        self.revision = revision
+        self.lease = lease
+        self.cache = cache
+    }
+
+    public var bundle: Digest { lease.bundle }
+    public var manifest: Manifest { lease.manifest }
+}
+
+/// One presentation: a new id each time content is shown.
+public struct PresentationSession: Sendable, Hashable {
+    public var id: String
+    public var journey: String
+    public var revision: Int64
+    public var bundle: Digest
+
+    public init(id: String, journey: String, revision: Int64, bundle: Digest) {
+        self.id = id
+        self.journey = journey
+        self.revision = revision
+        self.bundle = bundle
+    }
+}
+
+/// Delivers messages from a renderer's content to the host (and through it to the app).
+/// The host makes one per renderer and cuts it off on disposal.
+public final class RendererBridge: Sendable {
+    private let handler: @Sendable (BridgeMessage) -> Void
+
+    public init(_ handler: @escaping @Sendable (BridgeMessage) -> Void) { self.handler = handler }
+
+    /// Passes a message on.
+    public func send(_ message: BridgeMessage) { handler(message) }
+}
+
+/// A renderer of journey content (a web view on devices, ``HeadlessRenderer`` on Linux).
+///
+/// A renderer that advertises both ``Manifest/Capability/prepare`` and
+/// ``Manifest/Capability/visibility`` gets prepared presentation: the host loads it hidden,
+/// waits until the first screen's essential assets resolved, reuses it for showing and resets
+/// it while hidden after dismissal. Any other renderer gets direct presentation: it is loaded
+/// only when visible.
+public protocol JourneyRenderer: AnyObject, Sendable {
+    /// What this renderer can do.
+    var capabilities: Set<Manifest.Capability> { get }
+
+    /// Starts the engine (a web view, a script context) before any content is known; the host
+    /// runs it beside the configuration fetch.
+    func start(bridge: RendererBridge) async throws(HostError)
+
+    /// Loads content and returns once the first screen's essential assets resolved through
+    /// the cache.
+    /// - Parameter visible: false for hidden preparation (content must not record a visit).
+    /// - Throws: ``HostError/Code/renderer`` naming the resource that failed.
+    func load(_ content: RenderContent, visible: Bool) async throws(HostError)
+
+    /// Makes loaded content visible for a presentation.
+    func show(_ session: PresentationSession) async throws(HostError)
+
+    /// Hides the content and goes back to its first screen, ready to be shown again.
+    func reset() async throws(HostError)
+
+    /// Drops loaded content (memory warning while hidden); ``load(_:visible:)`` may follow.
+    func unload() async
+
+    /// Stops for good; no further calls follow.
+    func stop() async
+}
+
+extension JourneyRenderer {
+    /// Whether this renderer can be prepared hidden.
+    public var supportsPreparation: Bool { capabilities.isSuperset(of: [.prepare, .visibility]) }
+}
