@@ -47,7 +47,9 @@ let package = Package(
         .testTarget(name: "LarderPackTests", dependencies: ["LarderPack", "LarderTestSupport"]),
         .testTarget(name: "LarderCLITests", dependencies: ["larder", "LarderFormat", "LarderCache", "LarderTestSupport"]),
         .testTarget(name: "LarderCacheTests", dependencies: ["LarderCache", "LarderTestSupport", "CArchive"]),
-        .testTarget(name: "LarderHostTests", dependencies: ["LarderHost"]),
+        .testTarget(
+            name: "LarderHostTests",
+            dependencies: ["LarderHost", "LarderCache", "LarderTransport", "LarderFormat", "LarderPack", "LarderTestSupport"]),
         .testTarget(
             name: "LarderIntegrationTests",
             dependencies: ["larder", "LarderTransport", "LarderCache", "LarderPack", "LarderFormat", "LarderTestSupport"]),
