@@ -126,6 +126,9 @@ package final class Statement {
 
     package func int(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
+    /// Whether a column of the current row is NULL.
+    package func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
     package func text(_ column: Int32) -> String {
         guard let pointer = sqlite3_column_text(handle, column) else { return "" }
         return String(cString: pointer)

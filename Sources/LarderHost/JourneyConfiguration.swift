@@ -1,0 +1,74 @@
+import Foundation
+import LarderFormat
+
+/// Who a journey's answers are attributed to. It never grants access: the publishable key
+/// does.
+public struct JourneyIdentity: Sendable, Hashable {
+    /// The app's id for the signed-in person.
+    public var externalID: String
+
+    public init(externalID: String) { self.externalID = externalID }
+}
+
+/// How captured events are handled. Capture is on by default; a nil ``JourneyConfiguration/capture``
+/// turns it off.
+public struct CaptureSettings: Sendable, Equatable {
+    /// Context attached to every event when it is created.
+    public var context: [String: String]
+    /// Where events are posted; nil means `<origin>/capture`.
+    public var endpoint: URL?
+    /// Events per delivery batch.
+    public var batchSize: Int
+
+    public init(context: [String: String] = [:], endpoint: URL? = nil, batchSize: Int = 50) {
+        self.context = context
+        self.endpoint = endpoint
+        self.batchSize = batchSize
+    }
+}
+
+/// What a ``JourneyHost`` shows and for whom.
+public struct JourneyConfiguration: Sendable, Equatable {
+    /// The publishable key: it authorises displaying the journey.
+    public var publishableKey: String
+    public var journeyID: String
+    /// Attribution only.
+    public var identity: JourneyIdentity?
+    /// The base URL the origin layout (`larder publish`) is served under.
+    public var origin: URL
+    /// Capture settings; nil turns capture off.
+    public var capture: CaptureSettings?
+    /// A bundle archive shipped with the app, shown when nothing else can be.
+    public var embeddedDefault: String?
+    /// The hard deadline of a live fetch (configuration and bundle) when resolving a flow.
+    public var fetchDeadline: Duration
+    /// How long a presentation may take to become ready.
+    public var presentationDeadline: Duration
+
+    public init(
+        publishableKey: String, journeyID: String, identity: JourneyIdentity? = nil, origin: URL,
+        capture: CaptureSettings? = CaptureSettings(), embeddedDefault: String? = nil,
+        fetchDeadline: Duration = .seconds(5), presentationDeadline: Duration = .seconds(15)
+    ) {
+        self.publishableKey = publishableKey
+        self.journeyID = journeyID
+        self.identity = identity
+        self.origin = origin
+        self.capture = capture
+        self.embeddedDefault = embeddedDefault
+        self.fetchDeadline = fetchDeadline
+        self.presentationDeadline = presentationDeadline
+    }
+
+    /// The scope content is prepared and authorised for: key, journey, identity and origin.
+    /// Any change to them invalidates prepared content.
+    public var scope: String {
+        let text = [publishableKey, journeyID, identity?.externalID ?? "", origin.absoluteString].map {
+            "\($0.utf8.count):\($0)"
+        }.joined()
+        return "journey-" + SHA256Hasher.hash(Array(text.utf8)).hex.prefix(32)
+    }
+
+    /// The URL of the journey's configuration document.
+    public var documentURL: URL { origin.appendingPathComponent("journeys/\(journeyID).json") }
+}

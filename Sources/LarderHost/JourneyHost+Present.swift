@@ -1,0 +1,225 @@
+import Foundation
+import LarderCache
+import LarderFormat
+
+extension JourneyHost {
+    /// Prepares the journey: resolves its configuration (see ``resolveFlow()``) while the
+    /// renderer starts, and, for a capable renderer, loads it hidden until the first screen's
+    /// essential assets resolved.
+    ///
+    /// Idempotent: concurrent calls share one piece of work, and a preparation that is still
+    /// fresh (younger than the refresh interval, authorised since launch) returns at once; one
+    /// in the window's second half also returns at once and refreshes in the background. An
+    /// unloaded preparation (memory warning) is rebuilt from the cache within the window.
+    /// - Throws: ``HostError``; ``HostError/Code/denied`` after the origin denied the scope.
+    @discardableResult
+    public func prepare() async throws(HostError) -> PreparedJourney {
+        try checkUsable()
+        if case .presented = presentation, let shown = presented { return shown.journey }
+        if let current = prepared, let decision = freshness(of: current.journey), decision != .requiresFetch {
+            if decision == .presentAndRefresh { scheduleRefresh(at: clock.now) }
+            if current.loaded || !current.journey.preloaded { return current.journey }
+        }
+        if let running = preparation, running.generation == generation { return try await Self.value(of: running.task) }
+        let generation = generation
+        let task = Task { () async throws -> PreparedJourney in try await self.runPreparation(generation: generation) }
+        preparation = (generation, task)
+        defer { if preparation?.task == task { preparation = nil } }
+        return try await Self.value(of: task)
+    }
+
+    /// Shows the journey, preparing it first when needed, within the presentation deadline
+    /// (15 s by default). Each presentation gets a new session id. Presenting while presented
+    /// returns the open session.
+    /// - Throws: ``HostError/Code/deadlineExceeded`` (retryable) when not ready in time, or
+    ///   what ``prepare()`` throws.
+    @discardableResult
+    public func present() async throws(HostError) -> PresentationSession {
+        try checkUsable()
+        if case .presented(let session) = presentation { return session }
+        let deadline = clock.now.adding(configuration.presentationDeadline)
+        guard let session = try await Deadline.run(clock: clock, until: deadline, { () async throws(HostError) in try await self.show() }) else {
+            note(.deadline, "not ready within \(Self.describe(configuration.presentationDeadline)); try again")
+            setReadiness(.failed(.deadlineExceeded))
+            throw HostError(.deadlineExceeded, "the journey was not ready within \(Self.describe(configuration.presentationDeadline))")
+        }
+        return session
+    }
+
+    /// Hides the journey. A capable renderer resets to the first screen while hidden and is
+    /// reused next time; a newer revision staged during the presentation is prepared now.
+    public func dismiss() async {
+        guard case .presented(let session) = presentation, let shown = presented else { return }
+        presentation = .hidden
+        presented = nil
+        note(.dismissed, "session \(session.id)")
+        if let staged {
+            self.staged = nil
+            retire(shown)
+            prepared = staged
+            await loadHiddenRecordingFailure()
+        } else if shown.journey.preloaded {
+            do {
+                try await renderer.reset()
+                prepared?.loaded = prepared?.content.lease === shown.content.lease
+            } catch {
+                await renderer.unload()
+                prepared?.loaded = false
+            }
+        } else {
+            await renderer.unload()
+        }
+        if let prepared { setReadiness(prepared.loaded || !prepared.journey.preloaded ? .ready(prepared.journey) : .unloaded(prepared.journey)) }
+        scheduleDelivery()
+    }
+
+    /// Memory warning: unloads a hidden renderer (presenting rebuilds it from the cache) and
+    /// trims the cache's memory tier; an open presentation is kept.
+    public func handleMemoryWarning() async {
+        cache.handleMemoryPressure(.warning)
+        guard !disposed, case .hidden = presentation, let current = prepared, current.loaded else { return }
+        await renderer.unload()
+        prepared?.loaded = false
+        note(.unloaded, "memory warning: hidden renderer unloaded")
+        setReadiness(.unloaded(current.journey))
+    }
+
+    // MARK: Internals
+
+    /// The freshness decision for prepared content; nil when it was never authorised in this
+    /// launch (stale, embedded).
+    func freshness(of journey: PreparedJourney) -> FreshnessPolicy.Decision? {
+        guard let document = prepared?.document, journey.bundle == document.bundle, let renewed = journey.renewed,
+            authorisedThisLaunch.contains(configuration.scope)
+        else { return nil }
+        return FreshnessPolicy(serverRefreshInterval: .seconds(document.refresh)).decision(age: clock.now.duration(since: renewed))
+    }
+
+    private func runPreparation(generation: Int) async throws(HostError) -> PreparedJourney {
+        setReadiness(.preparing)
+        let starting = startRenderer()
+        let flow: ResolvedFlow
+        do throws(HostError) {
+            flow = try await resolve()
+            do throws(HostError) { try await Self.value(of: starting) } catch {
+                rendererStart = nil
+                throw error
+            }
+        } catch {
+            if generation == self.generation, error.code != .denied { setReadiness(.failed(error.code)) }
+            throw error
+        }
+        guard generation == self.generation else { throw HostError(.cancelled, "the configuration changed") }
+        let next: Prepared
+        do { next = try makePrepared(flow) } catch {
+            setReadiness(.failed(error.code))
+            throw error
+        }
+        let capable = next.journey.preloaded
+        if let old = prepared { prepared = nil; retire(old) }
+        prepared = next
+        if capable {
+            try await loadHidden()
+        } else {
+            note(.rendererReady, "direct presentation: the renderer starts when visible")
+        }
+        guard generation == self.generation, let ready = prepared else { throw HostError(.cancelled, "the configuration changed") }
+        setReadiness(.ready(ready.journey))
+        if flow.needsRefresh {
+            scheduleRefresh(at: clock.now)
+        } else if !flow.stale, let renewed = flow.renewed, let document = flow.document {
+            scheduleRefresh(at: renewed.adding(FreshnessPolicy(serverRefreshInterval: .seconds(document.refresh)).refreshInterval))
+        }
+        return ready.journey
+    }
+
+    /// Loads the prepared content into the renderer, hidden; a failure is left in readiness
+    /// and the timeline, and the next present tries again.
+    func loadHiddenRecordingFailure() async {
+        do { try await loadHidden() } catch {
+            // loadHidden recorded it.
+        }
+    }
+
+    /// Loads the prepared content into the renderer, hidden.
+    func loadHidden() async throws(HostError) {
+        guard let current = prepared, current.journey.preloaded, !current.loaded else { return }
+        do {
+            try await renderer.load(current.content, visible: false)
+        } catch {
+            note(.failed, "the renderer failed: \(error)")
+            setReadiness(.failed(error.code))
+            throw error
+        }
+        guard prepared?.content.lease === current.content.lease else { return }
+        prepared?.loaded = true
+        note(.rendererReady, "revision \(current.journey.revision) ready hidden")
+        setReadiness(.ready(current.journey))
+    }
+
+    private func show() async throws(HostError) -> PresentationSession {
+        let journey = try await prepare()
+        if case .presented(let session) = presentation { return session }
+        guard let current = prepared, current.journey == journey || current.journey.bundle == journey.bundle else {
+            throw HostError(.cancelled, "the prepared content changed")
+        }
+        let session = PresentationSession(
+            id: UUID().uuidString.lowercased(), journey: journey.journey, revision: journey.revision, bundle: journey.bundle)
+        if current.journey.preloaded {
+            if !current.loaded { try await loadHidden() }
+        } else {
+            try await renderer.load(current.content, visible: true)
+        }
+        try await renderer.show(session)
+        presentation = .presented(session)
+        presented = prepared
+        note(.presented, "session \(session.id): revision \(journey.revision) from \(journey.source.rawValue)")
+        recordPresentation(session)
+        return session
+    }
+
+    /// Leases a resolved flow's bundle and decides between prepared and direct presentation:
+    /// prepared when both the renderer and the bundle support it.
+    func makePrepared(_ flow: ResolvedFlow) throws(HostError) -> Prepared {
+        let lease: BundleLease
+        do { lease = try cache.lease(flow.bundle) } catch { throw HostError(error) }
+        let capable = renderer.supportsPreparation && lease.manifest.renderer.capabilities.isSuperset(of: [.prepare, .visibility])
+        let journey = PreparedJourney(
+            journey: flow.journey, revision: flow.revision, bundle: flow.bundle, source: flow.source, renewed: flow.renewed,
+            preloaded: capable)
+        return Prepared(
+            journey: journey, document: flow.stale ? nil : flow.document,
+            content: RenderContent(journey: flow.journey, revision: flow.revision, lease: lease, cache: cache), loaded: false)
+    }
+
+    /// Ends an open presentation (denial, configuration change): the renderer drops it.
+    func endPresentation() async {
+        guard case .presented(let session) = presentation else { return }
+        presentation = .hidden
+        if let shown = presented { presented = nil; retire(shown) }
+        await renderer.unload()
+        prepared?.loaded = false
+        note(.discarded, "session \(session.id) stopped")
+    }
+
+    /// Releases a preparation's lease unless prepared, presented or staged content still uses it.
+    func retire(_ old: Prepared) {
+        let lease = old.content.lease
+        if prepared?.content.lease === lease || presented?.content.lease === lease || staged?.content.lease === lease { return }
+        lease.release()
+    }
+
+    func startRenderer() -> Task<Void, any Error> {
+        if let rendererStart { return rendererStart }
+        listenToBridge()
+        let task = Task { [renderer, bridge] () async throws in try await renderer.start(bridge: bridge) }
+        rendererStart = task
+        return task
+    }
+
+    static func value<T>(of task: Task<T, any Error>) async throws(HostError) -> T {
+        do { return try await task.value } catch let error as HostError { throw error } catch {
+            throw HostError(.cancelled, "the work was cancelled")
+        }
+    }
+}

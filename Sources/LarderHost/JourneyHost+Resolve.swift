@@ -1,0 +1,255 @@
+import Foundation
+import LarderCache
+import LarderFormat
+import LarderTransport
+
+/// A flow ready to show: its revision, its bundle (complete in the cache) and where it came from.
+public struct ResolvedFlow: Sendable, Equatable {
+    public var journey: String
+    /// 0 for the embedded default.
+    public var revision: Int64
+    public var bundle: Digest
+    public var source: ContentSource
+    /// When the origin last authorised it (nil for the embedded default).
+    public var renewed: Date?
+    /// The configuration document (nil for the embedded default).
+    public var document: JourneyDocument?
+    /// True when it was served from the cache after the origin could not be asked.
+    public var stale: Bool
+    /// True when it is inside the refresh window's second half: shown at once, refreshed in
+    /// the background.
+    var needsRefresh = false
+}
+
+/// The outcome of one coalesced request to the origin, already applied to the stored state.
+enum LiveOutcome: Sendable {
+    case authorised(JourneyDocument, renewed: Date, source: ContentSource)
+    case denied(status: Int)
+    case failed(HostError)
+}
+
+extension JourneyHost {
+    /// Resolves the flow, walking the fallback chain: fresh cache, a live fetch with a hard
+    /// deadline, the stale cache, the embedded default.
+    /// - Throws: ``HostError/Code/denied`` when the origin denied the scope (denied content
+    ///   is never reused), otherwise the live fetch's error when nothing can be shown.
+    public func resolveFlow() async throws(HostError) -> ResolvedFlow {
+        try checkUsable()
+        return try await resolve()
+    }
+
+    /// ``resolveFlow()`` for callers to whom a missing flow is normal: nil when there is
+    /// nothing to show (the app then shows its own screen).
+    public func resolveFlowIfAvailable() async -> ResolvedFlow? {
+        do { return try await resolveFlow() } catch { return nil }
+    }
+
+    func resolve() async throws(HostError) -> ResolvedFlow {
+        let configuration = configuration
+        let generation = generation
+        let scope = configuration.scope
+        let record = try store.record(scope)
+        let start = clock.now
+        if authorisedThisLaunch.contains(scope), let document = record.document, let renewed = record.renewed,
+            try isComplete(document.bundle)
+        {
+            let policy = FreshnessPolicy(serverRefreshInterval: .seconds(document.refresh))
+            let decision = policy.decision(age: start.duration(since: renewed))
+            if decision != .requiresFetch {
+                note(.fresh, "revision \(document.revision) is \(Self.describe(start.duration(since: renewed))) old: shown from the cache")
+                var flow = ResolvedFlow(document: document, renewed: renewed, source: .cache, stale: false)
+                flow.needsRefresh = decision == .presentAndRefresh
+                return flow
+            }
+        }
+        let outcome = try await Deadline.run(clock: clock, until: start.adding(configuration.fetchDeadline)) {
+            await self.live(configuration, generation: generation)
+        }
+        guard generation == self.generation else { throw HostError(.cancelled, "the configuration changed") }
+        let failure: HostError
+        switch outcome {
+        case .authorised(let document, let renewed, let source)?:
+            return ResolvedFlow(document: document, renewed: renewed, source: source, stale: false)
+        case .denied(let status)?:
+            throw HostError(.denied, "the origin denied journey '\(configuration.journeyID)'", status: status)
+        case .failed(let error)?:
+            failure = error
+        case nil:
+            note(.deadline, "no answer within \(Self.describe(configuration.fetchDeadline)); the fetch goes on in the background")
+            failure = HostError(.unavailable, "the origin did not answer within \(Self.describe(configuration.fetchDeadline))")
+        }
+        let latest = try store.record(scope)
+        if let document = latest.document, try isComplete(document.bundle) {
+            let age = latest.renewed.map { Self.describe(clock.now.duration(since: $0)) } ?? "unknown"
+            note(.servedStale, "revision \(document.revision) from the cache (\(age) old): \(failure.message)")
+            return ResolvedFlow(document: document, renewed: latest.renewed, source: .cache, stale: true)
+        }
+        if let embedded = try embeddedDefault() {
+            note(.embedded, "the embedded default: \(failure.message)")
+            return ResolvedFlow(
+                journey: configuration.journeyID, revision: 0, bundle: embedded, source: .embedded, renewed: nil, document: nil,
+                stale: false)
+        }
+        throw failure
+    }
+
+    /// One request to the origin per scope at a time; concurrent callers share its outcome.
+    func live(_ configuration: JourneyConfiguration, generation: Int) async -> LiveOutcome {
+        let scope = configuration.scope
+        if let running = liveFetches[scope] { return await running.value }
+        let task = Task { await self.performLiveFetch(configuration, generation: generation) }
+        liveFetches[scope] = task
+        let outcome = await task.value
+        if liveFetches[scope] == task { liveFetches[scope] = nil }
+        return outcome
+    }
+
+    private func performLiveFetch(_ configuration: JourneyConfiguration, generation: Int) async -> LiveOutcome {
+        let scope = configuration.scope
+        var record: ScopeRecord
+        do { record = try store.record(scope) } catch { return .failed(error) }
+        if let notBefore = record.notBefore, clock.now < notBefore {
+            note(.backingOff, "not asking the origin before \(Self.iso(notBefore))")
+            return .failed(HostError(.backingOff, "the next attempt may be made at \(Self.iso(notBefore))"))
+        }
+        let client = ConfigurationClient(transport: transport, clock: clock)
+        let answer = await client.fetch(
+            configuration, etag: record.document == nil ? nil : record.etag, timeout: configuration.fetchDeadline)
+        guard generation == self.generation else {
+            return .failed(HostError(.cancelled, "the answer was for a previous configuration"))
+        }
+        do {
+            switch answer {
+            case .fetched(let document, let etag):
+                if let error = await fetchBundle(document.bundle, configuration: configuration) {
+                    return try fail(&record, scope: scope, error, retryAfter: nil)
+                }
+                guard generation == self.generation else {
+                    return .failed(HostError(.cancelled, "the answer was for a previous configuration"))
+                }
+                let now = clock.now
+                record = ScopeRecord(document: document, etag: etag, renewed: now)
+                try authorise(record, scope: scope)
+                note(.fetched, "200: revision \(document.revision), bundle \(document.bundle.hex.prefix(12))")
+                return .authorised(document, renewed: now, source: .network)
+            case .notModified:
+                guard let document = record.document else {
+                    return try fail(&record, scope: scope, HostError(.unavailable, "a 304 without a cached document"), retryAfter: nil)
+                }
+                if try !isComplete(document.bundle), let error = await fetchBundle(document.bundle, configuration: configuration) {
+                    return try fail(&record, scope: scope, error, retryAfter: nil)
+                }
+                guard generation == self.generation else {
+                    return .failed(HostError(.cancelled, "the answer was for a previous configuration"))
+                }
+                let now = clock.now
+                record.renewed = now
+                record.failures = 0
+                record.notBefore = nil
+                record.notFound = 0
+                try authorise(record, scope: scope)
+                note(.revalidated, "304: revision \(document.revision) is still current")
+                return .authorised(document, renewed: now, source: .revalidated)
+            case .denied(let status):
+                try await discard(scope: scope, status: status)
+                return .denied(status: status)
+            case .notFound:
+                record.notFound += 1
+                if record.notFound >= 2 {
+                    try await discard(scope: scope, status: 404)
+                    return .denied(status: 404)
+                }
+                note(.notFound, "404: the journey is unknown; a second 404 will confirm it")
+                return try fail(&record, scope: scope, HostError(.unavailable, "the origin does not know the journey", status: 404), retryAfter: nil)
+            case .failed(let error, let retryAfter):
+                return try fail(&record, scope: scope, error, retryAfter: retryAfter)
+            }
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    private func fail(_ record: inout ScopeRecord, scope: String, _ error: HostError, retryAfter: Duration?) throws(HostError) -> LiveOutcome {
+        record.failures += 1
+        let wait = Backoff.delay(failures: record.failures, retryAfter: retryAfter)
+        record.notBefore = clock.now.adding(wait)
+        if error.status != 404 { record.notFound = 0 }
+        try store.save(record, for: scope)
+        note(.failed, "\(error); next attempt after \(Self.describe(wait))" + (retryAfter == nil ? "" : " (Retry-After)"))
+        return .failed(error)
+    }
+
+    private func authorise(_ record: ScopeRecord, scope: String) throws(HostError) {
+        try store.save(record, for: scope)
+        authorisedThisLaunch.insert(scope)
+        guard let bundle = record.document?.bundle else { return }
+        do { _ = try cache.retain(scope: scope, keeping: [bundle]) } catch { throw HostError(error) }
+    }
+
+    /// Brings a bundle into the cache; nil on success.
+    private func fetchBundle(_ bundle: Digest, configuration: JourneyConfiguration) async -> HostError? {
+        var settings = BundleFetcher.Configuration()
+        settings.requestTimeout = configuration.fetchDeadline
+        let fetcher = BundleFetcher(
+            cache: cache, origin: configuration.origin, transport: transport, downloads: downloads, configuration: settings)
+        do {
+            let result = try await fetcher.fetch(bundle)
+            if result.source != .cache {
+                note(.bundleFetched, "bundle \(bundle.hex.prefix(12)): \(result.bytesDownloaded) bytes in \(result.requests) requests")
+            }
+            return nil
+        } catch {
+            return HostError(.unavailable, "cannot fetch bundle \(bundle)", digest: bundle, transportError: error)
+        }
+    }
+
+    /// A definitive denial: forget the scope's document and validator, let the cache drop its
+    /// bundles, end any presentation of it and discard prepared content.
+    func discard(scope: String, status: Int) async throws(HostError) {
+        try store.save(ScopeRecord(), for: scope)
+        authorisedThisLaunch.remove(scope)
+        do { _ = try cache.retain(scope: scope, keeping: []) } catch { throw HostError(error) }
+        note(.denied, "\(status): content for journey '\(configuration.journeyID)' discarded; the next attempt authorises afresh")
+        guard scope == configuration.scope else { return }
+        cancelRefresh()
+        await endPresentation()
+        releasePrepared()
+        setReadiness(.denied(status: status))
+    }
+
+    func isComplete(_ bundle: Digest) throws(HostError) -> Bool {
+        do { return try cache.bundle(bundle)?.complete == true } catch { throw HostError(error) }
+    }
+
+    func embeddedDefault() throws(HostError) -> Digest? {
+        if let embeddedBundle { return embeddedBundle }
+        guard let path = configuration.embeddedDefault else { return nil }
+        do {
+            let result = try cache.importEmbeddedDefault(archiveAt: path)
+            embeddedBundle = result.bundle
+            return result.bundle
+        } catch {
+            throw HostError(error)
+        }
+    }
+
+    static func describe(_ duration: Duration) -> String {
+        let seconds = duration.components.seconds
+        if seconds >= 120 { return "\(seconds / 60) min" }
+        if seconds >= 1 { return "\(seconds) s" }
+        return "\(duration.components.attoseconds / 1_000_000_000_000_000) ms"
+    }
+
+    static func iso(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        return formatter.string(from: date)
+    }
+}
+
+extension ResolvedFlow {
+    init(document: JourneyDocument, renewed: Date?, source: ContentSource, stale: Bool) {
+        self.init(
+            journey: document.journey, revision: document.revision, bundle: document.bundle, source: source, renewed: renewed,
+            document: document, stale: stale)
+    }
+}

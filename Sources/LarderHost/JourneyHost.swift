@@ -1,0 +1,211 @@
+import Foundation
+import LarderCache
+import LarderFormat
+import LarderTransport
+
+/// Prepares, presents and refreshes one journey for one presentation surface.
+///
+/// `prepare()` fetches the configuration (with its ETag) and starts the renderer in parallel,
+/// then keeps one hidden renderer ready within the freshness window; `present()` shows it at
+/// once, offline too. Every rule of freshness, denial, backoff and configuration change is
+/// described on the method it applies to; time, network and renderer are injected.
+public actor JourneyHost {
+    /// Prepared content: the authorised revision, the lease that keeps its bundle, and whether
+    /// the renderer currently holds it.
+    struct Prepared {
+        var journey: PreparedJourney
+        /// The authorised configuration document; nil for stale or embedded content, which is
+        /// never fresh.
+        var document: JourneyDocument?
+        var content: RenderContent
+        var loaded: Bool
+    }
+
+    let cache: LarderCache
+    let renderer: any JourneyRenderer
+    let transport: any HTTPTransport
+    let clock: any HostClock
+    let store: HostStore
+    let captureQueue: CaptureQueue
+    let captureSink: (any CaptureSink)?
+    let downloads: String
+
+    /// The current configuration.
+    public private(set) var configuration: JourneyConfiguration
+    /// Bumped by every configuration change: late answers for an older scope are dropped.
+    var generation = 0
+    /// Scopes authorised by the origin since this host was created: after a restart a new
+    /// presentation needs fresh authorisation.
+    var authorisedThisLaunch: Set<String> = []
+    var prepared: Prepared?
+    /// A newer revision fetched while a presentation was open, shown after dismissal.
+    var staged: Prepared?
+    /// What is on screen, and the content it shows (kept apart from `prepared`).
+    var presentation: PresentationState = .hidden
+    var presented: Prepared?
+    var preparation: (generation: Int, task: Task<PreparedJourney, any Error>)?
+    var liveFetches: [String: Task<LiveOutcome, Never>] = [:]
+    var refreshTask: Task<Void, Never>?
+    var refreshDue: Date?
+    var foreground = true
+    var rendererStart: Task<Void, any Error>?
+    var embeddedBundle: Digest?
+    var disposed = false
+    var readinessValue: Readiness = .idle
+    var observers: [UUID: AsyncStream<Readiness>.Continuation] = [:]
+    var entries: [TimelineEntry] = []
+    var bridgeTask: Task<Void, Never>?
+    var bridgeMessages: AsyncStream<BridgeMessage>?
+    let bridge: RendererBridge
+    let appMessages: AsyncStream<BridgeMessage>.Continuation
+
+    /// Messages from the content for the app: dismiss, navigate, open link, purchase,
+    /// restore and custom messages (captures go to the capture queue instead).
+    public nonisolated let messages: AsyncStream<BridgeMessage>
+
+    /// - Parameters:
+    ///   - storage: a folder for the host's own state (backoff, the last authorised
+    ///     configuration, the capture queue, partial downloads); created when missing.
+    ///   - captureSink: where captured events go; nil posts them to the capture endpoint.
+    /// - Throws: ``HostError/Code/storage`` when the state cannot be opened.
+    public init(
+        configuration: JourneyConfiguration, cache: LarderCache, renderer: any JourneyRenderer, storage: String,
+        transport: any HTTPTransport = URLSessionTransport(), clock: any HostClock = SystemClock(),
+        captureSink: (any CaptureSink)? = nil
+    ) throws(HostError) {
+        do { try FileManager.default.createDirectory(atPath: storage, withIntermediateDirectories: true) } catch {
+            throw HostError(.storage, "cannot create the host state folder \(storage): \(error)")
+        }
+        self.configuration = configuration
+        self.cache = cache
+        self.renderer = renderer
+        self.transport = transport
+        self.clock = clock
+        self.store = try HostStore(path: storage + "/host.sqlite")
+        self.captureQueue = try CaptureQueue(path: storage + "/capture.sqlite")
+        self.captureSink = captureSink
+        self.downloads = storage + "/downloads"
+        (messages, appMessages) = AsyncStream.makeStream(of: BridgeMessage.self)
+        let (incoming, continuation) = AsyncStream.makeStream(of: BridgeMessage.self)
+        bridge = RendererBridge { message in continuation.yield(message) }
+        bridgeMessages = incoming
+    }
+
+    /// Starts passing renderer messages on, in order (once).
+    func listenToBridge() {
+        guard bridgeTask == nil, let incoming = bridgeMessages else { return }
+        bridgeMessages = nil
+        bridgeTask = Task { [weak self] in
+            for await message in incoming {
+                guard let self else { return }
+                await self.receive(message)
+            }
+        }
+    }
+
+    deinit {
+        bridgeTask?.cancel()
+        refreshTask?.cancel()
+        preparation?.task.cancel()
+    }
+
+    // MARK: Observation
+
+    /// How ready the host is to present.
+    public var readiness: Readiness { readinessValue }
+
+    /// Whether the journey is on screen.
+    public var presentationState: PresentationState { presentation }
+
+    /// The current readiness, then every change, until the host is disposed.
+    public func readinessUpdates() -> AsyncStream<Readiness> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Readiness.self)
+        continuation.yield(readinessValue)
+        if disposed {
+            continuation.finish()
+            return stream
+        }
+        let id = UUID()
+        observers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeObserver(id) } }
+        return stream
+    }
+
+    /// What the host did and why, oldest first (the last 500 entries).
+    public func timeline() -> [TimelineEntry] { entries }
+
+    func removeObserver(_ id: UUID) { observers[id] = nil }
+
+    func setReadiness(_ value: Readiness) {
+        guard value != readinessValue else { return }
+        readinessValue = value
+        for observer in observers.values { observer.yield(value) }
+    }
+
+    func note(_ kind: TimelineEntry.Kind, _ detail: String) {
+        entries.append(TimelineEntry(time: clock.now, kind: kind, detail: detail))
+        if entries.count > 500 { entries.removeFirst(entries.count - 500) }
+    }
+
+    // MARK: Configuration and disposal
+
+    /// Switches to another key, journey, identity, origin or capture setting.
+    ///
+    /// Prepared content is discarded (so a journey prepared for one person is never shown to
+    /// another), an open presentation of the old scope is ended, late answers for the old scope
+    /// are dropped, and the new scope is prepared.
+    public func updateConfiguration(_ new: JourneyConfiguration) async {
+        guard !disposed, new != configuration else { return }
+        let scopeChanged = new.scope != configuration.scope
+        generation += 1
+        configuration = new
+        preparation?.task.cancel()
+        preparation = nil
+        cancelRefresh()
+        guard scopeChanged else { return }
+        note(.invalidated, "configuration changed; prepared content discarded")
+        await endPresentation()
+        releasePrepared()
+        setReadiness(.idle)
+        Task { [weak self] in
+            do { _ = try await self?.prepare() } catch {
+                // prepare() records the failure in readiness and the timeline.
+            }
+        }
+    }
+
+    /// Cancels preparation and refresh work, cuts the renderer bridge, stops the renderer and
+    /// makes the host unavailable. Queued captures stay queued for another host.
+    public func dispose() async {
+        guard !disposed else { return }
+        disposed = true
+        generation += 1
+        preparation?.task.cancel()
+        preparation = nil
+        cancelRefresh()
+        for task in liveFetches.values { task.cancel() }
+        bridgeTask?.cancel()
+        presentation = .hidden
+        presented?.content.lease.release()
+        presented = nil
+        releasePrepared()
+        rendererStart?.cancel()
+        await renderer.stop()
+        note(.disposed, "host disposed")
+        setReadiness(.disposed)
+        for observer in observers.values { observer.finish() }
+        observers = [:]
+        appMessages.finish()
+    }
+
+    func releasePrepared() {
+        if let prepared, prepared.content.lease !== presented?.content.lease { prepared.content.lease.release() }
+        if let staged { staged.content.lease.release() }
+        prepared = nil
+        staged = nil
+    }
+
+    func checkUsable() throws(HostError) {
+        if disposed { throw HostError(.disposed, "the host was disposed") }
+    }
+}

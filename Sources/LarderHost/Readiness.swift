@@ -1,0 +1,67 @@
+import Foundation
+import LarderFormat
+
+/// Where presented content came from.
+public enum ContentSource: String, Sendable, Equatable {
+    /// Fetched from the origin just now (200).
+    case network
+    /// The origin confirmed the cached copy (304).
+    case revalidated
+    /// The cache, without asking the origin: fresh, or offline and stale.
+    case cache
+    /// The bundle shipped with the app.
+    case embedded
+}
+
+/// A journey revision ready to show.
+public struct PreparedJourney: Sendable, Equatable {
+    public var journey: String
+    /// 0 for the embedded default.
+    public var revision: Int64
+    public var bundle: Digest
+    public var source: ContentSource
+    /// When its configuration was last authorised (nil for the embedded default).
+    public var renewed: Date?
+    /// True when the renderer was loaded hidden (prepared presentation); false for direct
+    /// presentation, where it loads only once visible.
+    public var preloaded: Bool
+}
+
+/// How ready a host is to present.
+public enum Readiness: Sendable, Equatable {
+    case idle
+    case preparing
+    case ready(PreparedJourney)
+    /// A memory warning unloaded the hidden renderer; presenting rebuilds it from the cache.
+    case unloaded(PreparedJourney)
+    case failed(HostError.Code)
+    /// The origin denied the scope (401, 403, confirmed 404); content was discarded.
+    case denied(status: Int)
+    case disposed
+}
+
+/// Whether the journey is on screen.
+public enum PresentationState: Sendable, Equatable {
+    case hidden
+    case presented(PresentationSession)
+}
+
+/// One line of what a host did and why, for logs and `larder journey`.
+public struct TimelineEntry: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        case fetched, revalidated, fresh, servedStale = "served-stale", embedded, denied, failed
+        case backingOff = "backing-off", notFound = "not-found", bundleFetched = "bundle-fetched"
+        case rendererReady = "renderer-ready", presented, dismissed, staged, unloaded, refreshScheduled = "refresh-scheduled"
+        case discarded, captured, captureDropped = "capture-dropped", delivered, deadline, disposed, invalidated
+    }
+
+    public var time: Date
+    public var kind: Kind
+    public var detail: String
+
+    public init(time: Date, kind: Kind, detail: String) {
+        self.time = time
+        self.kind = kind
+        self.detail = detail
+    }
+}
