@@ -1,0 +1,44 @@
+import Foundation
+import LarderFormat
+
+/// What a host knows about its scope without asking the origin.
+public struct JourneyStatus: Sendable, Equatable {
+    public var journey: String
+    /// The last authorised configuration: revision, bundle and refresh interval (seconds).
+    public var revision: Int64?
+    public var bundle: Digest?
+    public var refresh: Int64?
+    /// When the origin last authorised it, and what that age means for a new presentation
+    /// (nil when never authorised).
+    public var renewed: Date?
+    public var freshness: FreshnessPolicy.Decision?
+    /// Whether the bundle is complete in the cache (usable offline).
+    public var cached: Bool
+    /// Consecutive failures, and when the next attempt may be made.
+    public var failures: Int
+    public var nextAttempt: Date?
+    /// Captured events waiting for delivery.
+    public var pendingCaptures: Int
+}
+
+extension JourneyHost {
+    /// The stored state of the current scope; reads only local state.
+    public func status() throws(HostError) -> JourneyStatus {
+        let record = try store.record(configuration.scope)
+        let document = record.document
+        let freshness = zip(document, record.renewed).map { document, renewed in
+            FreshnessPolicy(serverRefreshInterval: .seconds(document.refresh)).decision(age: clock.now.duration(since: renewed))
+        }
+        var cached = false
+        if let document { cached = try isComplete(document.bundle) }
+        return JourneyStatus(
+            journey: configuration.journeyID, revision: document?.revision, bundle: document?.bundle, refresh: document?.refresh,
+            renewed: record.renewed, freshness: freshness, cached: cached,
+            failures: record.failures, nextAttempt: record.notBefore, pendingCaptures: try captureQueue.pendingCount())
+    }
+}
+
+private func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
+    guard let a, let b else { return nil }
+    return (a, b)
+}
