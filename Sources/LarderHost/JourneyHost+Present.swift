@@ -17,7 +17,7 @@ extension JourneyHost {
         try checkUsable()
         if case .presented = presentation, let shown = presented { return shown.journey }
         if let current = prepared, let decision = freshness(of: current.journey), decision != .requiresFetch {
-            if decision == .presentAndRefresh { scheduleRefresh(at: clock.now) }
+            if decision == .presentAndRefresh { refreshInBackground() }
             if current.loaded || !current.journey.preloaded { return current.journey }
         }
         if let running = preparation, running.generation == generation { return try await Self.value(of: running.task) }
@@ -61,7 +61,8 @@ extension JourneyHost {
         } else if shown.journey.preloaded {
             do {
                 try await renderer.reset()
-                prepared?.loaded = prepared?.content.lease === shown.content.lease
+                let stillShown = prepared?.content.lease === shown.content.lease
+                prepared?.loaded = stillShown
             } catch {
                 await renderer.unload()
                 prepared?.loaded = false
@@ -126,7 +127,7 @@ extension JourneyHost {
         guard generation == self.generation, let ready = prepared else { throw HostError(.cancelled, "the configuration changed") }
         setReadiness(.ready(ready.journey))
         if flow.needsRefresh {
-            scheduleRefresh(at: clock.now)
+            refreshInBackground()
         } else if !flow.stale, let renewed = flow.renewed, let document = flow.document {
             scheduleRefresh(at: renewed.adding(FreshnessPolicy(serverRefreshInterval: .seconds(document.refresh)).refreshInterval))
         }

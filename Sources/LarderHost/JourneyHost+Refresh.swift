@@ -31,6 +31,14 @@ extension JourneyHost {
         await refreshNow(generation: generation, evenInBackground: true)
     }
 
+    /// Content in the second half of its window was just used: refresh it now, without
+    /// waiting (shared with any request already on its way).
+    func refreshInBackground() {
+        cancelRefresh()
+        let generation = generation
+        refreshTask = Task { [weak self] in await self?.refreshNow(generation: generation, evenInBackground: true) }
+    }
+
     /// Keeps one refresh scheduled: the earliest asked for.
     func scheduleRefresh(at date: Date) {
         guard !disposed else { return }

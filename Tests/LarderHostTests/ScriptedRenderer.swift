@@ -1,0 +1,124 @@
+import Foundation
+import LarderFormat
+import LarderHost
+import Synchronization
+
+/// A renderer a test drives: it records every call, and its loads can fail or wait.
+final class ScriptedRenderer: JourneyRenderer {
+    enum LoadBehaviour: Sendable {
+        case succeed
+        case fail(HostError)
+        /// Waits until ``ScriptedRenderer/releaseLoads()``.
+        case hang
+    }
+
+    struct Record: Sendable {
+        var starts = 0
+        /// `visible` of each load, in order.
+        var loads: [Bool] = []
+        var loadedBundles: [Digest] = []
+        var shown: [PresentationSession] = []
+        var resets = 0
+        var unloads = 0
+        var stops = 0
+        var loaded = false
+        var visible = false
+    }
+
+    let capabilities: Set<Manifest.Capability>
+    private let state = Mutex((record: Record(), behaviour: LoadBehaviour.succeed, bridge: RendererBridge?.none,
+                               waiting: [CheckedContinuation<Void, Never>]()))
+
+    init(capabilities: Set<Manifest.Capability> = [.prepare, .visibility]) { self.capabilities = capabilities }
+
+    var record: Record { state.withLock { $0.record } }
+
+    var loadBehaviour: LoadBehaviour {
+        get { state.withLock { $0.behaviour } }
+        set { state.withLock { $0.behaviour = newValue } }
+    }
+
+    var waitingLoads: Int { state.withLock { $0.waiting.count } }
+
+    func releaseLoads() {
+        let waiting = state.withLock { state in
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    /// Content posting a message to the app.
+    func post(_ message: BridgeMessage) {
+        state.withLock { $0.bridge }?.send(message)
+    }
+
+    func start(bridge: RendererBridge) async throws(HostError) {
+        state.withLock {
+            $0.record.starts += 1
+            $0.bridge = bridge
+        }
+    }
+
+    func load(_ content: RenderContent, visible: Bool) async throws(HostError) {
+        if case .hang = loadBehaviour {
+            await withCheckedContinuation { continuation in state.withLock { $0.waiting.append(continuation) } }
+        }
+        if case .fail(let error) = loadBehaviour { throw error }
+        state.withLock {
+            $0.record.loads.append(visible)
+            $0.record.loadedBundles.append(content.bundle)
+            $0.record.loaded = true
+            $0.record.visible = visible
+        }
+    }
+
+    func show(_ session: PresentationSession) async throws(HostError) {
+        try state.withLock { (state) throws(HostError) in
+            guard state.record.loaded else { throw HostError(.renderer, "nothing loaded") }
+            state.record.shown.append(session)
+            state.record.visible = true
+        }
+    }
+
+    func reset() async throws(HostError) {
+        state.withLock {
+            $0.record.resets += 1
+            $0.record.visible = false
+        }
+    }
+
+    func unload() async {
+        state.withLock {
+            $0.record.unloads += 1
+            $0.record.loaded = false
+            $0.record.visible = false
+        }
+    }
+
+    func stop() async {
+        state.withLock {
+            $0.record.stops += 1
+            $0.record.loaded = false
+            $0.bridge = nil
+        }
+    }
+}
+
+/// A capture sink that keeps what it was given, or fails on demand.
+final class CollectingSink: CaptureSink {
+    private let state = Mutex((events: [CaptureEvent](), failing: false))
+
+    var delivered: [CaptureEvent] { state.withLock { $0.events } }
+    var failing: Bool {
+        get { state.withLock { $0.failing } }
+        set { state.withLock { $0.failing = newValue } }
+    }
+
+    func deliver(_ events: [CaptureEvent]) async throws(HostError) {
+        try state.withLock { (state) throws(HostError) in
+            if state.failing { throw HostError(.unavailable, "the collector is down") }
+            state.events += events
+        }
+    }
+}
