@@ -52,6 +52,8 @@ let package = Package(
             dependencies: ["LarderHost", "LarderCache", "LarderTransport", "LarderFormat", "LarderPack", "LarderTestSupport"]),
         .testTarget(
             name: "LarderIntegrationTests",
-            dependencies: ["larder", "LarderTransport", "LarderCache", "LarderPack", "LarderFormat", "LarderTestSupport"]),
+            dependencies: [
+                "larder", "LarderTransport", "LarderCache", "LarderPack", "LarderFormat", "LarderHost", "LarderTestSupport",
+            ]),
     ]
 )

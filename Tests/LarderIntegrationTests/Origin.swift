@@ -42,6 +42,15 @@ final class Origin: @unchecked Sendable {
     var base: URL { URL(string: "http://127.0.0.1:\(port)/")! }
 
     func reload() throws { _ = try Self.shell(["bash", Self.script, "reload", run]) }
+    /// Stops nginx: connections to its port are refused from then on.
+    func stop() throws { _ = try Self.shell(["bash", Self.script, "stop", run]) }
+
+    /// Empties the access maps and reloads: every key is revoked.
+    func revokeAllKeys() throws {
+        try Data().write(to: URL(fileURLWithPath: root + "/access/keys.map"))
+        try Data().write(to: URL(fileURLWithPath: root + "/access/grants.map"))
+        try reload()
+    }
     func restart() throws { _ = try Self.shell(["bash", Self.script, "restart", run]) }
 
     /// access.log lines, one per request.
