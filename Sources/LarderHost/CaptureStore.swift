@@ -1,0 +1,225 @@
+import Foundation
+import LarderCache
+import LarderFormat
+import Synchronization
+
+/// A queued event with its insertion sequence number.
+struct QueuedEvent {
+    var sequence: Int64
+    var event: CaptureEvent
+}
+
+/// The queue's SQLite file. Not thread-safe: ``CaptureQueue`` holds it behind its mutex.
+///
+/// Strings are stored as UTF-8 blobs (so none is cut at a NUL), the context as canonical JSON,
+/// the created date as the bit pattern of its `timeIntervalSinceReferenceDate` (exact).
+final class CaptureStore {
+    static let format = "larder-capture-queue"
+    static let schemaVersion = 1
+
+    let path: String
+    let database: SQLiteDatabase
+    let deliveredRetention: Int
+
+    init(path: String, deliveredRetention: Int) throws(HostError) {
+        self.path = path
+        self.deliveredRetention = deliveredRetention
+        try Self.checkHeader(path)
+        do {
+            database = try SQLiteDatabase(path: path)
+        } catch {
+            throw HostError(.storage, "cannot open the capture queue at \(path)", cacheError: error)
+        }
+        // Read-only checks first: a foreign database is refused before anything is written.
+        try sql("read") { () throws(CacheError) in
+            let tables = try database.prepare("SELECT count(*) FROM sqlite_master")
+            if try tables.step(), tables.int(0) > 0 { try checkMeta() }
+        }
+        try sql("set up") { () throws(CacheError) in
+            try database.execute("PRAGMA journal_mode=WAL")
+            try database.execute("PRAGMA synchronous=FULL")
+            try database.transaction { () throws(CacheError) in
+                try database.execute(
+                    """
+                    CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                    CREATE TABLE IF NOT EXISTS events(
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT, id BLOB NOT NULL UNIQUE, visitor BLOB, session BLOB,
+                        journey BLOB, revision INTEGER NOT NULL, bundle TEXT NOT NULL, context BLOB NOT NULL,
+                        body BLOB, created INTEGER NOT NULL);
+                    CREATE TABLE IF NOT EXISTS delivered(seq INTEGER PRIMARY KEY AUTOINCREMENT, id BLOB NOT NULL UNIQUE);
+                    INSERT OR IGNORE INTO meta(key, value) VALUES('format', '\(Self.format)');
+                    INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '\(Self.schemaVersion)');
+                    """)
+                try database.prepare("INSERT OR IGNORE INTO meta(key, value) VALUES('visitor', ?)")
+                    .bind(.text(UUID().uuidString.lowercased())).run()
+                try checkMeta()
+            }
+        }
+    }
+
+    /// Refuses a non-empty file that does not start with SQLite's header, without opening it
+    /// for writing.
+    private static func checkHeader(_ path: String) throws(HostError) {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return }
+        guard !isFolder.boolValue else {
+            throw HostError(.storage, "\(path) is a folder, not a capture queue; choose a file path")
+        }
+        var header = [UInt8](repeating: 0, count: 16)
+        var count = 0
+        do {
+            let file = try ReadableFile(path: path)
+            while count < header.count {
+                let read = try header.withUnsafeMutableBytes { (buffer) throws(FormatError) -> Int in
+                    try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]))
+                }
+                if read == 0 { break }
+                count += read
+            }
+        } catch {
+            throw HostError(.storage, "cannot read the capture queue at \(path): \(error)")
+        }
+        guard count == 0 || header == Array("SQLite format 3\0".utf8) else {
+            throw HostError(.storage, "\(path) is not a capture queue (not an SQLite database); it was left untouched, move it away or choose another path")
+        }
+    }
+
+    /// Throws unless the meta table says this is a capture queue of this schema.
+    private func checkMeta() throws(CacheError) {
+        let hasMeta = try database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").step()
+        guard hasMeta, try value(forKey: "format") == Self.format else {
+            throw CacheError(.storage, "\(path) holds another SQLite database, not a capture queue; it was left untouched", path: path)
+        }
+        let schema = try value(forKey: "schema")
+        guard schema == String(Self.schemaVersion) else {
+            throw CacheError(.storage, "the capture queue at \(path) has schema \(schema ?? "none"), this Larder reads \(Self.schemaVersion); it was left untouched", path: path)
+        }
+    }
+
+    private func value(forKey key: String) throws(CacheError) -> String? {
+        let query = try database.prepare("SELECT value FROM meta WHERE key = ?").bind(.text(key))
+        return try query.step() ? query.text(0) : nil
+    }
+
+    /// Runs `body`, turning a ``CacheError`` into ``HostError/Code/storage`` naming the action.
+    private func sql<T>(_ action: String, _ body: () throws(CacheError) -> T) throws(HostError) -> T {
+        do { return try body() } catch {
+            throw HostError(.storage, "cannot \(action) the capture queue at \(path)", cacheError: error)
+        }
+    }
+
+    func visitor() throws(HostError) -> String {
+        let visitor = try sql("read") { () throws(CacheError) in try value(forKey: "visitor") }
+        guard let visitor, !visitor.isEmpty else {
+            throw HostError(.storage, "the capture queue at \(path) has lost its visitor id; remove the file")
+        }
+        return visitor
+    }
+
+    /// Inserts `event` unless its id is queued or was delivered.
+    func insert(_ event: CaptureEvent) throws(HostError) -> Bool {
+        try sql("write") { () throws(CacheError) in
+            try database.transaction { () throws(CacheError) -> Bool in
+                let id = SQLiteValue.blob(Array(event.id.utf8))
+                let seen = try database.prepare("SELECT 1 FROM events WHERE id = ?1 UNION ALL SELECT 1 FROM delivered WHERE id = ?1")
+                if try seen.bind(id).step() { return false }
+                let context = JSONValue.object(event.context.mapValues { .string($0) }).canonicalBytes
+                try database.prepare(
+                    """
+                    INSERT INTO events(id, visitor, session, journey, revision, bundle, context, body, created)
+                    VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+                ).bind(
+                    id, .blob(Array(event.visitor.utf8)), .blob(Array(event.session.utf8)),
+                    .blob(Array(event.journey.utf8)), .int(event.revision), .text(event.bundle.description),
+                    .blob(context), .blob(event.body),
+                    .int(Int64(bitPattern: event.created.timeIntervalSinceReferenceDate.bitPattern))
+                ).run()
+                return true
+            }
+        }
+    }
+
+    func pending(limit: Int) throws(HostError) -> [QueuedEvent] {
+        let rows = try sql("read") { () throws(CacheError) -> [Row] in
+            let query = try database.prepare(
+                "SELECT seq, id, visitor, session, journey, revision, bundle, context, body, created FROM events ORDER BY seq LIMIT ?"
+            ).bind(.int(Int64(max(0, limit))))
+            var rows: [Row] = []
+            while try query.step() {
+                rows.append(
+                    Row(
+                        sequence: query.int(0), id: query.blob(1), visitor: query.blob(2), session: query.blob(3),
+                        journey: query.blob(4), revision: query.int(5), bundle: query.text(6), context: query.blob(7),
+                        body: query.blob(8), created: query.int(9)))
+            }
+            return rows
+        }
+        var events: [QueuedEvent] = []
+        for row in rows { events.append(try decode(row)) }
+        return events
+    }
+
+    /// One `events` row as stored.
+    private struct Row {
+        var sequence: Int64
+        var id, visitor, session, journey: [UInt8]
+        var revision: Int64
+        var bundle: String
+        var context, body: [UInt8]
+        var created: Int64
+    }
+
+    private func decode(_ row: Row) throws(HostError) -> QueuedEvent {
+        let text = { (bytes: [UInt8]) in String(decoding: bytes, as: UTF8.self) }
+        let damaged = { (what: String) in
+            HostError(.storage, "the capture queue at \(self.path) holds event '\(text(row.id).prefix(80))' with a damaged \(what); remove the file")
+        }
+        let bundle: Digest
+        do { bundle = try Digest(parsing: row.bundle) } catch { throw damaged("bundle digest") }
+        var context: [String: String] = [:]
+        guard case .object(let members)? = try? JSONValue.parse(row.context) else { throw damaged("context") }
+        for (key, value) in members {
+            guard case .string(let string) = value else { throw damaged("context") }
+            context[key] = string
+        }
+        let event = CaptureEvent(
+            id: text(row.id), visitor: text(row.visitor), session: text(row.session), journey: text(row.journey),
+            revision: row.revision, bundle: bundle, context: context, body: row.body,
+            created: Date(timeIntervalSinceReferenceDate: Double(bitPattern: UInt64(bitPattern: row.created))))
+        return QueuedEvent(sequence: row.sequence, event: event)
+    }
+
+    func count() throws(HostError) -> Int {
+        try sql("read") { () throws(CacheError) -> Int in
+            let query = try database.prepare("SELECT count(*) FROM events")
+            return try query.step() ? Int(query.int(0)) : 0
+        }
+    }
+
+    /// Removes a delivered batch and remembers its ids, keeping the most recent
+    /// `deliveredRetention`. - Returns: the number of events still queued.
+    func markDelivered(_ batch: [QueuedEvent]) throws(HostError) -> Int {
+        try sql("record a delivery in") { () throws(CacheError) -> Int in
+            try database.transaction { () throws(CacheError) -> Int in
+                let delete = try database.prepare("DELETE FROM events WHERE seq = ?")
+                let remember = try database.prepare("INSERT OR IGNORE INTO delivered(id) VALUES(?)")
+                for queued in batch {
+                    try delete.bind(.int(queued.sequence)).run()
+                    try remember.bind(.blob(Array(queued.event.id.utf8))).run()
+                }
+                try database.prepare(
+                    "DELETE FROM delivered WHERE seq < (SELECT seq FROM delivered ORDER BY seq DESC LIMIT 1 OFFSET ?)"
+                ).bind(.int(Int64(deliveredRetention - 1))).run()
+                let query = try database.prepare("SELECT count(*) FROM events")
+                return try query.step() ? Int(query.int(0)) : 0
+            }
+        }
+    }
+
+    func removeAll() throws(HostError) {
+        try sql("clear") { () throws(CacheError) in
+            try database.transaction { () throws(CacheError) in try database.execute("DELETE FROM events") }
+        }
+    }
+}
