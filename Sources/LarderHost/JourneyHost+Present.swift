@@ -171,7 +171,13 @@ extension JourneyHost {
         } else {
             try await renderer.load(current.content, visible: true)
         }
+        // Past the deadline the caller was told it failed: do not show it after all.
+        if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
         try await renderer.show(session)
+        if Task.isCancelled {
+            try await renderer.reset()
+            throw HostError(.cancelled, "the presentation deadline passed")
+        }
         presentation = .presented(session)
         presented = prepared
         note(.presented, "session \(session.id): revision \(journey.revision) from \(journey.source.rawValue)")

@@ -149,20 +149,20 @@ public actor JourneyHost {
 
     // MARK: Configuration and disposal
 
-    /// Switches to another key, journey, identity, origin or capture setting.
+    /// Switches to another key, journey, identity, origin or other setting.
     ///
-    /// Prepared content is discarded (so a journey prepared for one person is never shown to
+    /// When the scope changes (key, journey, identity or origin), prepared content is discarded (so a journey prepared for one person is never shown to
     /// another), an open presentation of the old scope is ended, late answers for the old scope
     /// are dropped, and the new scope is prepared.
     public func updateConfiguration(_ new: JourneyConfiguration) async {
         guard !disposed, new != configuration else { return }
         let scopeChanged = new.scope != configuration.scope
-        generation += 1
         configuration = new
+        guard scopeChanged else { return }
+        generation += 1
         preparation?.task.cancel()
         preparation = nil
         cancelRefresh()
-        guard scopeChanged else { return }
         note(.invalidated, "configuration changed; prepared content discarded")
         await endPresentation()
         releasePrepared()

@@ -78,8 +78,13 @@ struct PresentationRuleTests {
         #expect(error?.isRetryable == true)
         #expect(await host.presentationState == .hidden)
 
+        // The late load finishing does not show what the caller was told had failed.
         renderer.loadBehaviour = .succeed
         renderer.releaseLoads()
+        for _ in 0..<200 { await Task.yield() }
+        #expect(await host.presentationState == .hidden)
+        #expect(renderer.record.shown.isEmpty)
+
         let session = try await host.present()
         #expect(await host.presentationState == .presented(session))
     }
