@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "LarderHost", dependencies: ["LarderCache", "LarderTransport", "LarderFormat"]),
 
         .executableTarget(
-            name: "larder", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport"],
+            name: "larder", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost"],
             path: "Tools/larder"),
         .executableTarget(
             name: "larder-bench", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport"],

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job on the bundled samples: build the CLI, pack every sample flow, show and verify
 # what was built, publish the archives to a local origin served by nginx on 127.0.0.1, fetch
-# them over HTTP into a fresh cache (only what the cache lacks), and list and verify it.
+# them over HTTP into a fresh cache (only what the cache lacks), and list and verify it; then
+# prepare and present the onboarding journey with the host (headless) from the origin, stop the
+# origin and prepare it again offline from the cache, and show the journey's stored status.
 # Archives land in .build/samples/, the origin in .build/samples-origin/, the cache in
 # .build/samples-cache/.
 set -euo pipefail
@@ -49,3 +51,21 @@ echo
 echo
 "$larder" cache stats --cache "$cache"
 "$larder" cache verify --cache "$cache"
+echo
+
+# The --origin URL is part of the journey's scope: the same one in every call.
+journey=(--origin "http://127.0.0.1:$port/" --key pk_sample_key --journey onboarding --cache "$cache")
+echo "== journey prepare (online)"
+"$larder" journey prepare "${journey[@]}"
+echo
+echo "== journey present"
+"$larder" journey present "${journey[@]}"
+echo
+bash Tools/origin/origin.sh stop "$PWD/$run"
+trap - EXIT
+# A new process needs fresh authorisation, so offline the cached revision is served stale.
+echo "== journey prepare (offline, origin stopped)"
+"$larder" journey prepare "${journey[@]}" --offline
+echo
+echo "== journey status"
+"$larder" journey status "${journey[@]}"

@@ -13,10 +13,15 @@ enum ExitCode: Int32 {
     case dataError = 65
     /// An input file or folder does not exist or cannot be opened.
     case noInput = 66
+    /// A service is not available: nothing to show because the origin could not be reached
+    /// or asked, and nothing usable was cached.
+    case unavailable = 69
     /// The output could not be created.
     case cannotCreate = 73
     /// Try again later (another process holds the sweep lock).
     case temporaryFailure = 75
+    /// Permission denied: the origin refused the key or the journey.
+    case noPermission = 77
 }
 
 /// Where the commands write: stdout for results, stderr for errors, warnings and progress.

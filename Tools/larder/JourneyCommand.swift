@@ -1,0 +1,222 @@
+import Foundation
+import LarderCache
+import LarderFormat
+import LarderHost
+import LarderTransport
+import Synchronization
+
+/// `larder journey prepare|present|status`: runs a ``JourneyHost`` headless against an origin
+/// and a cache, and prints what it did and why.
+enum JourneyCommand {
+    static let scopeUsage = "--origin <url> --key <key> --journey <id> [--cache <dir>]"
+    static let scopeOptions = [
+        OptionSpec(names: ["--origin"], value: "url", help: "Base URL of the origin (see 'larder publish', Tools/origin)."),
+        OptionSpec(names: ["--key"], value: "key", help: "The publishable key; it authorises showing the journey."),
+        OptionSpec(names: ["--journey"], value: "id", help: "The journey id."),
+        CacheCommand.cacheOption,
+    ]
+    static let offlineOption = OptionSpec(
+        names: ["--offline"], value: nil, help: "Fail every request without touching the network, as a device offline does.")
+    static let embeddedOption = OptionSpec(
+        names: ["--embedded"], value: "archive", help: "A bundle archive shipped with the app, shown when nothing else can be.")
+    static let jsonOption = OptionSpec(names: ["--json"], value: nil, help: "Print the report as JSON.")
+
+    static let exitStatus = """
+        EXIT STATUS: 0 prepared or presented (status: the state was read), 64 usage error,
+        65 the origin sent a malformed journey document, 66 no such embedded archive, 69
+        nothing to show (origin unreachable or unavailable with nothing cached, backing off,
+        not ready in time), 77 the origin denied the key or journey (401, 403, a confirmed
+        404), 1 anything else.
+        """
+
+    static let notes = """
+        The host runs with a headless renderer that reads and verifies the first screen's files
+        and fonts through the cache. Its own state (the authorised document and its ETag,
+        backoff, the capture queue) lives in <cache>/host. Every run is a new launch: a new
+        presentation needs fresh authorisation from the origin, so without it (--offline, the
+        origin down) the cached revision is served stale. A failed request (--offline too)
+        starts a backoff that later runs honour ('status' shows it). The --origin URL is part
+        of the scope: use the same one every time. Capture is on, but the CLI never posts
+        events: the event 'present' records stays queued in <cache>/host ('status' counts it).
+        """
+
+    static let spec = CommandSpec(
+        name: "journey",
+        overview: "Prepare or present a journey with the host, headless, and show what it did and why.",
+        usage: "larder journey <subcommand> \(scopeUsage) [--offline] [--embedded <archive>] [--json]",
+        options: scopeOptions + [offlineOption, embeddedOption, jsonOption],
+        discussion: """
+            SUBCOMMANDS:
+              prepare                 Prepare the journey: configuration, bundle, hidden renderer.
+              present                 Prepare, present once (a new session), then dismiss.
+              status                  Show the stored state of the journey; never asks the origin.
+
+            \(notes)
+
+            TIMELINE: milliseconds since the command started, what happened (fetched,
+            revalidated, fresh, served-stale, embedded, denied, failed, backing-off, not-found,
+            bundle-fetched, renderer-ready, presented, dismissed, ...) and why.
+
+            See 'larder journey <subcommand> --help' for detailed help.
+
+            \(exitStatus)
+            """)
+
+    /// What a subcommand does with the host.
+    enum Action: String, Sendable { case prepare, present, status }
+
+    static func sub(_ action: Action, _ overview: String, options: [OptionSpec]) -> CommandSpec {
+        let extra = options.map { "[\($0.names.last!)\($0.value.map { " <\($0)>" } ?? "")]" }.joined(separator: " ")
+        return CommandSpec(
+            name: "journey \(action.rawValue)", overview: overview,
+            usage: "larder journey \(action.rawValue) \(scopeUsage) \(extra)", options: scopeOptions + options,
+            discussion: "\(notes)\n\n\(exitStatus)")
+    }
+
+    static let subcommands: [String: (action: Action, spec: CommandSpec)] = [
+        "prepare": (.prepare, sub(
+            .prepare, "Prepare a journey: fetch or revalidate its configuration, bring its bundle into the cache and load it hidden.",
+            options: [offlineOption, embeddedOption, jsonOption])),
+        "present": (.present, sub(
+            .present, "Prepare a journey, present it once in a new session, then dismiss it.",
+            options: [offlineOption, embeddedOption, jsonOption])),
+        "status": (.status, sub(
+            .status, "Show what the host knows about a journey without asking the origin.",
+            options: [OptionSpec(names: ["--offline"], value: nil, help: "Accepted for symmetry: status never asks the origin."), jsonOption])),
+    ]
+
+    static func run(_ arguments: [String]) -> ExitCode {
+        guard let name = arguments.first, !name.hasPrefix("-") else {
+            if arguments.contains("-h") || arguments.contains("--help") { Console.out(spec.helpText); return .success }
+            return Console.usageError(UsageError(message: "Missing subcommand", command: spec))
+        }
+        guard let (action, subSpec) = subcommands[name] else {
+            return Console.usageError(UsageError(message: "Unknown subcommand '\(name)'", command: spec))
+        }
+        let parsed: ParsedArguments
+        let configuration: JourneyConfiguration
+        do throws(UsageError) {
+            parsed = try ParsedArguments(Array(arguments.dropFirst()), spec: subSpec, positionalCount: 0...0)
+            if parsed.wantsHelp { Console.out(subSpec.helpText); return .success }
+            configuration = try Self.configuration(parsed, spec: subSpec)
+        } catch {
+            return Console.usageError(error)
+        }
+        if let embedded = configuration.embeddedDefault, !FileManager.default.fileExists(atPath: embedded) {
+            Console.error("Error: \(embedded): no such archive")
+            return .noInput
+        }
+        let started = Date()
+        let report = JourneyReport(action: action, journey: configuration.journeyID, json: parsed.flag("--json"))
+        let cachePath = parsed.value("--cache") ?? LarderCache.defaultPath
+        let renderer = HeadlessRenderer()
+        let host: JourneyHost
+        do {
+            let cache = try LarderCache(at: cachePath)
+            host = try JourneyHost(
+                configuration: configuration, cache: cache, renderer: renderer, storage: cachePath + "/host",
+                transport: parsed.flag("--offline") ? OfflineTransport() : URLSessionTransport(), captureSink: HeldCaptureSink())
+        } catch let error as HostError {
+            return report.print(JourneyOutcome(started: started, error: error), load: nil)
+        } catch {
+            Console.error("Error: cannot open the cache at \(cachePath): \(error)")
+            return .failure
+        }
+        let outcome = waitFor { await perform(action, host: host, started: started) }
+        return report.print(outcome, load: renderer.lastLoad)
+    }
+
+    /// Builds the host configuration from the scope options; a missing or malformed one is a
+    /// usage error.
+    static func configuration(_ parsed: ParsedArguments, spec: CommandSpec) throws(UsageError) -> JourneyConfiguration {
+        guard let text = parsed.value("--origin") else { throw UsageError(message: "Missing '--origin <url>'", command: spec) }
+        guard let origin = URL(string: text.hasSuffix("/") ? text : text + "/"), origin.scheme == "http" || origin.scheme == "https",
+            origin.host?.isEmpty == false
+        else {
+            throw UsageError(message: "Invalid '--origin <url>': '\(text)' is not an http or https URL", command: spec)
+        }
+        guard let key = parsed.value("--key"), !key.isEmpty else {
+            throw UsageError(message: "Missing '--key <key>'", command: spec)
+        }
+        guard let journey = parsed.value("--journey"), !journey.isEmpty else {
+            throw UsageError(message: "Missing '--journey <id>'", command: spec)
+        }
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+        guard journey.allSatisfy({ allowed.contains($0) }), journey != ".", journey != ".." else {
+            throw UsageError(message: "Invalid '--journey <id>': '\(journey)' may use only letters, digits, '_', '-' and '.'", command: spec)
+        }
+        return JourneyConfiguration(publishableKey: key, journeyID: journey, origin: origin, embeddedDefault: parsed.value("--embedded"))
+    }
+
+    /// Runs one action on the host, collects the timeline and disposes the host.
+    static func perform(_ action: Action, host: JourneyHost, started: Date) async -> JourneyOutcome {
+        var outcome = JourneyOutcome(started: started)
+        do throws(HostError) {
+            switch action {
+            case .prepare:
+                outcome.prepared = try await host.prepare()
+            case .present:
+                outcome.prepared = try await host.prepare()
+                outcome.session = try await host.present()
+                await host.dismiss()
+            case .status:
+                outcome.status = try await host.status()
+            }
+        } catch {
+            outcome.error = error
+        }
+        outcome.timeline = await host.timeline()
+        outcome.finished = Date()
+        await host.dispose()
+        return outcome
+    }
+}
+
+/// What one `larder journey` run produced.
+struct JourneyOutcome: Sendable {
+    /// When the command started: timeline offsets are measured from here.
+    var started: Date
+    /// When the host finished its work (before disposal).
+    var finished = Date()
+    var prepared: PreparedJourney?
+    var session: PresentationSession?
+    var status: JourneyStatus?
+    var error: HostError?
+    var timeline: [TimelineEntry] = []
+}
+
+/// A transport for `--offline`: every request fails as a connection failure, and the network
+/// is never touched.
+struct OfflineTransport: HTTPTransport {
+    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        throw TransportError(.connection, "offline")
+    }
+}
+
+/// The CLI's capture sink: it never delivers, so captured events stay queued in the host's
+/// state folder and nothing is posted.
+struct HeldCaptureSink: CaptureSink {
+    func deliver(_ events: [CaptureEvent]) async throws(HostError) {
+        throw HostError(.unavailable, "the CLI does not deliver captures")
+    }
+}
+
+/// Runs async work from a synchronous command and waits for its result (the work runs on the
+/// global executor, never on the blocked thread).
+func waitFor<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
+    let result = ResultBox<T>()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        let value = await work()
+        result.value.withLock { $0 = value }
+        done.signal()
+    }
+    done.wait()
+    guard let value = result.value.withLock({ $0 }) else { preconditionFailure("the task signalled without a result") }
+    return value
+}
+
+/// The result handed from the task to the waiting thread.
+private final class ResultBox<T: Sendable>: Sendable {
+    let value = Mutex<T?>(nil)
+}

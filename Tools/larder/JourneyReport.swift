@@ -1,0 +1,177 @@
+import Foundation
+import LarderFormat
+import LarderHost
+
+/// Prints the outcome of a `larder journey` run, for people (a timeline table and a summary)
+/// or as one JSON object with stable keys, and chooses the exit status.
+struct JourneyReport {
+    var action: JourneyCommand.Action
+    var journey: String
+    var json: Bool
+
+    /// Prints `outcome` (stdout; the error line to stderr) and returns the exit status.
+    /// - Parameter load: what the headless renderer read in its last load, if anything.
+    func print(_ outcome: JourneyOutcome, load: HeadlessRenderer.LoadReport?) -> ExitCode {
+        if json {
+            Console.json(action == .status ? statusJSON(outcome) : runJSON(outcome, load: load))
+        } else if action == .status, let status = outcome.status {
+            Console.out(table(statusRows(status, now: outcome.finished)))
+        } else {
+            var sections: [String] = []
+            if !outcome.timeline.isEmpty { sections.append(timelineTable(outcome)) }
+            if outcome.error == nil { sections.append(table(summaryRows(outcome, load: load))) }
+            if !sections.isEmpty { Console.out(sections.joined(separator: "\n\n")) }
+        }
+        guard let error = outcome.error else { return .success }
+        Console.error("Error: \(error)")
+        return Self.exitCode(for: error)
+    }
+
+    /// The documented exit status for a host error.
+    static func exitCode(for error: HostError) -> ExitCode {
+        switch error.code {
+        case .denied: .noPermission
+        case .unavailable, .noContent, .backingOff, .deadlineExceeded: .unavailable
+        case .malformedDocument: .dataError
+        default: .failure
+        }
+    }
+
+    // MARK: People
+
+    private func timelineTable(_ outcome: JourneyOutcome) -> String {
+        let offsets = outcome.timeline.map { "\(Self.milliseconds(from: outcome.started, to: $0.time))" }
+        let width = offsets.map(\.count).max() ?? 0
+        var rows = [[String(repeating: " ", count: max(width - 2, 0)) + "MS", "EVENT", "DETAIL"]]
+        for (entry, offset) in zip(outcome.timeline, offsets) {
+            rows.append([String(repeating: " ", count: max(width, 2) - offset.count) + offset, entry.kind.rawValue, entry.detail])
+        }
+        return table(rows)
+    }
+
+    private func summaryRows(_ outcome: JourneyOutcome, load: HeadlessRenderer.LoadReport?) -> [[String]] {
+        var rows = [["Journey", journey]]
+        if let prepared = outcome.prepared {
+            rows.append(["Revision", "\(prepared.revision)" + (prepared.source == .embedded ? " (the embedded default)" : "")])
+            rows.append(["Bundle", prepared.bundle.description])
+            // The host reports stale content as source `cache`; its timeline says why.
+            let decisive: Set<TimelineEntry.Kind> = [.fetched, .revalidated, .fresh, .servedStale, .embedded]
+            let stale = prepared.source == .cache && outcome.timeline.last { decisive.contains($0.kind) }?.kind == .servedStale
+            rows.append(["Source", prepared.source.rawValue + (stale ? " (served stale: the origin could not be asked)" : "")])
+            rows.append(["Mode", prepared.preloaded ? "prepared hidden" : "direct (the renderer loads when visible)"])
+        }
+        if let session = outcome.session { rows.append(["Session", session.id]) }
+        if let load {
+            rows.append(["Resources", "\(load.resources) (entry \(load.entry))"])
+            rows.append(["Fonts", "\(load.fonts)"])
+            rows.append(["Bytes", "\(load.bytes) (\(humanSize(load.bytes)))"])
+        } else {
+            rows.append(["Resources", "none loaded yet"])
+        }
+        rows.append(["Elapsed", "\(Self.milliseconds(from: outcome.started, to: outcome.finished)) ms"])
+        return rows
+    }
+
+    private func statusRows(_ status: JourneyStatus, now: Date) -> [[String]] {
+        var rows = [["Journey", status.journey]]
+        rows.append(["Revision", status.revision.map { "\($0)" } ?? "none (never fetched)"])
+        rows.append(["Bundle", status.bundle?.description ?? "none"])
+        rows.append(["Refresh", status.refresh.map { "every \($0) s (asked by the origin)" } ?? "-"])
+        rows.append(["Renewed", status.renewed.map { "\(Self.iso($0)) (\(Self.describe(now.timeIntervalSince($0))) ago)" } ?? "never"])
+        rows.append(["Freshness", status.freshness.map(Self.explain) ?? "none: nothing authorised yet"])
+        rows.append(["Cached", status.cached ? "yes (usable offline)" : "no"])
+        rows.append(["Failures", "\(status.failures)"])
+        rows.append([
+            "Next attempt",
+            status.nextAttempt.map { $0 > now ? "\(Self.iso($0)) (in \(Self.describe($0.timeIntervalSince(now))))" : "any time" }
+                ?? "any time",
+        ])
+        rows.append(["Pending captures", "\(status.pendingCaptures)"])
+        return rows
+    }
+
+    // MARK: JSON
+
+    private func runJSON(_ outcome: JourneyOutcome, load: HeadlessRenderer.LoadReport?) -> JSONValue {
+        let prepared = outcome.prepared
+        var object: [String: JSONValue] = [
+            "journey": .string(journey),
+            "revision": prepared.map { .int($0.revision) } ?? .null,
+            "bundle": prepared.map { .string($0.bundle.description) } ?? .null,
+            "source": prepared.map { .string($0.source.rawValue) } ?? .null,
+            "mode": prepared.map { .string($0.preloaded ? "prepared-hidden" : "direct") } ?? .null,
+            "timeline": .array(outcome.timeline.map { entry in
+                .object([
+                    "ms": .int(Self.milliseconds(from: outcome.started, to: entry.time)), "kind": .string(entry.kind.rawValue),
+                    "detail": .string(entry.detail),
+                ])
+            }),
+            "resources": load.map { .int(Int64($0.resources)) } ?? .null,
+            "fonts": load.map { .int(Int64($0.fonts)) } ?? .null,
+            "bytes": load.map { .int($0.bytes) } ?? .null,
+            "elapsedMs": .int(Self.milliseconds(from: outcome.started, to: outcome.finished)),
+        ]
+        if action == .present { object["session"] = outcome.session.map { .string($0.id) } ?? .null }
+        if let error = outcome.error { object["error"] = Self.errorJSON(error) }
+        return .object(object)
+    }
+
+    private func statusJSON(_ outcome: JourneyOutcome) -> JSONValue {
+        guard let status = outcome.status else {
+            return .object(["journey": .string(journey), "error": outcome.error.map(Self.errorJSON) ?? .null])
+        }
+        let now = outcome.finished
+        return .object([
+            "journey": .string(status.journey),
+            "revision": status.revision.map { .int($0) } ?? .null,
+            "bundle": status.bundle.map { .string($0.description) } ?? .null,
+            "refresh": status.refresh.map { .int($0) } ?? .null,
+            "renewed": status.renewed.map { .string(Self.iso($0)) } ?? .null,
+            "ageMs": status.renewed.map { .int(Self.milliseconds(from: $0, to: now)) } ?? .null,
+            "freshness": status.freshness.map { .string(Self.name($0)) } ?? .null,
+            "cached": .bool(status.cached),
+            "failures": .int(Int64(status.failures)),
+            "nextAttempt": status.nextAttempt.map { .string(Self.iso($0)) } ?? .null,
+            "pendingCaptures": .int(Int64(status.pendingCaptures)),
+        ])
+    }
+
+    static func errorJSON(_ error: HostError) -> JSONValue {
+        .object([
+            "code": .string(error.code.rawValue), "message": .string(error.description),
+            "status": error.status.map { .int(Int64($0)) } ?? .null,
+        ])
+    }
+
+    // MARK: Formatting
+
+    static func milliseconds(from start: Date, to time: Date) -> Int64 {
+        Int64((time.timeIntervalSince(start) * 1000).rounded())
+    }
+
+    static func name(_ decision: FreshnessPolicy.Decision) -> String {
+        switch decision {
+        case .fresh: "fresh"
+        case .presentAndRefresh: "present-and-refresh"
+        case .requiresFetch: "requires-fetch"
+        }
+    }
+
+    static func explain(_ decision: FreshnessPolicy.Decision) -> String {
+        switch decision {
+        case .fresh: "fresh (younger than the refresh interval)"
+        case .presentAndRefresh: "present-and-refresh (past the refresh interval, under 30 min)"
+        case .requiresFetch: "requires-fetch (older than 30 min: a new presentation needs the origin)"
+        }
+    }
+
+    static func iso(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+
+    /// A time span for people: 850 ms, 42 s, 12 min, 3 h.
+    static func describe(_ seconds: TimeInterval) -> String {
+        if seconds < 1 { return "\(Int((seconds * 1000).rounded())) ms" }
+        if seconds < 120 { return "\(Int(seconds)) s" }
+        if seconds < 7200 { return "\(Int(seconds / 60)) min" }
+        return "\(Int(seconds / 3600)) h"
+    }
+}
