@@ -111,15 +111,23 @@ extension JourneyHost {
             throw error
         }
         guard generation == self.generation else { throw HostError(.cancelled, "the configuration changed") }
-        let next: Prepared
-        do { next = try makePrepared(flow) } catch {
-            setReadiness(.failed(error.code))
-            throw error
+        if var current = prepared, current.journey.bundle == flow.bundle, current.journey.revision == flow.revision {
+            // The same content: keep the lease and the loaded renderer, take the new standing.
+            current.journey.source = flow.source
+            current.journey.renewed = flow.renewed
+            current.journey.stale = flow.stale
+            current.document = flow.stale ? nil : flow.document
+            prepared = current
+        } else {
+            let next: Prepared
+            do { next = try makePrepared(flow) } catch {
+                setReadiness(.failed(error.code))
+                throw error
+            }
+            if let old = prepared { prepared = nil; retire(old) }
+            prepared = next
         }
-        let capable = next.journey.preloaded
-        if let old = prepared { prepared = nil; retire(old) }
-        prepared = next
-        if capable {
+        if prepared?.journey.preloaded == true {
             try await loadHidden()
         } else {
             note(.rendererReady, "direct presentation: the renderer starts when visible")
@@ -193,7 +201,7 @@ extension JourneyHost {
         let capable = renderer.supportsPreparation && lease.manifest.renderer.capabilities.isSuperset(of: [.prepare, .visibility])
         let journey = PreparedJourney(
             journey: flow.journey, revision: flow.revision, bundle: flow.bundle, source: flow.source, renewed: flow.renewed,
-            preloaded: capable)
+            stale: flow.stale, preloaded: capable)
         return Prepared(
             journey: journey, document: flow.stale ? nil : flow.document,
             content: RenderContent(journey: flow.journey, revision: flow.revision, lease: lease, cache: cache), loaded: false)

@@ -100,6 +100,7 @@ extension JourneyHost {
             guard var current, current.journey.bundle == flow.bundle else { return current }
             current.journey.renewed = flow.renewed
             current.journey.source = flow.source
+            current.journey.stale = false
             current.document = flow.document
             return current
         }

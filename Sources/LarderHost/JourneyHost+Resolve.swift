@@ -160,7 +160,7 @@ extension JourneyHost {
                     return .denied(status: 404)
                 }
                 note(.notFound, "404: the journey is unknown; a second 404 will confirm it")
-                return try fail(&record, scope: scope, HostError(.unavailable, "the origin does not know the journey", status: 404), retryAfter: nil)
+                return try fail(&record, scope: scope, HostError(.unavailable, "\(configuration.documentURL.absoluteString): the origin does not know journey '\(configuration.journeyID)'", status: 404), retryAfter: nil)
             case .failed(let error, let retryAfter):
                 return try fail(&record, scope: scope, error, retryAfter: retryAfter)
             }

@@ -8,9 +8,11 @@ public struct JourneyStatus: Sendable, Equatable {
     public var revision: Int64?
     public var bundle: Digest?
     public var refresh: Int64?
-    /// When the origin last authorised it, and what that age means for a new presentation
-    /// (nil when never authorised).
+    /// When the origin last authorised it (nil when never).
     public var renewed: Date?
+    /// What that means for a new presentation by this host: `requiresFetch` also when the
+    /// origin has not authorised it since this host started (a restart needs fresh
+    /// authorisation); nil when never authorised.
     public var freshness: FreshnessPolicy.Decision?
     /// Whether the bundle is complete in the cache (usable offline).
     public var cached: Bool
@@ -26,8 +28,11 @@ extension JourneyHost {
     public func status() throws(HostError) -> JourneyStatus {
         let record = try store.record(configuration.scope)
         let document = record.document
+        let authorised = authorisedThisLaunch.contains(configuration.scope)
         let freshness = zip(document, record.renewed).map { document, renewed in
-            FreshnessPolicy(serverRefreshInterval: .seconds(document.refresh)).decision(age: clock.now.duration(since: renewed))
+            authorised
+                ? FreshnessPolicy(serverRefreshInterval: .seconds(document.refresh)).decision(age: clock.now.duration(since: renewed))
+                : .requiresFetch
         }
         var cached = false
         if let document { cached = try isComplete(document.bundle) }

@@ -22,6 +22,9 @@ public struct PreparedJourney: Sendable, Equatable {
     public var source: ContentSource
     /// When its configuration was last authorised (nil for the embedded default).
     public var renewed: Date?
+    /// True when it came from the cache because the origin could not be asked (offline,
+    /// failing, backing off): shown, but not fresh.
+    public var stale: Bool
     /// True when the renderer was loaded hidden (prepared presentation); false for direct
     /// presentation, where it loads only once visible.
     public var preloaded: Bool

@@ -34,11 +34,18 @@ struct RestartRuleTests {
             await host.dispose()
         }
         fixture.origin.behaviour = .offline
-        let restarted = try fixture.host()
+        let renderer = ScriptedRenderer()
+        let restarted = try fixture.host(renderer)
         let flow = try await restarted.resolveFlow()
         #expect(flow.source == .cache)
         #expect(flow.stale)
+        #expect(try await restarted.status().freshness == .requiresFetch)
+        let prepared = try await restarted.prepare()
+        #expect(prepared.stale)
         #expect(try await restarted.present().revision == 1)
+        // Presenting stale content asks again (within backoff: not the network) but reuses the
+        // renderer already loaded with the same bundle.
+        #expect(renderer.record.loads == [false])
     }
 
     @Test("Queued answers are delivered after a restart without asking the origin")

@@ -57,7 +57,8 @@ struct RevalidationRuleTests {
         fixture.origin.behaviour = failure.behaviour
         fixture.clock.advance(by: .seconds(31 * 60))
         let journey = try await host.prepare()
-        #expect(journey.source == .cache)  // stale, from the cache
+        #expect(journey.source == .cache)
+        #expect(journey.stale)
         #expect(fixture.origin.journeyRequestCount == 2)
         #expect(try await host.status().renewed == renewed)
         #expect(try await host.status().failures == 1)

@@ -54,10 +54,7 @@ struct JourneyReport {
         if let prepared = outcome.prepared {
             rows.append(["Revision", "\(prepared.revision)" + (prepared.source == .embedded ? " (the embedded default)" : "")])
             rows.append(["Bundle", prepared.bundle.description])
-            // The host reports stale content as source `cache`; its timeline says why.
-            let decisive: Set<TimelineEntry.Kind> = [.fetched, .revalidated, .fresh, .servedStale, .embedded]
-            let stale = prepared.source == .cache && outcome.timeline.last { decisive.contains($0.kind) }?.kind == .servedStale
-            rows.append(["Source", prepared.source.rawValue + (stale ? " (served stale: the origin could not be asked)" : "")])
+            rows.append(["Source", prepared.source.rawValue + (prepared.stale ? " (served stale: the origin could not be asked)" : "")])
             rows.append(["Mode", prepared.preloaded ? "prepared hidden" : "direct (the renderer loads when visible)"])
         }
         if let session = outcome.session { rows.append(["Session", session.id]) }
@@ -99,6 +96,7 @@ struct JourneyReport {
             "revision": prepared.map { .int($0.revision) } ?? .null,
             "bundle": prepared.map { .string($0.bundle.description) } ?? .null,
             "source": prepared.map { .string($0.source.rawValue) } ?? .null,
+            "stale": prepared.map { .bool($0.stale) } ?? .null,
             "mode": prepared.map { .string($0.preloaded ? "prepared-hidden" : "direct") } ?? .null,
             "timeline": .array(outcome.timeline.map { entry in
                 .object([
