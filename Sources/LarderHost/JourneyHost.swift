@@ -41,7 +41,13 @@ public actor JourneyHost {
     /// A newer revision fetched while a presentation was open, shown after dismissal.
     var staged: Prepared?
     /// What is on screen, and the content it shows (kept apart from `prepared`).
-    var presentation: PresentationState = .hidden
+    var presentation: PresentationState = .hidden {
+        didSet {
+            guard presentation != oldValue else { return }
+            for observer in presentationObservers.values { observer.yield(presentation) }
+        }
+    }
+    var presentationObservers: [UUID: AsyncStream<PresentationState>.Continuation] = [:]
     var presented: Prepared?
     var preparation: (generation: Int, task: Task<PreparedJourney, any Error>)?
     var liveFetches: [String: Task<LiveOutcome, Never>] = [:]
@@ -131,6 +137,22 @@ public actor JourneyHost {
         return stream
     }
 
+    /// The current presentation state, then every change, until the host is disposed.
+    public func presentationUpdates() -> AsyncStream<PresentationState> {
+        let (stream, continuation) = AsyncStream.makeStream(of: PresentationState.self)
+        continuation.yield(presentation)
+        if disposed {
+            continuation.finish()
+            return stream
+        }
+        let id = UUID()
+        presentationObservers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.removePresentationObserver(id) } }
+        return stream
+    }
+
+    func removePresentationObserver(_ id: UUID) { presentationObservers[id] = nil }
+
     /// What the host did and why, oldest first (the last 500 entries).
     public func timeline() -> [TimelineEntry] { entries }
 
@@ -195,6 +217,8 @@ public actor JourneyHost {
         setReadiness(.disposed)
         for observer in observers.values { observer.finish() }
         observers = [:]
+        for observer in presentationObservers.values { observer.finish() }
+        presentationObservers = [:]
         appMessages.finish()
     }
 

@@ -123,8 +123,12 @@ struct PresentationRuleTests {
         let renderer = ScriptedRenderer()
         let host = try fixture.host(renderer)
         let updates = await host.readinessUpdates()
-        try await host.present()
+        let presentations = await host.presentationUpdates()
+        let session = try await host.present()
         await host.dispose()
+        var shown: [PresentationState] = []
+        for await state in presentations { shown.append(state) }
+        #expect(shown == [.hidden, .presented(session), .hidden])
         #expect(renderer.record.stops == 1)
         #expect(await host.readiness == .disposed)
         let error = await #expect(throws: HostError.self) { try await host.present() }
