@@ -55,9 +55,11 @@ extension JourneyHost {
         note(.dismissed, "session \(session.id)")
         if let staged {
             self.staged = nil
-            retire(shown)
+            let old = prepared
             prepared = staged
-            await loadHiddenRecordingFailure()
+            if let old { retire(old) }
+            retire(shown)
+            if staged.journey.preloaded { await loadHiddenRecordingFailure() } else { await renderer.unload() }
         } else if shown.journey.preloaded {
             do {
                 try await renderer.reset()
