@@ -38,7 +38,7 @@ let package = Package(
             name: "larder", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost"],
             path: "Tools/larder"),
         .executableTarget(
-            name: "larder-bench", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport"],
+            name: "larder-bench", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost"],
             path: "Tools/larder-bench"),
 
         .target(

@@ -21,7 +21,7 @@ struct Timings {
 
     var summary: String {
         let runs = seconds.map { String(format: "%.3f", $0) }.joined(separator: " ")
-        return String(format: "%-28@ median %.3f s  (runs: %@)", name as NSString, median, runs as NSString)
+        return name.padding(toLength: max(28, name.count), withPad: " ", startingAt: 0) + String(format: " median %.3f s  (runs: %@)", median, runs as NSString)
     }
 }
 
@@ -31,7 +31,8 @@ func report(_ label: String, _ value: Double, atMost target: Double? = nil, atLe
     var passed = true
     if let target { passed = value <= target; verdict = String(format: " (target <= %.2f: %@)", target, passed ? "PASS" : "FAIL") }
     if let floor { passed = value >= floor; verdict = String(format: " (target >= %.2f: %@)", floor, passed ? "PASS" : "FAIL") }
-    print(String(format: "  %-44@ %.3f", label as NSString, value) + verdict)
+    // "%-44@" does not pad on Linux: pad in Swift.
+    print("  " + label.padding(toLength: max(44, label.count), withPad: " ", startingAt: 0) + String(format: " %.3f", value) + verdict)
     return passed
 }
 

@@ -11,6 +11,7 @@ let usage = """
     USAGE: larder-bench pack [--size-mb <n>] [--runs <n>] [--level <1-9>] [--corpus <dir>]
            larder-bench cache [--size-mb <n>] [--runs <n>] [--bundles <n>] [--only install|reads|scale]
            larder-bench transport [--size-mb <n>] [--runs <n>]
+           larder-bench host [--runs <n>]
            larder-bench corpus <dir> [--size-mb <n>]
 
     Generates a corpus of mixed web assets (default 200 MB) unless --corpus is given, then times
@@ -20,7 +21,9 @@ let usage = """
     resolution, and 'cache ls', install and sweep with 100,000 objects in 2,000 bundles.
     'transport' starts nginx on 127.0.0.1 (Tools/origin) and times 'larder cache fetch' of a
     packed 100 MB corpus against 'curl -s URL | tar -xzf -', and measures the bytes a one-file
-    update of a 50-file bundle moves.
+    update of a 50-file bundle moves. 'host' times offline prepare-to-ready of each sample bundle
+    from a warm cache (a new cache, host and headless renderer per run, p50 and p99, default
+    200 runs) against reading and hashing the same essential files once.
     Exits 1 when a target is missed.
     """
 
@@ -48,6 +51,17 @@ do {
         let options = flags(arguments.dropFirst(2), allowed: ["--size-mb"])
         try PackBenchmark.generateCorpus(at: arguments[1], sizeMB: options["--size-mb"].flatMap { Int($0) } ?? 200)
         exit(0)
+    case "host":
+        let given = flags(arguments.dropFirst(), allowed: ["--runs"])
+        var options = HostBenchmark.Options()
+        options.runs = given["--runs"].flatMap { Int($0) } ?? options.runs
+        guard options.runs > 0 else {
+            print(usage)
+            exit(64)
+        }
+        // The sample bundles live in the repository this binary was built from.
+        let repository = URL(fileURLWithPath: binFolder).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        exit(try HostBenchmark.run(options, repository: repository) ? 0 : 1)
     case "pack", "cache", "transport":
         guard FileManager.default.isExecutableFile(atPath: larder) else {
             print("larder-bench: build the CLI first (swift build -c release --product larder); not found at \(larder)")
