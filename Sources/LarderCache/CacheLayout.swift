@@ -29,6 +29,10 @@ struct CacheLayout: Sendable {
     /// Creates the folders that are missing, all 256 object shards included, so installs never
     /// need to.
     func create() throws(CacheError) {
+        // Folders are made in order and the lock file last: when both the last shard and the
+        // lock exist, an earlier open made everything (saves 260 mkdir calls per open).
+        var status = stat()
+        if stat(objects + "/ff", &status) == 0, stat(sweepLock, &status) == 0 { return }
         let hex = Array("0123456789abcdef")
         let shards = hex.flatMap { high in hex.map { low in objects + "/" + String(high) + String(low) } }
         for folder in [root, objects, staging, quarantine] + shards {

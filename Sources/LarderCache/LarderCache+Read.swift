@@ -82,7 +82,7 @@ extension LarderCache {
             guard let manifest = try index.manifest(digest) else {
                 throw CacheError(.bundleNotFound, "no such bundle in the cache; fetch it", digest: digest)
             }
-            try index.database.transaction { () throws(CacheError) in
+            try index.database.hintTransaction { () throws(CacheError) in
                 try index.touch(digest, now: configuration.now())
                 try index.addLease(digest, pid: getpid(), token: token)
             }

@@ -19,6 +19,10 @@ package final class SQLiteDatabase: @unchecked Sendable {
         handle = db
         self.path = path
         sqlite3_busy_timeout(db, 30_000)
+        // Keep the -wal file when the last connection closes: a new process's first write then
+        // reuses it instead of creating and syncing a new one (and its folder).
+        var persist: Int32 = 1
+        sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
     }
 
     deinit { sqlite3_close_v2(handle) }
@@ -46,6 +50,22 @@ package final class SQLiteDatabase: @unchecked Sendable {
     /// every process sharing the file are serialised by SQLite's lock.
     package func transaction<T>(_ body: () throws(CacheError) -> T) throws(CacheError) -> T {
         try transaction(begin: "BEGIN IMMEDIATE", body)
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE` … `COMMIT` without waiting for the disk
+    /// (`synchronous=NORMAL` for this transaction, then `FULL` again), for records whose loss
+    /// in a power cut is harmless: lease rows (their process is gone with it) and use times.
+    /// WAL mode keeps the file consistent either way.
+    package func hintTransaction<T>(_ body: () throws(CacheError) -> T) throws(CacheError) -> T {
+        try execute("PRAGMA synchronous=NORMAL")
+        do {
+            let result = try transaction(begin: "BEGIN IMMEDIATE", body)
+            try execute("PRAGMA synchronous=FULL")
+            return result
+        } catch {
+            try execute("PRAGMA synchronous=FULL")
+            throw error
+        }
     }
 
     /// Runs `body` inside a deferred (read) transaction: one snapshot and one lock for many reads.

@@ -9,14 +9,19 @@ extension JourneyHost {
         let sink = captureSink ?? HTTPCaptureSink(
             endpoint: configuration.capture?.endpoint ?? configuration.origin.appendingPathComponent("capture"),
             publishableKey: configuration.publishableKey, transport: transport)
-        let delivery = await captureQueue.deliver(to: sink, batchSize: configuration.capture?.batchSize ?? 50)
+        let queue: CaptureQueue
+        do { queue = try captureQueue() } catch {
+            note(.failed, "cannot open the capture queue: \(error)")
+            return CaptureDelivery(delivered: 0, remaining: 0, error: error)
+        }
+        let delivery = await queue.deliver(to: sink, batchSize: configuration.capture?.batchSize ?? 50)
         if delivery.delivered > 0 { note(.delivered, "\(delivery.delivered) captured events delivered, \(delivery.remaining) queued") }
         return delivery
     }
 
     /// Events still waiting for delivery, oldest first.
     public func pendingCaptures() throws(HostError) -> [CaptureEvent] {
-        try captureQueue.pending()
+        try captureQueue().pending()
     }
 
     func receive(_ message: BridgeMessage) async {
@@ -52,11 +57,12 @@ extension JourneyHost {
 
     private func enqueue(id: String, body: [UInt8], session: PresentationSession, context: [String: String]) {
         do {
-            let visitor = try configuration.identity?.externalID ?? captureQueue.visitor()
+            let queue = try captureQueue()
+            let visitor = try configuration.identity?.externalID ?? queue.visitor()
             let event = CaptureEvent(
                 id: id, visitor: visitor, session: session.id, journey: session.journey, revision: session.revision,
                 bundle: session.bundle, context: context, body: body, created: clock.now)
-            if try captureQueue.enqueue(event) {
+            if try queue.enqueue(event) {
                 note(.captured, "event \(id) for session \(session.id), revision \(session.revision)")
             } else {
                 note(.captureDropped, "event \(id) was already captured")

@@ -20,6 +20,12 @@ extension JourneyHost {
             if decision == .presentAndRefresh { refreshInBackground() }
             if current.loaded || !current.journey.preloaded { return current.journey }
         }
+        if let current = prepared, current.journey.stale, current.loaded || !current.journey.preloaded,
+            let notBefore = try store.record(configuration.scope).notBefore, clock.now < notBefore
+        {
+            // Served stale and the origin may not be asked yet: nothing new to try.
+            return current.journey
+        }
         if let running = preparation, running.generation == generation { return try await Self.value(of: running.task) }
         let generation = generation
         let task = Task { () async throws -> PreparedJourney in try await self.runPreparation(generation: generation) }

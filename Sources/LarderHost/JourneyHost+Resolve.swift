@@ -240,10 +240,7 @@ extension JourneyHost {
         return "\(duration.components.attoseconds / 1_000_000_000_000_000) ms"
     }
 
-    static func iso(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        return formatter.string(from: date)
-    }
+    static func iso(_ date: Date) -> String { date.formatted(.iso8601) }
 }
 
 extension ResolvedFlow {

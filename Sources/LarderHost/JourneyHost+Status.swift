@@ -39,7 +39,7 @@ extension JourneyHost {
         return JourneyStatus(
             journey: configuration.journeyID, revision: document?.revision, bundle: document?.bundle, refresh: document?.refresh,
             renewed: record.renewed, freshness: freshness, cached: cached,
-            failures: record.failures, nextAttempt: record.notBefore, pendingCaptures: try captureQueue.pendingCount())
+            failures: record.failures, nextAttempt: record.notBefore, pendingCaptures: try captureQueue().pendingCount())
     }
 }
 

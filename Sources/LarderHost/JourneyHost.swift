@@ -26,7 +26,9 @@ public actor JourneyHost {
     let transport: any HTTPTransport
     let clock: any HostClock
     let store: HostStore
-    let captureQueue: CaptureQueue
+    let capturePath: String
+    /// Opened on first use: preparing and presenting need no capture storage.
+    var openedCaptureQueue: CaptureQueue?
     let captureSink: (any CaptureSink)?
     let downloads: String
 
@@ -88,7 +90,7 @@ public actor JourneyHost {
         self.transport = transport
         self.clock = clock
         self.store = try HostStore(path: storage + "/host.sqlite")
-        self.captureQueue = try CaptureQueue(path: storage + "/capture.sqlite")
+        self.capturePath = storage + "/capture.sqlite"
         self.captureSink = captureSink
         self.downloads = storage + "/downloads"
         (messages, appMessages) = AsyncStream.makeStream(of: BridgeMessage.self)
@@ -227,6 +229,14 @@ public actor JourneyHost {
         if let staged { staged.content.lease.release() }
         prepared = nil
         staged = nil
+    }
+
+    /// The durable capture queue, opened on first use.
+    func captureQueue() throws(HostError) -> CaptureQueue {
+        if let openedCaptureQueue { return openedCaptureQueue }
+        let queue = try CaptureQueue(path: capturePath)
+        openedCaptureQueue = queue
+        return queue
     }
 
     func checkUsable() throws(HostError) {

@@ -43,8 +43,9 @@ struct RestartRuleTests {
         let prepared = try await restarted.prepare()
         #expect(prepared.stale)
         #expect(try await restarted.present().revision == 1)
-        // Presenting stale content asks again (within backoff: not the network) but reuses the
-        // renderer already loaded with the same bundle.
+        // Within the backoff, presenting the stale content asks nobody and reuses the renderer
+        // already loaded with it.
+        #expect(fixture.origin.journeyRequestCount == 2)
         #expect(renderer.record.loads == [false])
     }
 
