@@ -14,6 +14,8 @@ public struct JourneyStatus: Sendable, Equatable {
     /// origin has not authorised it since this host started (a restart needs fresh
     /// authorisation); nil when never authorised.
     public var freshness: FreshnessPolicy.Decision?
+    /// Whether the origin authorised the scope since this host was created.
+    public var authorisedSinceStart: Bool
     /// Whether the bundle is complete in the cache (usable offline).
     public var cached: Bool
     /// Consecutive failures, and when the next attempt may be made.
@@ -38,7 +40,7 @@ extension JourneyHost {
         if let document { cached = try isComplete(document.bundle) }
         return JourneyStatus(
             journey: configuration.journeyID, revision: document?.revision, bundle: document?.bundle, refresh: document?.refresh,
-            renewed: record.renewed, freshness: freshness, cached: cached,
+            renewed: record.renewed, freshness: freshness, authorisedSinceStart: authorised, cached: cached,
             failures: record.failures, nextAttempt: record.notBefore, pendingCaptures: try captureQueue().pendingCount())
     }
 }

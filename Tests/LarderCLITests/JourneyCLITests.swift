@@ -86,7 +86,7 @@ import Testing
         let json = try CLI.run(["journey", "status", "--json"] + scope(scratch.path + "/cache"))
         #expect(json.status == 0)
         #expect(json.stdout == #"""
-            {"ageMs":null,"bundle":null,"cached":false,"failures":0,"freshness":null,"journey":"onboarding","nextAttempt":null,"pendingCaptures":0,"refresh":null,"renewed":null,"revision":null}
+            {"ageMs":null,"authorisedSinceStart":false,"bundle":null,"cached":false,"failures":0,"freshness":null,"journey":"onboarding","nextAttempt":null,"pendingCaptures":0,"refresh":null,"renewed":null,"revision":null}
 
             """#)
     }

@@ -75,7 +75,11 @@ struct JourneyReport {
         rows.append(["Bundle", status.bundle?.description ?? "none"])
         rows.append(["Refresh", status.refresh.map { "every \($0) s (asked by the origin)" } ?? "-"])
         rows.append(["Renewed", status.renewed.map { "\(Self.iso($0)) (\(Self.describe(now.timeIntervalSince($0))) ago)" } ?? "never"])
-        rows.append(["Freshness", status.freshness.map(Self.explain) ?? "none: nothing authorised yet"])
+        rows.append([
+            "Freshness",
+            status.freshness.map { status.authorisedSinceStart ? Self.explain($0) : "requires-fetch (a new process asks the origin first)" }
+                ?? "none: nothing authorised yet",
+        ])
         rows.append(["Cached", status.cached ? "yes (usable offline)" : "no"])
         rows.append(["Failures", "\(status.failures)"])
         rows.append([
@@ -127,6 +131,7 @@ struct JourneyReport {
             "renewed": status.renewed.map { .string(Self.iso($0)) } ?? .null,
             "ageMs": status.renewed.map { .int(Self.milliseconds(from: $0, to: now)) } ?? .null,
             "freshness": status.freshness.map { .string(Self.name($0)) } ?? .null,
+            "authorisedSinceStart": .bool(status.authorisedSinceStart),
             "cached": .bool(status.cached),
             "failures": .int(Int64(status.failures)),
             "nextAttempt": status.nextAttempt.map { .string(Self.iso($0)) } ?? .null,
