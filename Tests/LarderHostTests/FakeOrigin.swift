@@ -11,6 +11,8 @@ final class FakeOrigin: HTTPTransport {
         case serve
         /// This status with these headers.
         case status(Int, [String: String])
+        /// This status and body.
+        case body(Int, String)
         /// A connection failure (offline).
         case offline
         /// Never answers until ``FakeOrigin/release()`` or cancellation.
@@ -75,6 +77,7 @@ final class FakeOrigin: HTTPTransport {
         switch behaviour {
         case .offline, .hang: throw TransportError(.connection, "offline", url: request.url)
         case .status(let status, let headers): return HTTPResponse(status: status, headers: headers, body: Data())
+        case .body(let status, let text): return HTTPResponse(status: status, headers: ["etag": "\"x\""], body: Data(text.utf8))
         case .serve: return serveJourney(path, request: request)
         }
     }
