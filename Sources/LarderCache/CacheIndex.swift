@@ -18,10 +18,17 @@ public struct CachedBundle: Sendable, Equatable {
 
 /// The SQLite index of a cache folder: what bundles exist, which objects they use, scopes,
 /// leases and counters. A bundle exists only once its row commits, after all its objects.
+///
+/// There is no table of objects: the object store is the `objects/` folder itself (a file is
+/// there only once it is durable), and an install writes rows only where its bundle's rows
+/// go, never one row per object at a random place in a big tree. How many objects the bundles
+/// use, and their bytes, are running totals in `counters` (see `CacheIndex+Objects.swift`).
 final class CacheIndex: @unchecked Sendable {
     let database: SQLiteDatabase
 
-    static let schemaVersion = 1
+    /// 2: no `objects` table (a view of `files` instead), object sizes in `files`, a
+    /// `quarantined` table and stored totals in `counters`.
+    static let schemaVersion = 2
 
     /// - Parameter setupLock: a lock file held exclusively while a new index switches to WAL
     ///   (SQLite does not wait for that switch), so processes opening a new cache at once
@@ -40,10 +47,13 @@ final class CacheIndex: @unchecked Sendable {
         try database.execute("PRAGMA mmap_size=268435456")
         try database.execute("PRAGMA cache_size=-16384")
         try database.transaction { () throws(CacheError) in
+            try database.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            let version = try database.prepare("SELECT value FROM meta WHERE key = 'schema'")
+            if try version.step(), version.text(0) != String(Self.schemaVersion) {
+                throw CacheError(.storage, "the cache index was written by another Larder version; purge it", path: path)
+            }
             try database.execute(
                 """
-                CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                CREATE TABLE IF NOT EXISTS objects(digest TEXT PRIMARY KEY, size INTEGER NOT NULL) WITHOUT ROWID;
                 CREATE TABLE IF NOT EXISTS bundles(
                     digest TEXT PRIMARY KEY, name TEXT NOT NULL, manifest BLOB NOT NULL, size INTEGER NOT NULL,
                     file_count INTEGER NOT NULL, installed_at INTEGER NOT NULL, last_used INTEGER NOT NULL,
@@ -51,8 +61,11 @@ final class CacheIndex: @unchecked Sendable {
                     complete INTEGER NOT NULL DEFAULT 1);
                 CREATE TABLE IF NOT EXISTS files(
                     bundle TEXT NOT NULL REFERENCES bundles(digest) ON DELETE CASCADE, path TEXT NOT NULL,
-                    object TEXT NOT NULL, media_type TEXT NOT NULL, role TEXT NOT NULL,
+                    object TEXT NOT NULL, size INTEGER NOT NULL, media_type TEXT NOT NULL, role TEXT NOT NULL,
                     PRIMARY KEY(bundle, path)) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS quarantined(digest TEXT PRIMARY KEY) WITHOUT ROWID;
+                CREATE VIEW IF NOT EXISTS objects(digest, size) AS
+                    SELECT object, MAX(size) FROM files WHERE object NOT IN (SELECT digest FROM quarantined) GROUP BY object;
                 CREATE TABLE IF NOT EXISTS scopes(
                     scope TEXT NOT NULL, bundle TEXT NOT NULL REFERENCES bundles(digest) ON DELETE CASCADE,
                     PRIMARY KEY(scope, bundle)) WITHOUT ROWID;
@@ -62,10 +75,6 @@ final class CacheIndex: @unchecked Sendable {
                 CREATE TABLE IF NOT EXISTS counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
                 INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '\(Self.schemaVersion)');
                 """)
-            let version = try database.prepare("SELECT value FROM meta WHERE key = 'schema'")
-            guard try version.step(), version.text(0) == String(Self.schemaVersion) else {
-                throw CacheError(.storage, "the cache index was written by another Larder version; purge it", path: path)
-            }
         }
     }
 
@@ -111,11 +120,16 @@ final class CacheIndex: @unchecked Sendable {
     }
 
     /// Records a fully written bundle. Call inside a transaction, after its objects are in place.
-    func insertBundle(_ manifest: Manifest, bytes: [UInt8], digest: Digest, embedded: Bool, now: Int64) throws(CacheError) {
+    /// - Parameter placed: the objects this install moved into the store; they (and objects of
+    ///   the bundle back from quarantine) are added to the stored totals.
+    func insertBundle(
+        _ manifest: Manifest, bytes: [UInt8], digest: Digest, embedded: Bool, now: Int64, placed: Set<Digest>
+    ) throws(CacheError) {
         var sizes: [Digest: Int64] = [:]
         for file in manifest.files { sizes[file.digest] = file.size }
-        let insertObject = try database.prepare("INSERT OR IGNORE INTO objects(digest, size) VALUES(?, ?)")
-        for (object, size) in sizes { try insertObject.bind(.text(object.description), .int(size)).run() }
+        let restored = try releaseFromQuarantine(Set(sizes.keys))
+        let added = sizes.filter { placed.contains($0.key) || restored.contains($0.key) }
+        try addToStored(objects: added.count, bytes: added.values.reduce(0, +))
         if try bundle(digest) != nil {
             try database.prepare("UPDATE bundles SET complete = 1, embedded = MAX(embedded, ?), last_used = ? WHERE digest = ?")
                 .bind(.int(embedded ? 1 : 0), .int(now), .text(digest.description)).run()
@@ -127,11 +141,12 @@ final class CacheIndex: @unchecked Sendable {
             .text(digest.description), .text(manifest.name), .blob(bytes), .int(sizes.values.reduce(0, +)),
             .int(Int64(manifest.files.count)), .int(now), .int(now), .int(embedded ? 1 : 0)
         ).run()
-        let insertFile = try database.prepare("INSERT INTO files(bundle, path, object, media_type, role) VALUES(?, ?, ?, ?, ?)")
+        let insertFile = try database.prepare(
+            "INSERT INTO files(bundle, path, object, size, media_type, role) VALUES(?, ?, ?, ?, ?, ?)")
         for file in manifest.files {
             try insertFile.bind(
-                .text(digest.description), .text(file.path), .text(file.digest.description), .text(file.mediaType),
-                .text(file.role.rawValue)
+                .text(digest.description), .text(file.path), .text(file.digest.description), .int(file.size),
+                .text(file.mediaType), .text(file.role.rawValue)
             ).run()
         }
     }
@@ -145,93 +160,12 @@ final class CacheIndex: @unchecked Sendable {
         return database.changes > 0
     }
 
-    /// Deletes bundle rows (with their files and scopes) and the objects nothing uses any more.
-    /// - Returns: the objects whose rows were deleted; their files must be unlinked.
-    func deleteBundles(_ digests: [Digest]) throws(CacheError) -> [Digest] {
-        let delete = try database.prepare("DELETE FROM bundles WHERE digest = ?")
-        for digest in digests { try delete.bind(.text(digest.description)).run() }
-        return try deleteUnreferencedObjects()
-    }
-
-    /// Objects no bundle uses.
-    func unreferencedObjects() throws(CacheError) -> [Digest] {
-        let query = try database.prepare("SELECT digest FROM objects WHERE digest NOT IN (SELECT object FROM files)")
-        var orphans: [Digest] = []
-        while try query.step() { orphans.append(try query.digest(0)) }
-        return orphans
-    }
-
-    /// The bundles that use an object, sorted.
-    func bundles(using object: Digest) throws(CacheError) -> [Digest] {
-        let query = try database.prepare("SELECT DISTINCT bundle FROM files WHERE object = ? ORDER BY bundle")
-        try query.bind(.text(object.description))
-        var bundles: [Digest] = []
-        while try query.step() { bundles.append(try query.digest(0)) }
-        return bundles
-    }
-
-    func deleteUnreferencedObjects() throws(CacheError) -> [Digest] {
-        let orphans = try unreferencedObjects()
-        let delete = try database.prepare("DELETE FROM objects WHERE digest = ?")
-        for digest in orphans { try delete.bind(.text(digest.description)).run() }
-        return orphans
-    }
-
-    /// Forgets a corrupt object and marks every bundle using it incomplete.
-    /// - Returns: the bundles to refetch.
-    func quarantine(_ object: Digest) throws(CacheError) -> [Digest] {
-        let bundles = try bundles(using: object)
-        try database.prepare("UPDATE bundles SET complete = 0 WHERE digest IN (SELECT bundle FROM files WHERE object = ?)")
-            .bind(.text(object.description)).run()
-        try database.prepare("DELETE FROM objects WHERE digest = ?").bind(.text(object.description)).run()
-        return bundles
-    }
-
-    // MARK: Objects
-
-    /// Which objects each bundle uses, with their sizes (each pair once). There is no index by
-    /// object on purpose: digests are random, and such an index would cost every install a
-    /// random page write per object; the rare questions by object (eviction accounting,
-    /// quarantine) scan instead.
-    func objectReferences() throws(CacheError) -> [Digest: [(object: Digest, size: Int64)]] {
-        let query = try database.prepare(
-            "SELECT DISTINCT f.bundle, f.object, o.size FROM files f JOIN objects o ON o.digest = f.object")
-        var result: [Digest: [(Digest, Int64)]] = [:]
-        while try query.step() {
-            result[try query.digest(0), default: []].append((try query.digest(1), query.int(2)))
-        }
-        return result
-    }
-
-    func hasObject(_ digest: Digest) throws(CacheError) -> Bool {
-        let query = try database.prepare("SELECT 1 FROM objects WHERE digest = ?")
-        try query.bind(.text(digest.description))
-        return try query.step()
-    }
-
-    /// Every object row, with its size.
-    func objects() throws(CacheError) -> [(digest: Digest, size: Int64)] {
-        let query = try database.prepare("SELECT digest, size FROM objects ORDER BY digest")
-        var result: [(Digest, Int64)] = []
-        while try query.step() { result.append((try query.digest(0), query.int(1))) }
-        return result
-    }
-
-    /// Font objects and their media types, for `larder-font:` resolution.
-    func fonts() throws(CacheError) -> [Digest: String] {
-        let query = try database.prepare(
-            "SELECT DISTINCT f.object, f.media_type FROM files f JOIN objects o ON o.digest = f.object WHERE f.role = 'font'")
-        var result: [Digest: String] = [:]
-        while try query.step() { result[try query.digest(0)] = query.text(1) }
-        return result
-    }
-
-    /// Bytes stored (each object once), objects and bundles.
-    func usage() throws(CacheError) -> (bytes: Int64, objects: Int, bundles: Int) {
-        let query = try database.prepare(
-            "SELECT (SELECT IFNULL(SUM(size), 0) FROM objects), (SELECT COUNT(*) FROM objects), (SELECT COUNT(*) FROM bundles)")
-        _ = try query.step()
-        return (query.int(0), Int(query.int(1)), Int(query.int(2)))
+    /// Bundles to remove on logout (`keepingEmbedded`) or purge.
+    func allBundles(keepingEmbedded: Bool) throws(CacheError) -> [Digest] {
+        let query = try database.prepare(keepingEmbedded ? "SELECT digest FROM bundles WHERE embedded = 0" : "SELECT digest FROM bundles")
+        var digests: [Digest] = []
+        while try query.step() { digests.append(try query.digest(0)) }
+        return digests
     }
 
     // MARK: Scopes
@@ -307,8 +241,4 @@ final class CacheIndex: @unchecked Sendable {
         return try query.step() ? query.int(0) : 0
     }
 
-    func clearAll(keepingEmbedded: Bool) throws(CacheError) -> [Digest] {
-        try database.execute(keepingEmbedded ? "DELETE FROM bundles WHERE embedded = 0" : "DELETE FROM bundles")
-        return try deleteUnreferencedObjects()
-    }
 }

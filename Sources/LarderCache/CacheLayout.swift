@@ -6,9 +6,12 @@ import Glibc
 /// Where things live in a cache folder:
 ///
 /// ```
-/// index.sqlite        the index (WAL mode): bundles, files, objects, scopes, leases
-/// objects/ab/cdef…    immutable objects, named by their SHA-256, sharded by the first byte
-/// staging/            one folder per install in progress; removed on open if its owner died
+/// index.sqlite        the index (WAL mode): bundles, their files (object and size), scopes,
+///                     leases, quarantined objects, counters (stored totals among them)
+/// objects/ab/cdef…    immutable objects, named by their SHA-256, sharded by the first byte;
+///                     the store itself: no index row per object
+/// staging/            one folder per install in progress; what a killed install or eviction
+///                     left is removed (after a recount) on open, eviction or sweep
 /// quarantine/         objects that failed verification, kept for inspection
 /// sweep.lock          shared by installers, exclusive for eviction and sweeping
 /// ```

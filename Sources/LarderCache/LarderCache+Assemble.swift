@@ -7,7 +7,7 @@ extension LarderCache {
     /// The objects of a manifest that the cache does not hold: what a fetch must download.
     public func missingObjects(of manifest: Manifest) throws(CacheError) -> Set<Digest> {
         let all = Set(manifest.files.map(\.digest))
-        return all.subtracting(try storedObjects(all))
+        return all.subtracting(storedObjects(all))
     }
 
     /// Installs a bundle from its manifest bytes and files holding the objects the cache lacks

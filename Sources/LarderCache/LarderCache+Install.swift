@@ -116,7 +116,7 @@ extension LarderCache {
                 folders.insert(prefix)
             }
         }
-        let stored = try storedObjects(Set(manifest.files.map(\.digest)))
+        let stored = storedObjects(Set(manifest.files.map(\.digest)))
         var seen = Set<String>()
         var staged: [Digest: String] = [:]
         var bytesWritten: Int64 = 0
@@ -193,22 +193,33 @@ extension LarderCache {
     /// Makes staged objects durable, moves them into place and commits the bundle row: the
     /// bundle is visible only once every object it needs is in the store. Call holding the
     /// sweep lock shared.
+    ///
+    /// Objects moved into place are accounted for by the commit. If it does not happen, the
+    /// staging folder is left behind as the sign that the stored totals need a recount (see
+    /// ``recoverLeftovers()``); the objects themselves are reused by later installs or swept.
     func commit(
         _ manifest: Manifest, bytes manifestBytes: [UInt8], digest: Digest, embedded: Bool, staged: [Digest: String],
         staging: StagingArea
     ) throws(CacheError) {
         try staging.synchronize()
-        for (object, path) in staged.sorted(by: { $0.key < $1.key }) {
-            try place(path, as: object)
-        }
-        if !staged.isEmpty { try staging.synchronize() }
-        try index.with { (index) throws(CacheError) in
-            try index.database.transaction { () throws(CacheError) in
-                for file in manifest.files where !objectFileExists(file.digest) {
-                    throw CacheError(.storage, "object vanished before the bundle committed; install again", digest: file.digest)
-                }
-                try index.insertBundle(manifest, bytes: manifestBytes, digest: digest, embedded: embedded, now: configuration.now())
+        var placed = Set<Digest>()
+        do throws(CacheError) {
+            for (object, path) in staged.sorted(by: { $0.key < $1.key }) where try place(path, as: object) {
+                placed.insert(object)
             }
+            if !staged.isEmpty { try staging.synchronize() }
+            try index.with { (index) throws(CacheError) in
+                try index.database.transaction { () throws(CacheError) in
+                    for file in manifest.files where !objectFileExists(file.digest) {
+                        throw CacheError(.storage, "object vanished before the bundle committed; install again", digest: file.digest)
+                    }
+                    try index.insertBundle(
+                        manifest, bytes: manifestBytes, digest: digest, embedded: embedded, now: configuration.now(), placed: placed)
+                }
+            }
+        } catch {
+            if !placed.isEmpty { staging.keepForRecovery() }
+            throw error
         }
         let newFonts = manifest.files.filter { $0.role == .font }
         if !newFonts.isEmpty { fonts.withLock { for font in newFonts { $0?[font.digest] = font.mediaType } } }
@@ -217,11 +228,14 @@ extension LarderCache {
     /// Moves a staged file to its object path without replacing anything
     /// (`renameat2(RENAME_NOREPLACE)`); an object that is already there stays, and the staged
     /// copy goes with the staging folder.
-    private func place(_ staged: String, as object: Digest) throws(CacheError) {
+    /// - Returns: whether this moved the file (false: the object was there).
+    private func place(_ staged: String, as object: Digest) throws(CacheError) -> Bool {
         let destination = layout.objectPath(object)
-        if larder_rename_noreplace(staged, destination) != 0 && errno != EEXIST {
+        if larder_rename_noreplace(staged, destination) == 0 { return true }
+        guard errno == EEXIST else {
             throw CacheError(.storage, "cannot move an object into place: \(Errno.current)", path: destination)
         }
+        return false
     }
 
     func objectFileExists(_ object: Digest) -> Bool {
@@ -229,17 +243,11 @@ extension LarderCache {
         return stat(layout.objectPath(object), &info) == 0
     }
 
-    /// The objects among `objects` that the index lists and whose files exist, checked in one
-    /// read transaction.
-    func storedObjects(_ objects: Set<Digest>) throws(CacheError) -> Set<Digest> {
-        let listed = try index.with { (index) throws(CacheError) in
-            try index.database.readTransaction { () throws(CacheError) -> [Digest] in
-                var listed: [Digest] = []
-                for object in objects where try index.hasObject(object) { listed.append(object) }
-                return listed
-            }
-        }
-        return Set(listed.filter(objectFileExists))
+    /// The objects among `objects` whose files are in the store. A file is there only once it
+    /// is durable, so it can be reused: while this install holds the sweep lock shared,
+    /// nothing removes it.
+    func storedObjects(_ objects: Set<Digest>) -> Set<Digest> {
+        objects.filter(objectFileExists)
     }
 
     static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws(FormatError) {

@@ -23,9 +23,12 @@ public struct EvictionReport: Sendable, Equatable {
 
 /// What a sweep found and removed.
 public struct SweepReport: Sendable, Equatable {
-    /// Objects no bundle uses (rows and files), removed unless it was a dry run.
+    /// Objects the index still listed that no bundle uses. Empty since the index keeps no
+    /// row per object (schema 2): eviction forgets an object in the same transaction that
+    /// deletes its last bundle, so every file no bundle uses is one of ``strayFiles``.
     public var unreferencedObjects: [Digest]
-    /// Files under objects/ the index does not know (left by a crash).
+    /// Files under objects/ no bundle uses (left by a killed or failed install or eviction),
+    /// removed unless it was a dry run.
     public var strayFiles: [String]
     public var milliseconds: Int64
 }
@@ -64,23 +67,22 @@ extension LarderCache {
 
     /// Removes every bundle but the embedded default (on logout), and empties the memory tier.
     public func clearAll() throws(CacheError) {
-        _ = try removeBundles { (index) throws(CacheError) in
-            try index.bundles().filter { !$0.embedded }.map(\.digest)
-        }
+        _ = try removeBundles { (index) throws(CacheError) in try index.allBundles(keepingEmbedded: true) }
         memory.removeAll()
     }
 
     /// Evicts least recently used bundles until the cache holds at most `bytes`, never touching
     /// pinned, leased or embedded bundles.
     public func evict(toBytes bytes: Int64) throws(CacheError) -> EvictionReport {
-        let before = try index.with { (index) throws(CacheError) in try index.usage().bytes }
         var evicted: [Digest] = []
-        var after = before
+        var before: Int64 = 0
+        var after: Int64 = 0
         _ = try removeBundles { (index) throws(CacheError) in
             let leased = try leasedBundles(index)
             var candidates = try index.bundles().filter { !$0.pinned && !$0.embedded && !leased.contains($0.digest) }
             candidates.sort { ($0.lastUsed, $0.digest) < ($1.lastUsed, $1.digest) }
             var usage = try index.usage().bytes
+            (before, after) = (usage, usage)
             guard usage > bytes else { return [] }
             // Bytes freed by each eviction: the objects no remaining bundle uses.
             let references = try index.objectReferences()
@@ -117,20 +119,34 @@ extension LarderCache {
 
     /// Deletes the bundles `choose` picks (inside one transaction, holding the sweep lock
     /// exclusively so no install is between placing objects and committing), then unlinks
-    /// objects nothing uses any more.
+    /// objects nothing uses any more. A marker in `staging/` covers the time between the
+    /// commit and the last unlink: if this process dies there, the next one to hold the lock
+    /// recounts (an install may meanwhile have reused a file this had forgotten).
     private func removeBundles(_ choose: (CacheIndex) throws(CacheError) -> [Digest]) throws(CacheError) -> [Digest] {
         guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive) else { return [] }
         defer { withExtendedLifetime(lock) {} }
-        let (removed, orphans) = try index.with { (index) throws(CacheError) in
-            try index.database.transaction { () throws(CacheError) in
-                let removed = try choose(index)
-                return (removed, try index.deleteBundles(removed))
+        try recoverLeftovers()
+        try StagingArea.createMarker(Self.evictionMarker, layout: layout)
+        let removed: [Digest]
+        let orphans: [Digest]
+        do throws(CacheError) {
+            (removed, orphans) = try index.with { (index) throws(CacheError) in
+                try index.database.transaction { () throws(CacheError) in
+                    let removed = try choose(index)
+                    return (removed, try index.deleteBundles(removed))
+                }
             }
+        } catch {
+            try StagingArea.removeMarker(Self.evictionMarker, layout: layout)  // rolled back: nothing to recover
+            throw error
         }
         try unlinkObjects(orphans)
+        try StagingArea.removeMarker(Self.evictionMarker, layout: layout)
         if !removed.isEmpty { refreshFonts() }
         return removed
     }
+
+    private static let evictionMarker = "evicting"
 
     private func unlinkObjects(_ objects: [Digest]) throws(CacheError) {
         for object in objects {
@@ -147,26 +163,15 @@ extension LarderCache {
         fonts.withLock { $0 = nil }
     }
 
-    /// Removes objects no bundle uses and stray files in the object store. One process sweeps
-    /// at a time: when another holds the sweep lock, this returns nil at once.
+    /// Removes files in the object store that no bundle uses, and recounts the stored totals.
+    /// One process sweeps at a time: when another holds the sweep lock, this returns nil at once.
     public func sweep(dryRun: Bool = false) throws(CacheError) -> SweepReport? {
         let started = DispatchTime.now().uptimeNanoseconds
         guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive, wait: false) else { return nil }
         defer { withExtendedLifetime(lock) {} }
+        if !dryRun { try recount() }
+        let stray = try removeStrayFiles(dryRun: dryRun)
         if !dryRun { StagingArea.removeAll(layout: layout) }
-        let unreferenced: [Digest] = try index.with { (index) throws(CacheError) in
-            if dryRun { return try index.unreferencedObjects() }
-            return try index.database.transaction { () throws(CacheError) in try index.deleteUnreferencedObjects() }
-        }
-        if !dryRun { try unlinkObjects(unreferenced) }
-        let known = Set(try index.with { (index) throws(CacheError) in try index.objects() }.map(\.digest.hex))
-        var stray: [String] = []
-        for (name, path) in Self.listObjectFiles(layout.objects) where !known.contains(name) {
-            stray.append(path)
-            if !dryRun && unlink(path) != 0 && errno != ENOENT {
-                throw CacheError(.storage, "cannot remove a stray file: \(Errno.current)", path: path)
-            }
-        }
         let milliseconds = Int64((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)
         if !dryRun {
             try index.with { (index) throws(CacheError) in
@@ -176,7 +181,7 @@ extension LarderCache {
                 }
             }
         }
-        return SweepReport(unreferencedObjects: unreferenced, strayFiles: stray.sorted(), milliseconds: milliseconds)
+        return SweepReport(unreferencedObjects: [], strayFiles: stray.sorted(), milliseconds: milliseconds)
     }
 
     /// Every file under objects/, as (the 64-hex name it claims, path).
@@ -226,8 +231,8 @@ extension LarderCache {
             }
             result.objectsChecked += 1
             guard !intact else { continue }
-            // An object evicted by another process while this ran is not damage.
-            guard try index.with({ (index) throws(CacheError) in try index.hasObject(object.digest) }) else { continue }
+            // An object evicted or quarantined by another process while this ran is not damage.
+            guard try index.with({ (index) throws(CacheError) in try index.isStored(object.digest) }) else { continue }
             result.corrupt.append(object.digest)
             if repair {
                 result.bundlesToRefetch += try quarantine(object.digest, reason: "verify found it damaged").bundles
@@ -247,7 +252,9 @@ extension LarderCache {
         let orphans = try index.with { (index) throws(CacheError) in
             try index.database.transaction { () throws(CacheError) in
                 try index.database.execute("DELETE FROM scopes; DELETE FROM leases;")
-                return try index.clearAll(keepingEmbedded: false)
+                let orphans = try index.deleteBundles(try index.allBundles(keepingEmbedded: false))
+                try index.recount()
+                return orphans
             }
         }
         try unlinkObjects(orphans)

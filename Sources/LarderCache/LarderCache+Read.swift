@@ -149,7 +149,7 @@ extension LarderCache {
             diskMisses.add(1, ordering: .relaxed)
             if errno == ENOENT {
                 // Evicted meanwhile by another process (nothing held it), or lost: only the latter is corruption.
-                guard try index.with({ (index) throws(CacheError) in try index.hasObject(object) }) else {
+                guard try index.with({ (index) throws(CacheError) in try index.isStored(object) }) else {
                     throw CacheError(.bundleNotFound, "the object was evicted; fetch its bundle again", digest: object)
                 }
                 throw try quarantine(object, reason: "its file is missing")

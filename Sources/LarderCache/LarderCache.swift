@@ -48,8 +48,8 @@ public final class LarderCache: Sendable {
     let diskHits = Atomic<Int>(0)
     let diskMisses = Atomic<Int>(0)
 
-    /// Opens (creating if needed) the cache in `path`, removing what crashed installs left in
-    /// staging (when no install is running anywhere) and leases of processes that are gone.
+    /// Opens (creating if needed) the cache in `path`, removing leases of processes that are
+    /// gone and, when no install is running anywhere, what crashed installs left in staging.
     /// - Throws: ``CacheError`` with code ``CacheError/Code/storage``.
     public init(at path: String, configuration: Configuration = .init()) throws(CacheError) {
         root = path
@@ -59,10 +59,10 @@ public final class LarderCache: Sendable {
         let index = try CacheIndex(path: layout.index, setupLock: layout.sweepLock)
         self.index = Locked(index)
         memory = MemoryTier(budget: configuration.memoryBudget, entryLimit: configuration.memoryEntryLimit)
-        try StagingArea.recover(layout: layout)
         for (_, pid) in try index.leases() where !Self.processIsAlive(pid) {
             try index.removeLeases(ofProcess: pid)
         }
+        try recoverIfIdle()
     }
 
     /// The default cache folder for this user: `$XDG_CACHE_HOME/larder`, or `~/.cache/larder`.

@@ -7,12 +7,14 @@ import Glibc
 /// A private folder under `staging/` where one install writes its new objects before they are
 /// moved into place. Installs hold the sweep lock shared for as long as their staging folder
 /// exists, so whoever holds it exclusively knows every staging folder belongs to a process
-/// that died, and may remove them all.
+/// that died (or to an install that failed after moving objects into place, which keeps its
+/// folder on purpose), and may remove them all, after recounting the stored totals.
 final class StagingArea {
     let path: String
     private let descriptor: Int32
     private var count = 0
     private var removed = false
+    private var kept = false
 
     init(layout: CacheLayout) throws(CacheError) {
         var template = Array("\(layout.staging)/install-XXXXXX".utf8CString)
@@ -50,19 +52,48 @@ final class StagingArea {
         }
     }
 
-    /// Deletes the folder and what is left in it.
+    /// Leaves the folder in place when this is released: it tells whoever next holds the
+    /// sweep lock exclusively that objects were moved into the store and not accounted for.
+    func keepForRecovery() { kept = true }
+
+    /// Deletes the folder and what is left in it, unless it is kept for recovery.
     func remove() {
-        guard !removed else { return }
+        guard !removed, !kept else { return }
         removed = true
         Self.removeTree(path)
     }
 
-    /// Removes what crashed installs left, when no install is running in any process (the
-    /// sweep lock can be taken exclusively at once); otherwise leaves it for a later open or
-    /// sweep.
-    static func recover(layout: CacheLayout) throws(CacheError) {
-        guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive, wait: false) else { return }
-        withExtendedLifetime(lock) { removeAll(layout: layout) }
+    /// Whether anything is in `staging/`: what a killed or failed install or eviction left.
+    static func hasLeftovers(layout: CacheLayout) -> Bool {
+        guard let folder = opendir(layout.staging) else { return false }
+        defer { closedir(folder) }
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { return true }
+        }
+        return false
+    }
+
+    /// Creates `staging/<name>`, an empty file that says an operation holding the sweep lock
+    /// exclusively is between changing the index and finishing on disk, and makes it durable
+    /// (the index change that follows may be); remove it with ``removeMarker(_:layout:)`` when
+    /// done. If the process dies first, it is a leftover.
+    static func createMarker(_ name: String, layout: CacheLayout) throws(CacheError) {
+        let path = layout.staging + "/" + name
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw CacheError(.storage, "cannot create a marker: \(Errno.current)", path: path) }
+        close(fd)
+        let folder = open(layout.staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { throw CacheError(.storage, "cannot open the staging folder: \(Errno.current)", path: layout.staging) }
+        defer { close(folder) }
+        guard fsync(folder) == 0 else { throw CacheError(.storage, "cannot make a marker durable: \(Errno.current)", path: path) }
+    }
+
+    static func removeMarker(_ name: String, layout: CacheLayout) throws(CacheError) {
+        let path = layout.staging + "/" + name
+        if unlink(path) != 0 && errno != ENOENT {
+            throw CacheError(.storage, "cannot remove a marker: \(Errno.current)", path: path)
+        }
     }
 
     /// Removes every staging folder. Call only while holding the sweep lock exclusively.

@@ -1,0 +1,53 @@
+import LarderFormat
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Cleaning up after processes that died (or installs that failed) part way.
+///
+/// What they leave is always in `staging/`: an install's folder (objects it moved into the
+/// store may be there without the commit that accounts for them), or an eviction's marker
+/// (objects it forgot may still be on disk). Meanwhile another install may reuse such a file
+/// (safe: a file is moved into the store only once durable) without counting it. Whoever next
+/// holds the sweep lock exclusively — so no install is between placing objects and
+/// committing — recounts the stored totals from the index, removes the files no bundle uses
+/// (so none is reused uncounted later), and only then the leftovers that said to.
+extension LarderCache {
+    /// At open: recovers if no install is running anywhere; otherwise a later open, eviction
+    /// or sweep does.
+    func recoverIfIdle() throws(CacheError) {
+        guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive, wait: false) else { return }
+        try withExtendedLifetime(lock) { () throws(CacheError) in try recoverLeftovers() }
+    }
+
+    /// Recounts, removes stray files and then what is in `staging/`, if anything is. Call
+    /// holding the sweep lock exclusively.
+    func recoverLeftovers() throws(CacheError) {
+        guard StagingArea.hasLeftovers(layout: layout) else { return }
+        try recount()
+        _ = try removeStrayFiles(dryRun: false)
+        StagingArea.removeAll(layout: layout)
+    }
+
+    /// Sets the stored totals from the index. Call holding the sweep lock exclusively.
+    func recount() throws(CacheError) {
+        try index.with { (index) throws(CacheError) in
+            try index.database.transaction { () throws(CacheError) in try index.recount() }
+        }
+    }
+
+    /// Removes (unless `dryRun`) every file under `objects/` that no bundle uses. Call holding
+    /// the sweep lock exclusively.
+    /// - Returns: their paths.
+    func removeStrayFiles(dryRun: Bool) throws(CacheError) -> [String] {
+        let used = try index.with { (index) throws(CacheError) in try index.usedObjectNames() }
+        var stray: [String] = []
+        for (name, path) in Self.listObjectFiles(layout.objects) where !used.contains(name) {
+            stray.append(path)
+            if !dryRun && unlink(path) != 0 && errno != ENOENT {
+                throw CacheError(.storage, "cannot remove a stray file: \(Errno.current)", path: path)
+            }
+        }
+        return stray
+    }
+}
