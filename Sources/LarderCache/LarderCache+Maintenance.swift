@@ -126,23 +126,27 @@ extension LarderCache {
         guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive) else { return [] }
         defer { withExtendedLifetime(lock) {} }
         try recoverLeftovers()
-        try StagingArea.createMarker(Self.evictionMarker, layout: layout)
+        var marked = false
         let removed: [Digest]
         let orphans: [Digest]
         do throws(CacheError) {
             (removed, orphans) = try index.with { (index) throws(CacheError) in
                 try index.database.transaction { () throws(CacheError) in
                     let removed = try choose(index)
+                    guard !removed.isEmpty else { return ([], []) }
+                    try StagingArea.createMarker(Self.evictionMarker, layout: layout)
+                    marked = true
                     return (removed, try index.deleteBundles(removed))
                 }
             }
         } catch {
-            try StagingArea.removeMarker(Self.evictionMarker, layout: layout)  // rolled back: nothing to recover
+            if marked { try StagingArea.removeMarker(Self.evictionMarker, layout: layout) }  // rolled back: nothing to recover
             throw error
         }
+        guard marked else { return [] }
         try unlinkObjects(orphans)
         try StagingArea.removeMarker(Self.evictionMarker, layout: layout)
-        if !removed.isEmpty { refreshFonts() }
+        refreshFonts()
         return removed
     }
 
