@@ -227,8 +227,8 @@ extension HeadlessRenderer {
             for url in FontScanner.urls(in: data) where seenFonts.insert(url).inserted { fontURLs.append(url) }
         }
         for reference in AttributeScanner.references(in: entryBytes) {
-            switch LocalReference(reference, from: manifest.entry) {
-            case .ignored:
+            switch ReferenceResolver.resolve(reference, from: manifest.entry) {
+            case .ignored, .remote:
                 continue
             case .local(let path) where manifest.file(at: path) != nil:
                 continue

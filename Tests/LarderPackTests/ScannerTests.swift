@@ -1,4 +1,5 @@
 import Testing
+import LarderFormat
 @testable import LarderPack
 
 @Suite struct CSSScannerTests {

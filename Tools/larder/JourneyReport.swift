@@ -168,7 +168,7 @@ struct JourneyReport {
         }
     }
 
-    static func iso(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+    static func iso(_ date: Date) -> String { date.formatted(.iso8601) }
 
     /// A time span for people: 850 ms, 42 s, 12 min, 3 h.
     static func describe(_ seconds: TimeInterval) -> String {

@@ -1,8 +1,7 @@
 import Foundation
-import LarderFormat
 
 /// What a URL in a bundle's source points at.
-enum ReferenceTarget: Equatable {
+package enum ReferenceTarget: Equatable {
     /// A file of the bundle, by bundle path.
     case local(String)
     /// An `http:`, `https:` or protocol-relative URL.
@@ -15,13 +14,15 @@ enum ReferenceTarget: Equatable {
 
 /// Turns URLs found in a document into bundle paths, the way a browser resolves them against
 /// the document's own URL: relative to its folder, `/` from the bundle root, query and fragment
-/// dropped, percent-escapes decoded, `.` and `..` applied.
-enum ReferenceResolver {
+/// dropped, percent-escapes decoded, `.` and `..` applied, NFC-normalised like manifest paths.
+/// Shared by the packer (checking references) and the headless renderer (checking the entry
+/// document against the manifest).
+package enum ReferenceResolver {
     private static let ignoredSchemes: Set<String> = [
         "data", "mailto", "tel", "sms", "javascript", "about", "blob", "larder-font", "file",
     ]
 
-    static func resolve(_ url: String, from documentPath: String) -> ReferenceTarget {
+    package static func resolve(_ url: String, from documentPath: String) -> ReferenceTarget {
         let trimmed = url.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.isEmpty || trimmed.hasPrefix("#") { return .ignored }
         if trimmed.hasPrefix("//") { return .remote(trimmed) }
