@@ -34,7 +34,6 @@ enum CacheBenchmark {
         try PackBenchmark.generateCorpus(at: corpus, sizeMB: options.sizeMB)
         let pack = try Subprocess.run([larder, "pack", corpus, "-o", work + "/archive", "--json"], stdoutPath: work + "/pack.json")
         guard pack.status == 0 else { throw BenchError("pack failed") }
-        try FileManager.default.removeItem(atPath: corpus)
         guard let name = try FileManager.default.contentsOfDirectory(atPath: work + "/archive").first else { throw BenchError("no archive") }
         let archive = work + "/archive/" + name
         print(String(format: "archive: %.1f MB", Double(fileSize(archive)) / 1e6))

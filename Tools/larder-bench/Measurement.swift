@@ -44,7 +44,11 @@ func fileSize(_ path: String) -> Int64 {
 /// Times Larder against a standard tool that both write into a fresh folder: one warm-up pair,
 /// then `runs` pairs. Before each contender, `sync`, so neither pays to write back what the
 /// other left; which goes first alternates, so neither always meets a calmer disk. Each run's
-/// folders (`<work>/cache-N`, `<work>/extract-N`, the latter created empty) are removed after it.
+/// folders (`<work>/cache-N`, `<work>/extract-N`, the latter created empty) stay until the
+/// caller removes `work`: on ext4 without a journal, every file created within minutes of a
+/// mass delete first skips each recently freed inode of its group (`recently_deleted()` in the
+/// kernel's inode allocator, over half the system time in `perf` when runs were removed in
+/// between), which timed the allocator instead of the contenders.
 /// - Parameters:
 ///   - larder: runs Larder into the cache folder it is given.
 ///   - tool: runs the reference into the extract folder it is given.
@@ -69,8 +73,6 @@ func headToHead(
             larderTimes.record(larderResult)
             toolTimes.record(toolResult)
         }
-        try FileManager.default.removeItem(atPath: cache)
-        try FileManager.default.removeItem(atPath: extract)
     }
     print(larderTimes.summary)
     print(toolTimes.summary)

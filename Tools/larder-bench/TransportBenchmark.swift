@@ -21,7 +21,6 @@ enum TransportBenchmark {
         let corpus = work + "/corpus"
         try PackBenchmark.generateCorpus(at: corpus, sizeMB: options.sizeMB)
         let big = try Packer.pack(source: corpus, into: work + "/archives")
-        try FileManager.default.removeItem(atPath: corpus)
 
         // A 50-file bundle and the same bundle with one file changed.
         let small = work + "/small"
