@@ -36,10 +36,3 @@ public struct CaptureEvent: Sendable, Equatable {
         self.created = created
     }
 }
-
-/// Where captured events go. The host delivers queued events in order, a batch at a time, and
-/// removes them only after this returns.
-public protocol CaptureSink: Sendable {
-    /// Delivers events; throwing keeps them queued for a later attempt.
-    func deliver(_ events: [CaptureEvent]) async throws(HostError)
-}

@@ -7,6 +7,8 @@ import Synchronization
 public struct CaptureDelivery: Sendable, Equatable {
     /// Events the sink accepted and the queue then removed.
     public var delivered: Int
+    /// Events the destination refused for good, removed from the queue undelivered.
+    public var refused: [CaptureRefusal]
     /// Events still queued when the call returned (0 when the queue could not be read at all;
     /// ``error`` then says why).
     public var remaining: Int
@@ -16,17 +18,21 @@ public struct CaptureDelivery: Sendable, Equatable {
 
     /// - Parameters:
     ///   - delivered: events the sink accepted.
+    ///   - refused: events refused for good.
     ///   - remaining: events still queued.
     ///   - error: why delivery stopped early, if it did.
-    public init(delivered: Int, remaining: Int, error: HostError? = nil) {
+    public init(delivered: Int, refused: [CaptureRefusal] = [], remaining: Int, error: HostError? = nil) {
         self.delivered = delivered
+        self.refused = refused
         self.remaining = remaining
         self.error = error
     }
 
-    /// Equal when both counts match and the errors have the same code (or both are nil).
+    /// Equal when the counts and refusals match and the errors have the same code (or both
+    /// are nil).
     public static func == (lhs: CaptureDelivery, rhs: CaptureDelivery) -> Bool {
-        lhs.delivered == rhs.delivered && lhs.remaining == rhs.remaining && lhs.error?.code == rhs.error?.code
+        lhs.delivered == rhs.delivered && lhs.refused == rhs.refused && lhs.remaining == rhs.remaining
+            && lhs.error?.code == rhs.error?.code
     }
 }
 
@@ -80,7 +86,7 @@ public final class CaptureQueue: Sendable {
     ///
     /// - Parameter event: the event with its attribution fixed; stored exactly as given.
     /// - Returns: false, storing nothing, when an event with the same id is queued or was
-    ///   delivered (the last 10,000 delivered ids are remembered).
+    ///   delivered or refused (the last 10,000 such ids are remembered).
     /// - Throws: ``HostError`` with code ``HostError/Code/malformedDocument`` when the id is
     ///   empty or an attribution field holds a control character (it could not travel in an
     ///   HTTP header); ``HostError/Code/storage`` when the write fails (nothing was stored).
@@ -116,10 +122,11 @@ public final class CaptureQueue: Sendable {
 
     /// Delivers queued events to `sink` in creation order, a batch at a time.
     ///
-    /// A batch leaves the queue, and its ids are remembered as delivered, only after the sink
-    /// returned. The first failure stops delivery and keeps that batch and everything after
-    /// it queued for a later call. Delivery is at least once: if recording a delivered batch
-    /// fails, the sink sees it again later. A call made while another one on this queue is
+    /// Events leave the queue, and their ids are remembered, only after the sink returned and
+    /// only as far as it settled them (delivered, or refused for good: a refused event is
+    /// dropped so it cannot block the queue). The first event the sink could not settle stops
+    /// delivery and stays queued with everything after it. Delivery is at least once: if
+    /// recording a settled batch fails, the sink sees it again later. A call made while another one on this queue is
     /// running returns at once with `delivered` 0; the running one also takes events enqueued
     /// meanwhile.
     ///
@@ -147,10 +154,11 @@ public final class CaptureQueue: Sendable {
         defer { state.withLock { $0.delivering = false } }
 
         var delivered = 0
+        var refused: [CaptureRefusal] = []
         for _ in 0..<max(0, maxBatches) {
             if Task.isCancelled {
                 return CaptureDelivery(
-                    delivered: delivered, remaining: remaining,
+                    delivered: delivered, refused: refused, remaining: remaining,
                     error: HostError(.cancelled, "capture delivery was cancelled; the rest stays queued"))
             }
             do {
@@ -159,16 +167,28 @@ public final class CaptureQueue: Sendable {
                 }
                 remaining = count
                 if batch.isEmpty { break }
-                try await sink.deliver(batch.map(\.event))
-                remaining = try state.withLock { (state) throws(HostError) -> Int in
-                    try state.store.markDelivered(batch)
+                let receipt = await sink.deliver(batch.map(\.event))
+                let settled = Array(batch.prefix(max(0, receipt.settled)))
+                if !settled.isEmpty {
+                    remaining = try state.withLock { (state) throws(HostError) -> Int in
+                        try state.store.markSettled(settled)
+                    }
                 }
-                delivered += batch.count
+                let settledIDs = Set(settled.map(\.event.id))
+                let refusedNow = receipt.refused.filter { settledIDs.contains($0.id) }
+                refused += refusedNow
+                delivered += settled.count - refusedNow.count
+                if settled.count < batch.count || receipt.error != nil {
+                    let error =
+                        receipt.error
+                        ?? HostError(.unavailable, "the capture sink settled \(settled.count) of \(batch.count) events without saying why")
+                    return CaptureDelivery(delivered: delivered, refused: refused, remaining: remaining, error: error)
+                }
             } catch {
-                return CaptureDelivery(delivered: delivered, remaining: remaining, error: error)
+                return CaptureDelivery(delivered: delivered, refused: refused, remaining: remaining, error: error)
             }
         }
-        return CaptureDelivery(delivered: delivered, remaining: remaining)
+        return CaptureDelivery(delivered: delivered, refused: refused, remaining: remaining)
     }
 
     private static func validate(_ event: CaptureEvent) throws(HostError) {

@@ -197,9 +197,9 @@ final class CaptureStore {
         }
     }
 
-    /// Removes a delivered batch and remembers its ids, keeping the most recent
-    /// `deliveredRetention`. - Returns: the number of events still queued.
-    func markDelivered(_ batch: [QueuedEvent]) throws(HostError) -> Int {
+    /// Removes settled events (delivered or refused for good) and remembers their ids, keeping
+    /// the most recent `deliveredRetention`. - Returns: the number of events still queued.
+    func markSettled(_ batch: [QueuedEvent]) throws(HostError) -> Int {
         try sql("record a delivery in") { () throws(CacheError) -> Int in
             try database.transaction { () throws(CacheError) -> Int in
                 let delete = try database.prepare("DELETE FROM events WHERE seq = ?")

@@ -10,9 +10,12 @@ import LarderTransport
 /// text), `X-Larder-Context` (canonical JSON of the context object), `X-Larder-Created`
 /// (ISO 8601 UTC with milliseconds), and `Content-Type: application/octet-stream`.
 ///
-/// Events of a batch are sent in order; the first failure throws, keeping the whole batch
-/// queued, so events before it in the batch are sent again later. The endpoint deduplicates
-/// them by `X-Larder-Event`.
+/// Events of a batch are sent in order, one request each. A 2xx answer settles the event as
+/// delivered; 400, 409, 413, 415, 422 and 431 settle it as refused for good (the event itself
+/// is unacceptable, so it must not block the events behind it); any other answer or a transport
+/// failure stops the batch there, and that event and the rest stay queued. Events settled
+/// before the stop are not sent again; an endpoint can still deduplicate by `X-Larder-Event`,
+/// since delivery is at least once.
 public struct HTTPCaptureSink: CaptureSink {
     /// Where events are POSTed.
     public var endpoint: URL
@@ -35,26 +38,41 @@ public struct HTTPCaptureSink: CaptureSink {
         self.timeout = timeout
     }
 
-    /// POSTs each event in order; returns when every one was answered with a 2xx status.
+    /// Statuses that refuse one event for good: bad request, conflict (already recorded),
+    /// too large, unsupported type, unprocessable, header fields too large.
+    public static let refusedForGood: Set<Int> = [400, 409, 413, 415, 422, 431]
+
+    /// POSTs each event in order until one can be neither delivered nor refused for good.
     /// - Parameter events: the batch to deliver.
-    /// - Throws: ``HostError`` with code ``HostError/Code/unavailable`` on the first other
-    ///   status (``HostError/status`` says which) or transport failure.
-    public func deliver(_ events: [CaptureEvent]) async throws(HostError) {
-        for event in events {
+    /// - Returns: the settled prefix; the error that stopped it has code
+    ///   ``HostError/Code/unavailable`` (``HostError/status`` or ``HostError/transportError``
+    ///   says why), refusals have code ``HostError/Code/refused``.
+    public func deliver(_ events: [CaptureEvent]) async -> CaptureReceipt {
+        var refused: [CaptureRefusal] = []
+        for (index, event) in events.enumerated() {
             let response: HTTPResponse
             do {
                 response = try await transport.send(request(for: event))
             } catch {
-                throw HostError(
-                    .unavailable, "could not deliver capture event '\(event.id)' to \(endpoint.absoluteString)",
+                let failure = HostError(
+                    .unavailable, "could not deliver capture event '\(event.id)' to \(endpoint.absoluteString); it stays queued",
                     transportError: error)
+                return CaptureReceipt(settled: index, refused: refused, error: failure)
             }
-            guard (200..<300).contains(response.status) else {
-                throw HostError(
-                    .unavailable, "\(endpoint.absoluteString) refused capture event '\(event.id)'; it stays queued",
+            if (200..<300).contains(response.status) { continue }
+            if Self.refusedForGood.contains(response.status) {
+                let reason = HostError(
+                    .refused, "\(endpoint.absoluteString) refused capture event '\(event.id)' for good; it was dropped",
                     status: response.status)
+                refused.append(CaptureRefusal(id: event.id, reason: reason))
+                continue
             }
+            let failure = HostError(
+                .unavailable, "\(endpoint.absoluteString) did not take capture event '\(event.id)'; it stays queued",
+                status: response.status)
+            return CaptureReceipt(settled: index, refused: refused, error: failure)
         }
+        return CaptureReceipt(settled: events.count, refused: refused)
     }
 
     /// The POST for one event.

@@ -32,6 +32,9 @@ public struct HostError: Error, Sendable, CustomStringConvertible {
         public static let renderer = Code("renderer")
         /// The cache refused or failed; ``HostError/cacheError`` says why.
         public static let cache = Code("cache")
+        /// The capture endpoint refused an event for good because of the event itself (HTTP
+        /// 400, 409, 413, 415, 422 or 431): it was dropped from the queue undelivered.
+        public static let refused = Code("refused")
         /// The capture queue's storage failed.
         public static let storage = Code("storage")
         /// The host was disposed and cannot present any more.
@@ -64,10 +67,10 @@ public struct HostError: Error, Sendable, CustomStringConvertible {
         self.transportError = transportError
     }
 
-    /// Whether trying again later may succeed (everything but a denial, malformed content
-    /// and disposal).
+    /// Whether trying again later may succeed (everything but a denial, malformed content,
+    /// a refused event and disposal).
     public var isRetryable: Bool {
-        ![.denied, .malformedDocument, .disposed].contains(code)
+        ![.denied, .malformedDocument, .refused, .disposed].contains(code)
     }
 
     public var description: String {

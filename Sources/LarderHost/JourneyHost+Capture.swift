@@ -15,6 +15,7 @@ extension JourneyHost {
             return CaptureDelivery(delivered: 0, remaining: 0, error: error)
         }
         let delivery = await queue.deliver(to: sink, batchSize: configuration.capture?.batchSize ?? 50)
+        for refusal in delivery.refused { note(.captureRefused, refusal.reason.description) }
         if delivery.delivered > 0 { note(.delivered, "\(delivery.delivered) captured events delivered, \(delivery.remaining) queued") }
         return delivery
     }

@@ -55,7 +55,7 @@ public struct TimelineEntry: Sendable, Equatable {
         case fetched, revalidated, fresh, servedStale = "served-stale", embedded, denied, failed
         case backingOff = "backing-off", notFound = "not-found", bundleFetched = "bundle-fetched"
         case rendererReady = "renderer-ready", presented, dismissed, staged, unloaded, refreshScheduled = "refresh-scheduled"
-        case discarded, captured, captureDropped = "capture-dropped", delivered, deadline, disposed, invalidated
+        case discarded, captured, captureDropped = "capture-dropped", captureRefused = "capture-refused", delivered, deadline, disposed, invalidated
     }
 
     public var time: Date

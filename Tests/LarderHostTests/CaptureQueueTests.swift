@@ -135,6 +135,20 @@ import Testing
         #expect(sink.accepted == events)
     }
 
+    @Test(arguments: [(1, 1, 2), (0, 0, 3), (-4, 0, 3), (9, 3, 0)])
+    func aSinkThatSettlesPartOfABatchWithoutSayingWhyStopsDelivery(_ claimed: Int, _ delivered: Int, _ remaining: Int)
+        async throws
+    {
+        let queue = try CaptureQueue(path: folder.queuePath)
+        for number in 0..<3 { try queue.enqueue(captureEvent(number)) }
+
+        let result = await queue.deliver(to: MiscountingSink(settled: claimed), batchSize: 3)
+
+        let stopped = delivered < 3 ? HostError(.unavailable, "") : nil
+        #expect(result == CaptureDelivery(delivered: delivered, remaining: remaining, error: stopped))
+        #expect(try queue.pending() == (0..<3).dropFirst(delivered).map { captureEvent($0) })
+    }
+
     @Test func aDeliveryStartedWhileAnotherRunsDeliversNothingTwice() async throws {
         let queue = try CaptureQueue(path: folder.queuePath)
         let events = (0..<4).map { captureEvent($0) }
@@ -274,7 +288,9 @@ enum ForeignFile: String, CaseIterable, CustomTestStringConvertible {
         first.context = ["source": "upgrade_button", "plan": "pro"]
         let second = captureEvent(2)
 
-        try await sink.deliver([first, second])
+        let receipt = await sink.deliver([first, second])
+
+        #expect(receipt.settled == 2 && receipt.refused.isEmpty && receipt.error == nil)
 
         let requests = transport.requests
         #expect(requests.count == 2)
@@ -299,9 +315,15 @@ enum ForeignFile: String, CaseIterable, CustomTestStringConvertible {
         #expect(requests.last?.headers["X-Larder-Context"] == #"{"source":"test"}"#)
     }
 
-    @Test(arguments: [(200, true), (201, true), (204, true), (299, true), (304, false), (400, false),
-                      (401, false), (404, false), (429, false), (500, false), (503, false)])
-    func deliversOnlyOn2xx(_ status: Int, _ delivered: Bool) async throws {
+    enum Outcome { case delivered, refused, kept }
+
+    @Test(arguments: [
+        (200, Outcome.delivered), (201, .delivered), (204, .delivered), (299, .delivered),
+        (400, .refused), (409, .refused), (413, .refused), (415, .refused), (422, .refused), (431, .refused),
+        (304, .kept), (401, .kept), (403, .kept), (404, .kept), (408, .kept), (410, .kept), (429, .kept), (500, .kept),
+        (503, .kept),
+    ])
+    func settlesEachEventByTheEndpointsStatus(_ status: Int, _ outcome: Outcome) async throws {
         let queue = try CaptureQueue(path: folder.queuePath)
         let events = [captureEvent(1), captureEvent(2)]
         for event in events { try queue.enqueue(event) }
@@ -309,13 +331,63 @@ enum ForeignFile: String, CaseIterable, CustomTestStringConvertible {
 
         let result = await queue.deliver(to: sink)
 
-        if delivered {
+        switch outcome {
+        case .delivered:
             #expect(result == CaptureDelivery(delivered: 2, remaining: 0))
-        } else {
+        case .refused:
+            let reason = HostError(.refused, "", status: status)
+            #expect(
+                result == CaptureDelivery(
+                    delivered: 0, refused: [CaptureRefusal(id: "event-1", reason: reason), CaptureRefusal(id: "event-2", reason: reason)],
+                    remaining: 0))
+            #expect(try queue.pending().isEmpty)
+            #expect(try queue.enqueue(captureEvent(1)) == false, "a refused event captured again stays dropped")
+        case .kept:
             #expect(result == CaptureDelivery(delivered: 0, remaining: 2, error: HostError(.unavailable, "")))
             #expect(result.error?.status == status)
             #expect(try queue.pending() == events)
         }
+    }
+
+    @Test func anEventRefusedForGoodDoesNotBlockTheEventsBehindIt() async throws {
+        let queue = try CaptureQueue(path: folder.queuePath)
+        let events = (0..<5).map { captureEvent($0) }
+        for event in events { try queue.enqueue(event) }
+        let transport = RecordingTransport(status: 200)
+        transport.answer("event-2", with: 422)
+        let sink = HTTPCaptureSink(endpoint: Self.endpoint, publishableKey: "pk", transport: transport)
+
+        let first = await queue.deliver(to: sink, batchSize: 2)
+        let again = await queue.deliver(to: sink, batchSize: 2)
+
+        let refusal = CaptureRefusal(id: "event-2", reason: HostError(.refused, "", status: 422))
+        #expect(first == CaptureDelivery(delivered: 4, refused: [refusal], remaining: 0))
+        #expect(first.refused.first?.reason.isRetryable == false)
+        #expect(again == CaptureDelivery(delivered: 0, remaining: 0))
+        #expect(transport.events == ["event-0", "event-1", "event-2", "event-3", "event-4"])
+    }
+
+    @Test func eventsSettledBeforeAFailureInTheirBatchAreNotSentAgain() async throws {
+        let queue = try CaptureQueue(path: folder.queuePath)
+        let events = (0..<5).map { captureEvent($0) }
+        for event in events { try queue.enqueue(event) }
+        let transport = RecordingTransport(status: 200)
+        transport.answer("event-1", with: 400)
+        transport.answer("event-3", with: 503)
+        let sink = HTTPCaptureSink(endpoint: Self.endpoint, publishableKey: "pk", transport: transport)
+
+        let failed = await queue.deliver(to: sink, batchSize: 5)
+
+        let refusal = CaptureRefusal(id: "event-1", reason: HostError(.refused, "", status: 400))
+        #expect(failed == CaptureDelivery(delivered: 2, refused: [refusal], remaining: 2, error: HostError(.unavailable, "")))
+        #expect(failed.error?.status == 503)
+        #expect(try queue.pending() == Array(events[3...]))
+
+        transport.answer("event-3", with: 200)
+        let retried = await queue.deliver(to: sink, batchSize: 5)
+
+        #expect(retried == CaptureDelivery(delivered: 2, remaining: 0))
+        #expect(transport.events == ["event-0", "event-1", "event-2", "event-3", "event-3", "event-4"])
     }
 
     @Test func aTransportFailureKeepsTheEventsQueued() async throws {
@@ -392,15 +464,14 @@ final class RecordingSink: CaptureSink {
     var accepted: [CaptureEvent] { state.withLock { $0.accepted } }
     var batchSizes: [Int] { state.withLock { $0.batchSizes } }
 
-    func deliver(_ events: [CaptureEvent]) async throws(HostError) {
-        let refuse = state.withLock { state in
+    func deliver(_ events: [CaptureEvent]) async -> CaptureReceipt {
+        state.withLock { state in
             state.calls += 1
-            if failing.contains(state.calls) { return true }
+            if failing.contains(state.calls) { return .failed(HostError(.unavailable, "the test sink refused", status: 503)) }
             state.accepted += events
             state.batchSizes.append(events.count)
-            return false
+            return .accepted(events.count)
         }
-        if refuse { throw HostError(.unavailable, "the test sink refused", status: 503) }
     }
 }
 
@@ -418,7 +489,7 @@ final class GatedSink: CaptureSink {
 
     func releaseTheFirstCall() { release.continuation.yield() }
 
-    func deliver(_ events: [CaptureEvent]) async throws(HostError) {
+    func deliver(_ events: [CaptureEvent]) async -> CaptureReceipt {
         let isFirst = state.withLock { state in
             state.calls += 1
             return state.calls == 1
@@ -428,14 +499,24 @@ final class GatedSink: CaptureSink {
             for await _ in release.stream { break }
         }
         state.withLock { $0.accepted += events }
+        return .accepted(events.count)
     }
 }
 
-/// An HTTP transport that records requests and answers each with one status, or fails.
+/// A sink that claims to have settled `settled` events of every batch, without an error.
+struct MiscountingSink: CaptureSink {
+    let settled: Int
+
+    func deliver(_ events: [CaptureEvent]) async -> CaptureReceipt { CaptureReceipt(settled: settled) }
+}
+
+/// An HTTP transport that records requests and answers each with one status (or the status
+/// set for its `X-Larder-Event`), or fails.
 final class RecordingTransport: HTTPTransport {
     private let status: Int
     private let failure: TransportError?
     private let recorded = Mutex<[HTTPRequest]>([])
+    private let statusByEvent = Mutex<[String: Int]>([:])
 
     init(status: Int, failure: TransportError? = nil) {
         self.status = status
@@ -444,9 +525,16 @@ final class RecordingTransport: HTTPTransport {
 
     var requests: [HTTPRequest] { recorded.withLock { $0 } }
 
+    /// The events of the requests so far, in order.
+    var events: [String] { requests.map { $0.headers["X-Larder-Event"] ?? "" } }
+
+    /// Answers requests for event `id` with `status` from now on.
+    func answer(_ id: String, with status: Int) { statusByEvent.withLock { $0[id] = status } }
+
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         recorded.withLock { $0.append(request) }
         if let failure { throw failure }
+        let status = statusByEvent.withLock { $0[request.headers["X-Larder-Event"] ?? ""] } ?? status
         return HTTPResponse(status: status, headers: [:], body: Data())
     }
 }

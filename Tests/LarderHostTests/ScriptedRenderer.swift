@@ -115,10 +115,11 @@ final class CollectingSink: CaptureSink {
         set { state.withLock { $0.failing = newValue } }
     }
 
-    func deliver(_ events: [CaptureEvent]) async throws(HostError) {
-        try state.withLock { (state) throws(HostError) in
-            if state.failing { throw HostError(.unavailable, "the collector is down") }
+    func deliver(_ events: [CaptureEvent]) async -> CaptureReceipt {
+        state.withLock { state in
+            if state.failing { return .failed(HostError(.unavailable, "the collector is down")) }
             state.events += events
+            return .accepted(events.count)
         }
     }
 }

@@ -135,7 +135,10 @@ import Testing
 final class Collector: CaptureSink {
     private let delivered = Mutex<[CaptureEvent]>([])
     var events: [CaptureEvent] { delivered.withLock { $0 } }
-    func deliver(_ events: [CaptureEvent]) async throws(HostError) { delivered.withLock { $0 += events } }
+    func deliver(_ events: [CaptureEvent]) async -> CaptureReceipt {
+        delivered.withLock { $0 += events }
+        return .accepted(events.count)
+    }
 }
 
 /// Lets other tasks run until `condition` holds, for a bounded number of turns (real

@@ -386,8 +386,8 @@ private final class OfflineTransport: HTTPTransport {
 
 /// Keeps captured events queued: nothing is posted.
 private struct RefusingSink: CaptureSink {
-    func deliver(_ events: [CaptureEvent]) async throws(HostError) {
-        throw HostError(.unavailable, "larder-bench posts nothing")
+    func deliver(_ events: [CaptureEvent]) async -> CaptureReceipt {
+        .failed(HostError(.unavailable, "larder-bench posts nothing"))
     }
 }
 

@@ -196,8 +196,8 @@ struct OfflineTransport: HTTPTransport {
 /// The CLI's capture sink: it never delivers, so captured events stay queued in the host's
 /// state folder and nothing is posted.
 struct HeldCaptureSink: CaptureSink {
-    func deliver(_ events: [CaptureEvent]) async throws(HostError) {
-        throw HostError(.unavailable, "the CLI does not deliver captures")
+    func deliver(_ events: [CaptureEvent]) async -> CaptureReceipt {
+        .failed(HostError(.unavailable, "the CLI does not deliver captures"))
     }
 }
 
