@@ -204,7 +204,8 @@ public final class HeadlessRenderer: JourneyRenderer {
 
 extension HeadlessRenderer {
     /// The loading work: every essential resource read through the lease, every font URL
-    /// resolved, every relative reference of the entry document checked.
+    /// resolved, every relative reference of the essential documents and stylesheets checked
+    /// against the manifest (with the packer's scanners and resolver).
     fileprivate static func resolve(_ content: RenderContent) throws(HostError) -> LoadReport {
         let manifest = content.manifest
         // The entry first (a valid manifest lists it; the lease reports it if not), then the rest.
@@ -212,7 +213,6 @@ extension HeadlessRenderer {
         var bytes: Int64 = 0
         var fontURLs: [String] = []
         var seenFonts: Set<String> = []
-        var entryBytes: [UInt8] = []
         for path in paths {
             let file = manifest.file(at: path)
             let data: [UInt8]
@@ -222,25 +222,11 @@ extension HeadlessRenderer {
                     digest: error.digest ?? file?.digest, cacheError: error)
             }
             bytes += Int64(data.count)
-            if path == manifest.entry { entryBytes = data }
-            guard path == manifest.entry || file?.role == .document || file?.role == .style else { continue }
+            let isDocument = path == manifest.entry || file?.role == .document
+            guard isDocument || file?.role == .style else { continue }
             for url in FontScanner.urls(in: data) where seenFonts.insert(url).inserted { fontURLs.append(url) }
-        }
-        for reference in AttributeScanner.references(in: entryBytes) {
-            switch ReferenceResolver.resolve(reference, from: manifest.entry) {
-            case .ignored, .remote:
-                continue
-            case .local(let path) where manifest.file(at: path) != nil:
-                continue
-            case .local(let path):
-                throw HostError(
-                    .renderer, "the entry document refers to '\(reference.prefix(200))', that is '\(path)', which is not in the bundle",
-                    resource: path, digest: content.bundle)
-            case .escaping:
-                throw HostError(
-                    .renderer, "the entry document refers to '\(reference.prefix(200))', which climbs above the bundle root",
-                    resource: reference, digest: content.bundle)
-            }
+            let references = data.withUnsafeBufferPointer { isDocument ? HTMLScanner.scan($0) : CSSScanner.scan($0) }
+            try check(references, of: path, in: content)
         }
         for url in fontURLs {
             do { _ = try content.cache.resolveFont(url) } catch {
@@ -250,5 +236,26 @@ extension HeadlessRenderer {
             }
         }
         return LoadReport(resources: paths.count, fonts: fontURLs.count, bytes: bytes, entry: manifest.entry)
+    }
+
+    /// Throws for the first reference of the file at `path` that names a file the bundle lacks
+    /// or climbs above its root; remote URLs and other schemes are left to the web view.
+    private static func check(_ references: [Reference], of path: String, in content: RenderContent) throws(HostError) {
+        for reference in references {
+            switch ReferenceResolver.resolve(reference.url, from: path) {
+            case .ignored, .remote:
+                continue
+            case .local(let target) where content.manifest.file(at: target) != nil:
+                continue
+            case .local(let target):
+                throw HostError(
+                    .renderer, "'\(path)' refers to '\(reference.url.prefix(200))', that is '\(target)', which is not in the bundle",
+                    resource: target, digest: content.bundle)
+            case .escaping:
+                throw HostError(
+                    .renderer, "'\(path)' refers to '\(reference.url.prefix(200))', which climbs above the bundle root",
+                    resource: reference.url, digest: content.bundle)
+            }
+        }
     }
 }

@@ -196,6 +196,9 @@ func receiveError(_ renderer: HeadlessRenderer, _ json: String) -> HostError? {
         (#"<IMG SRC = "pics/&#x61;.png">"#, "pics/a.png"),
         (#"<a href="sub/">sub</a>"#, "sub/index.html"),
         (#"<script src="../up.js"></script>"#, "../up.js"),
+        (#"<img src="style.css" srcset="style.css 1x, hd/missing.png 2x">"#, "hd/missing.png"),
+        (#"<style>.hero { background: url('images/gone.jpg') }</style>"#, "images/gone.jpg"),
+        (#"<div style="background-image: url(&quot;bg.png&quot;)"></div>"#, "bg.png"),
     ])
     func anEntryReferenceToAMissingFileIsNamed(_ markup: String, _ resource: String) async throws {
         let fixture = try RendererFixture()
@@ -210,6 +213,43 @@ func receiveError(_ renderer: HeadlessRenderer, _ json: String) -> HostError? {
         #expect(error?.code == .renderer)
         #expect(error?.resource == resource)
         #expect(error?.cacheError == nil)
+    }
+
+    @Test(arguments: [
+        ("url(../images/missing.png)", "images/missing.png"),
+        ("@import 'parts/absent.css';", "css/parts/absent.css"),
+        ("@font-face { font-family: x; src: url(\"/fonts/none.woff2\") format('woff2') }", "fonts/none.woff2"),
+    ])
+    func aStylesheetReferenceToAMissingFileIsNamedRelativeToTheStylesheet(_ css: String, _ resource: String) async throws {
+        let fixture = try RendererFixture()
+        let (bundle, _) = try fixture.installFiles([
+            "index.html": #"<!doctype html><link rel="stylesheet" href="css/site.css">"#,
+            "css/site.css": "body { background: url(bg.png) } \(css)",
+            "css/bg.png": "png",
+        ])
+        let renderer = HeadlessRenderer()
+        try await renderer.start(bridge: Inbox().bridge)
+        let content = try fixture.content(bundle)
+        let error = await hostError { () async throws(HostError) in try await renderer.load(content, visible: false) }
+        #expect(error?.code == .renderer)
+        #expect(error?.resource == resource)
+        #expect(error?.message.contains("'css/site.css' refers to") == true)
+    }
+
+    @Test func stylesheetReferencesResolveAgainstTheStylesheetsFolder() async throws {
+        let fixture = try RendererFixture()
+        let (bundle, _) = try fixture.installFiles([
+            "index.html": #"<!doctype html><link rel="stylesheet" href="css/site.css"><img srcset="img/a.png 1x, img/b.png 2x">"#,
+            "css/site.css": "body { background: url(bg.png) } @import url('../theme.css');",
+            "css/bg.png": "png",
+            "theme.css": "p { color: green }",
+            "img/a.png": "a",
+            "img/b.png": "b",
+        ])
+        let renderer = HeadlessRenderer()
+        try await renderer.start(bridge: Inbox().bridge)
+        try await renderer.load(try fixture.content(bundle), visible: false)
+        #expect(renderer.lastLoad?.resources == 6)
     }
 
     @Test func referencesThatAreNotRelativePathsAreLeftAlone() async throws {

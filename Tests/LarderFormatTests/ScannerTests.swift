@@ -1,6 +1,5 @@
 import Testing
-import LarderFormat
-@testable import LarderPack
+@testable import LarderFormat
 
 @Suite struct CSSScannerTests {
     func scan(_ css: String) -> [Reference] {

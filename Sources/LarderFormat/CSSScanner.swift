@@ -1,7 +1,7 @@
 /// Finds the URLs in CSS: `url()` quoted or not (with escapes, queries and fragments),
 /// `@import` with a string or `url()`, and the `src` list of `@font-face` rules. Comments are
 /// skipped; escapes are decoded.
-struct CSSScanner {
+package struct CSSScanner {
     private let bytes: UnsafeBufferPointer<UInt8>
     private let end: Int
     private var index: Int
@@ -15,7 +15,7 @@ struct CSSScanner {
         self.end = range.upperBound
     }
 
-    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>? = nil) -> [Reference] {
+    package static func scan(_ bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>? = nil) -> [Reference] {
         var scanner = CSSScanner(bytes: bytes, range: range ?? 0..<bytes.count)
         scanner.run()
         return scanner.references

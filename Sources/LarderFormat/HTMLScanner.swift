@@ -2,12 +2,12 @@
 /// resource when its `rel` loads something, on `<a>` and `<area>` as navigation), `<style>`
 /// blocks and `style=` attributes through ``CSSScanner``. Comments, `<script>` bodies and other
 /// raw text are skipped; attribute values have their character references decoded.
-struct HTMLScanner {
+package struct HTMLScanner {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private(set) var references: [Reference] = []
 
-    static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> [Reference] {
+    package static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> [Reference] {
         var scanner = HTMLScanner(bytes: bytes)
         scanner.run()
         return scanner.references

@@ -23,15 +23,15 @@ public struct Reference: Sendable, Equatable {
 
 /// Turns byte offsets into 1-based lines and columns (columns count Unicode scalars) in one
 /// pass over the text, for offsets asked in increasing order.
-struct LineCounter {
+package struct LineCounter {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
     private var line = 1
     private var lineStart = 0
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-    mutating func location(of offset: Int) -> (line: Int, column: Int) {
+    package mutating func location(of offset: Int) -> (line: Int, column: Int) {
         let end = Swift.min(offset, bytes.count)
         if end < position {  // asked out of order: start again
             position = 0
