@@ -126,9 +126,9 @@ public final class CaptureQueue: Sendable {
     /// only as far as it settled them (delivered, or refused for good: a refused event is
     /// dropped so it cannot block the queue). The first event the sink could not settle stops
     /// delivery and stays queued with everything after it. Delivery is at least once: if
-    /// recording a settled batch fails, the sink sees it again later. A call made while another one on this queue is
-    /// running returns at once with `delivered` 0; the running one also takes events enqueued
-    /// meanwhile.
+    /// recording a settled batch fails, the sink sees it again later. A call made while
+    /// another one on this queue is running returns at once with `delivered` 0; the running
+    /// one also takes events enqueued meanwhile.
     ///
     /// - Parameters:
     ///   - sink: where the events go.
