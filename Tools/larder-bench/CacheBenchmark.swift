@@ -125,7 +125,7 @@ enum CacheBenchmark {
         // One more bundle into the full cache and into an empty one, alternately.
         var full = Timings(name: "install into the full cache")
         var empty = Timings(name: "install into an empty cache")
-        for run in 0..<max(41, options.runs) {
+        for run in 0..<max(101, options.runs) {
             let archive = try syntheticBundle(1_000_000 + run, files: options.filesPerBundle)
             let emptyCache = try LarderCache(at: work + "/empty-\(run)")
             func timed(_ target: LarderCache) throws -> Double {

@@ -19,9 +19,18 @@ struct Timings {
         peakRSS.append(result.peakRSS)
     }
 
+    /// The median and every run, or for many runs the median with the 10th and 90th
+    /// percentiles.
     var summary: String {
-        let runs = seconds.map { String(format: "%.3f", $0) }.joined(separator: " ")
-        return name.padding(toLength: max(28, name.count), withPad: " ", startingAt: 0) + String(format: " median %.3f s  (runs: %@)", median, runs as NSString)
+        let label = name.padding(toLength: max(28, name.count), withPad: " ", startingAt: 0)
+        guard seconds.count > 15 else {
+            let runs = seconds.map { String(format: "%.3f", $0) }.joined(separator: " ")
+            return label + String(format: " median %.3f s  (runs: %@)", median, runs as NSString)
+        }
+        let sorted = seconds.sorted()
+        let p10 = sorted[sorted.count / 10]
+        let p90 = sorted[sorted.count * 9 / 10]
+        return label + String(format: " median %.2f ms  (%d runs, p10 %.2f ms, p90 %.2f ms)", median * 1000, seconds.count, p10 * 1000, p90 * 1000)
     }
 }
 
