@@ -23,13 +23,11 @@ public struct EvictionReport: Sendable, Equatable {
 
 /// What a sweep found and removed.
 public struct SweepReport: Sendable, Equatable {
-    /// Objects the index still listed that no bundle uses. Empty since the index keeps no
-    /// row per object (schema 2): eviction forgets an object in the same transaction that
-    /// deletes its last bundle, so every file no bundle uses is one of ``strayFiles``.
-    public var unreferencedObjects: [Digest]
     /// Files under objects/ no bundle uses (left by a killed or failed install or eviction),
-    /// removed unless it was a dry run.
+    /// removed unless it was a dry run, sorted.
     public var strayFiles: [String]
+    /// Their total size.
+    public var strayBytes: Int64
     public var milliseconds: Int64
 }
 
@@ -185,7 +183,7 @@ extension LarderCache {
                 }
             }
         }
-        return SweepReport(unreferencedObjects: [], strayFiles: stray.sorted(), milliseconds: milliseconds)
+        return SweepReport(strayFiles: stray.paths.sorted(), strayBytes: stray.bytes, milliseconds: milliseconds)
     }
 
     /// Every file under objects/, as (the 64-hex name it claims, path).

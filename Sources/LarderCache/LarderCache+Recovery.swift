@@ -38,16 +38,20 @@ extension LarderCache {
 
     /// Removes (unless `dryRun`) every file under `objects/` that no bundle uses. Call holding
     /// the sweep lock exclusively.
-    /// - Returns: their paths.
-    func removeStrayFiles(dryRun: Bool) throws(CacheError) -> [String] {
+    /// - Returns: their paths and their total size in bytes.
+    func removeStrayFiles(dryRun: Bool) throws(CacheError) -> (paths: [String], bytes: Int64) {
         let used = try index.with { (index) throws(CacheError) in try index.usedObjectNames() }
         var stray: [String] = []
+        var bytes: Int64 = 0
         for (name, path) in Self.listObjectFiles(layout.objects) where !used.contains(name) {
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }  // gone meanwhile
             stray.append(path)
+            bytes += Int64(info.st_size)
             if !dryRun && unlink(path) != 0 && errno != ENOENT {
                 throw CacheError(.storage, "cannot remove a stray file: \(Errno.current)", path: path)
             }
         }
-        return stray
+        return (stray, bytes)
     }
 }

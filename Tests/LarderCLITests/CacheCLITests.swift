@@ -92,7 +92,7 @@ import Testing
         #expect(!ls.stdout.contains("onboarding"))
         let gc = try CLI.run(["cache", "gc", "--dry-run", "--cache", cache])
         #expect(gc.status == 0)
-        #expect(gc.stdout.hasPrefix("gc would remove 0 unreferenced objects"))
+        #expect(gc.stdout.hasPrefix("gc would remove 0 files no bundle uses (0 B)"))
         #expect(try CLI.run(["cache", "unpin", "paywall", "--cache", cache]).status == 0)
         let purge = try CLI.run(["cache", "purge", "--cache", cache])
         #expect(purge.status == 0)

@@ -70,12 +70,12 @@ enum CacheOperations {
         if arguments.flag("--json") {
             Console.json(.object([
                 "dryRun": .bool(dryRun), "milliseconds": .int(report.milliseconds),
-                "unreferencedObjects": .array(report.unreferencedObjects.map { .string($0.description) }),
-                "strayFiles": .array(report.strayFiles.map { .string($0) }),
+                "strayFiles": .array(report.strayFiles.map { .string($0) }), "strayBytes": .int(report.strayBytes),
             ]))
         } else {
             let verb = dryRun ? "would remove" : "removed"
-            Console.out("gc \(verb) \(report.unreferencedObjects.count) unreferenced objects and \(report.strayFiles.count) stray files in \(report.milliseconds) ms")
+            Console.out(
+                "gc \(verb) \(report.strayFiles.count) files no bundle uses (\(humanSize(report.strayBytes))) in \(report.milliseconds) ms")
         }
         return .success
     }
