@@ -6,9 +6,9 @@ import Synchronization
 /// A renderer without a screen, for Linux, tests and the CLI, that does a web view's loading
 /// work for real: it reads the entry document and every essential file through the lease
 /// (verified bytes), resolves every `larder-font://` URL of the entry document and the
-/// essential HTML and CSS files through the cache, and checks that every relative `src=` and
-/// `href=` of the entry document names a file of the bundle. Content talks back through
-/// ``receive(_:)``.
+/// essential HTML and CSS files through the cache, and checks that every relative reference of
+/// those files (`src`, `srcset`, `href`, `url()`, `@import`, as the packer scans them) names a
+/// file of the bundle. Content talks back through ``receive(_:)``.
 ///
 /// Thread-safe: its state sits behind a mutex and no call blocks on another.
 public final class HeadlessRenderer: JourneyRenderer {
