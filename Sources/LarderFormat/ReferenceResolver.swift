@@ -23,7 +23,7 @@ package enum ReferenceResolver {
     ]
 
     package static func resolve(_ url: String, from documentPath: String) -> ReferenceTarget {
-        let trimmed = url.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = trimmingSpace(url)
         if trimmed.isEmpty || trimmed.hasPrefix("#") { return .ignored }
         if trimmed.hasPrefix("//") { return .remote(trimmed) }
         if let scheme = scheme(of: trimmed) {
@@ -32,7 +32,7 @@ package enum ReferenceResolver {
         var path = Substring(trimmed)
         if let cut = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<cut] }
         if path.isEmpty { return .ignored }  // "?x" refers to the document itself
-        let decoded = String(path).removingPercentEncoding ?? String(path)
+        let decoded = path.contains("%") ? String(path).removingPercentEncoding ?? String(path) : String(path)
         var segments: [Substring] = []
         if !decoded.hasPrefix("/") {
             segments = documentPath.split(separator: "/", omittingEmptySubsequences: false).dropLast()
@@ -50,7 +50,17 @@ package enum ReferenceResolver {
                 segments.append(part)
             }
         }
-        return .local(segments.joined(separator: "/").precomposedStringWithCanonicalMapping)
+        let joined = segments.joined(separator: "/")
+        return .local(joined.utf8.allSatisfy { $0 < 0x80 } ? joined : joined.precomposedStringWithCanonicalMapping)
+    }
+
+    /// `text` without leading and trailing white space and newlines; Foundation's trimming
+    /// only when an end has some (most URLs have none, and it is the costly part).
+    private static func trimmingSpace(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.first, let last = scalars.last else { return text }
+        let space = CharacterSet.whitespacesAndNewlines
+        return space.contains(first) || space.contains(last) ? text.trimmingCharacters(in: space) : text
     }
 
     /// The lowercased scheme of an absolute URL, if it has one.

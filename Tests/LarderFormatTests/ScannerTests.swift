@@ -94,6 +94,13 @@ import Testing
         ("../x.png", "index.html", .escaping),
         ("a/../../x.png", "css/app.css", .local("x.png")),
         ("a/../../../x.png", "css/app.css", .escaping),
+        ("  img/a.png\n", "index.html", .local("img/a.png")),
+        ("\u{A0}img/a.png\u{2028}", "index.html", .local("img/a.png")),
+        (" ", "index.html", .ignored),
+        ("cafe\u{301}.png", "index.html", .local("caf\u{E9}.png")),
+        ("cafe%CC%81.png", "index.html", .local("caf\u{E9}.png")),
+        ("caf%C3%A9.png", "index.html", .local("caf\u{E9}.png")),
+        ("100%.png", "index.html", .local("100%.png")),
     ])
     func resolves(_ url: String, _ document: String, _ expected: ReferenceTarget) {
         #expect(ReferenceResolver.resolve(url, from: document) == expected)
