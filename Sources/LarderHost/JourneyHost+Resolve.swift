@@ -188,12 +188,8 @@ extension JourneyHost {
 
     /// Brings a bundle into the cache; nil on success.
     private func fetchBundle(_ bundle: Digest, configuration: JourneyConfiguration) async -> HostError? {
-        var settings = BundleFetcher.Configuration()
-        settings.requestTimeout = configuration.fetchDeadline
-        let fetcher = BundleFetcher(
-            cache: cache, origin: configuration.origin, transport: transport, downloads: downloads, configuration: settings)
         do {
-            let result = try await fetcher.fetch(bundle)
+            let result = try await fetcher(for: configuration).fetch(bundle)
             if result.source != .cache {
                 note(.bundleFetched, "bundle \(bundle.hex.prefix(12)): \(result.bytesDownloaded) bytes in \(result.requests) requests")
             }
@@ -201,6 +197,18 @@ extension JourneyHost {
         } catch {
             return HostError(.unavailable, "cannot fetch bundle \(bundle)", digest: bundle, transportError: error)
         }
+    }
+
+    private func fetcher(for configuration: JourneyConfiguration) -> BundleFetcher {
+        if let kept = bundleFetcher, kept.origin == configuration.origin, kept.timeout == configuration.fetchDeadline {
+            return kept.fetcher
+        }
+        var settings = BundleFetcher.Configuration()
+        settings.requestTimeout = configuration.fetchDeadline
+        let fetcher = BundleFetcher(
+            cache: cache, origin: configuration.origin, transport: transport, downloads: downloads, configuration: settings)
+        bundleFetcher = (configuration.origin, configuration.fetchDeadline, fetcher)
+        return fetcher
     }
 
     /// A definitive denial: forget the scope's document and validator, let the cache drop its

@@ -31,6 +31,10 @@ public actor JourneyHost {
     var openedCaptureQueue: CaptureQueue?
     let captureSink: (any CaptureSink)?
     let downloads: String
+    /// Kept while origin and timeout stay the same, so two fetches of one bundle (an old
+    /// scope's still running after a configuration change) share one download and one
+    /// partial file.
+    var bundleFetcher: (origin: URL, timeout: Duration, fetcher: BundleFetcher)?
 
     /// The current configuration.
     public private(set) var configuration: JourneyConfiguration

@@ -70,14 +70,10 @@ public actor BundleFetcher {
     public func fetch(_ bundle: Digest, progress: (@Sendable (Double) -> Void)? = nil) async throws(TransportError) -> FetchResult {
         if let task = running[bundle] { return try await Self.value(of: task) }
         let task = Task { [cache, origin, transport, downloads, configuration] () async throws -> FetchResult in
-            let work = FetchWork(
+            try await FetchWork(
                 cache: cache, origin: origin, transport: transport, downloads: downloads, configuration: configuration,
-                progress: progress)
-            do {
-                return try await work.run(bundle)
-            } catch let error as TransportError {
-                throw error
-            }
+                progress: progress
+            ).run(bundle)
         }
         running[bundle] = task
         defer { running[bundle] = nil }
