@@ -224,8 +224,10 @@ extension HeadlessRenderer {
             bytes += Int64(data.count)
             let isDocument = path == manifest.entry || file?.role == .document
             guard isDocument || file?.role == .style else { continue }
-            for url in FontScanner.urls(in: data) where seenFonts.insert(url).inserted { fontURLs.append(url) }
             let references = data.withUnsafeBufferPointer { isDocument ? HTMLScanner.scan($0) : CSSScanner.scan($0) }
+            for reference in references where reference.url.hasPrefix("larder-font://") && seenFonts.insert(reference.url).inserted {
+                fontURLs.append(reference.url)
+            }
             try check(references, of: path, in: content)
         }
         for url in fontURLs {
