@@ -68,11 +68,6 @@ package final class SQLiteDatabase: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` inside a deferred (read) transaction: one snapshot and one lock for many reads.
-    package func readTransaction<T>(_ body: () throws(CacheError) -> T) throws(CacheError) -> T {
-        try transaction(begin: "BEGIN", body)
-    }
-
     private func transaction<T>(begin: String, _ body: () throws(CacheError) -> T) throws(CacheError) -> T {
         try execute(begin)
         do {

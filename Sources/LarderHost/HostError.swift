@@ -23,8 +23,6 @@ public struct HostError: Error, Sendable, CustomStringConvertible {
         public static let backingOff = Code("backing-off")
         /// The configuration document or a bridge message does not parse.
         public static let malformedDocument = Code("malformed-document")
-        /// Nothing to present: never fetched, no cache, no embedded default.
-        public static let noContent = Code("no-content")
         /// The presentation did not become ready within its deadline (15 s); try again.
         public static let deadlineExceeded = Code("deadline-exceeded")
         /// The renderer failed; ``HostError/resource`` names the resource when one did not

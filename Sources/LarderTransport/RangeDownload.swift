@@ -12,7 +12,6 @@ struct RangeDownload {
     var pieceSize: Int64 = 1 << 20
     var attempts = 3
     var timeout: Duration = .seconds(30)
-    var headers: [String: String] = [:]
 
     /// What was transferred in this call.
     struct Outcome {
@@ -29,7 +28,7 @@ struct RangeDownload {
         if etag == nil && offset > 0 { try truncate(to: 0); offset = 0 }
         var total: Int64?
         while total == nil || offset < total! {
-            var request = HTTPRequest(url: url, headers: headers, timeout: timeout)
+            var request = HTTPRequest(url: url, timeout: timeout)
             request.headers["Range"] = "bytes=\(offset)-\(offset + pieceSize - 1)"
             if let etag { request.headers["If-Range"] = etag }
             let response = try await sendWithRetries(request, outcome: &outcome)

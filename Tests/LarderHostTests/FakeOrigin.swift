@@ -22,7 +22,6 @@ final class FakeOrigin: HTTPTransport {
     struct State {
         var behaviour: Behaviour = .serve
         var journeyRequests: [HTTPRequest] = []
-        var otherRequests = 0
         var hanging: [UUID: CheckedContinuation<Void, Never>] = [:]
     }
 
@@ -53,7 +52,6 @@ final class FakeOrigin: HTTPTransport {
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         let path = request.url.path
         guard path.contains("/journeys/") else {
-            state.withLock { $0.otherRequests += 1 }
             if case .offline = behaviour { throw TransportError(.connection, "offline", url: request.url) }
             return serveFile(path, request: request)
         }

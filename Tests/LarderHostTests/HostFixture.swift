@@ -43,7 +43,7 @@ final class HostFixture: @unchecked Sendable {
         let report = try OriginPublisher.publish(
             archives: [try archive(sample)], to: root + "/origin",
             journey: JourneyPublication(id: journey, key: Self.key, refresh: refresh, now: clock.now))
-        guard let document = report.journey else { throw HostError(.noContent, "publish wrote no journey document") }
+        guard let document = report.journey else { throw HostError(.unavailable, "publish wrote no journey document") }
         return document
     }
 

@@ -22,7 +22,6 @@ final class ScriptedRenderer: JourneyRenderer {
         var unloads = 0
         var stops = 0
         var loaded = false
-        var visible = false
     }
 
     let capabilities: Set<Manifest.Capability>
@@ -69,7 +68,6 @@ final class ScriptedRenderer: JourneyRenderer {
             $0.record.loads.append(visible)
             $0.record.loadedBundles.append(content.bundle)
             $0.record.loaded = true
-            $0.record.visible = visible
         }
     }
 
@@ -77,22 +75,17 @@ final class ScriptedRenderer: JourneyRenderer {
         try state.withLock { (state) throws(HostError) in
             guard state.record.loaded else { throw HostError(.renderer, "nothing loaded") }
             state.record.shown.append(session)
-            state.record.visible = true
         }
     }
 
     func reset() async throws(HostError) {
-        state.withLock {
-            $0.record.resets += 1
-            $0.record.visible = false
-        }
+        state.withLock { $0.record.resets += 1 }
     }
 
     func unload() async {
         state.withLock {
             $0.record.unloads += 1
             $0.record.loaded = false
-            $0.record.visible = false
         }
     }
 

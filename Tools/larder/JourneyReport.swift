@@ -31,7 +31,7 @@ struct JourneyReport {
     static func exitCode(for error: HostError) -> ExitCode {
         switch error.code {
         case .denied: .noPermission
-        case .unavailable, .noContent, .backingOff, .deadlineExceeded: .unavailable
+        case .unavailable, .backingOff, .deadlineExceeded: .unavailable
         case .malformedDocument: .dataError
         default: .failure
         }
