@@ -152,9 +152,10 @@ import Testing
         let report = try json(result.stdout)
         #expect(report["source"] as? String == "embedded")
         let session = try #require(report["session"] as? String)
-        let kinds = try #require(report["timeline"] as? [[String: Any]]).compactMap { $0["kind"] as? String }
-        #expect(kinds.suffix(3) == ["presented", "captured", "dismissed"])
-        #expect(result.stdout.contains(session))
+        let timeline = try #require(report["timeline"] as? [[String: Any]])
+        #expect(timeline.compactMap { $0["kind"] as? String }.suffix(3) == ["presented", "captured", "dismissed"])
+        let presented = timeline.first { $0["kind"] as? String == "presented" }?["detail"] as? String
+        #expect(presented?.hasPrefix("session \(session):") == true, "the reported session is the one presented")
         let status = try json(try CLI.run(["journey", "status", "--json"] + scope(scratch.path + "/cache")).stdout)
         #expect(status["pendingCaptures"] as? Int == 1)
     }

@@ -43,8 +43,12 @@ struct FreshnessRuleTests {
         let journey = try await host.prepare()
         #expect(fixture.origin.journeyRequestCount == 1 + rule.requestsBeforeReturn)
         #expect(journey.revision == 1)
-        let settled = await eventually { fixture.origin.journeyRequestCount == 1 + rule.requestsAfterwards }
-        #expect(settled)
+        if rule.requestsAfterwards > rule.requestsBeforeReturn {
+            #expect(await eventually { fixture.origin.journeyRequestCount == 1 + rule.requestsAfterwards })
+        } else {
+            for _ in 0..<100 { await Task.yield() }  // a wrongly started background refresh would land here
+            #expect(fixture.origin.journeyRequestCount == 1 + rule.requestsAfterwards)
+        }
     }
 
     @Test("An open presentation is never ended for age")
