@@ -188,24 +188,19 @@ private struct FetchWork: Sendable {
     /// Downloads one object and checks its digest before keeping it.
     private func fetchObject(_ object: Digest, into folder: String) async -> Result<(Digest, Int, Int64), TransportError> {
         let url = origin.appendingPathComponent("objects/\(object.hex)")
-        var tries = 0
-        while true {
-            tries += 1
-            do throws(TransportError) {
-                let response = try await transport.send(HTTPRequest(url: url, timeout: configuration.requestTimeout))
-                guard response.status == 200 else { throw TransportError(.unexpectedStatus, "cannot fetch an object", url: url, status: response.status) }
-                guard SHA256Hasher.hash(response.body) == object else {
-                    throw TransportError(.digestMismatch, "the server sent bytes that do not hash to \(object)", url: url)
-                }
-                do { try response.body.write(to: URL(fileURLWithPath: folder + "/" + object.hex)) } catch {
-                    throw TransportError(.cache, "cannot keep a downloaded object: \(error)", url: url)
-                }
-                return .success((object, tries, Int64(response.body.count)))
-            } catch where error.isRetryable && tries < configuration.attempts {
-                try? await Task.sleep(for: .milliseconds(100 * tries * tries))  // an interrupted pause only retries sooner
-            } catch {
-                return .failure(error)
+        do throws(TransportError) {
+            let (response, requests) = try await transport.send(
+                HTTPRequest(url: url, timeout: configuration.requestTimeout), attempts: configuration.attempts)
+            guard response.status == 200 else { throw TransportError(.unexpectedStatus, "cannot fetch an object", url: url, status: response.status) }
+            guard SHA256Hasher.hash(response.body) == object else {
+                throw TransportError(.digestMismatch, "the server sent bytes that do not hash to \(object)", url: url)
             }
+            do { try response.body.write(to: URL(fileURLWithPath: folder + "/" + object.hex)) } catch {
+                throw TransportError(.cache, "cannot keep a downloaded object: \(error)", url: url)
+            }
+            return .success((object, requests, Int64(response.body.count)))
+        } catch {
+            return .failure(error)
         }
     }
 

@@ -31,7 +31,8 @@ struct RangeDownload {
             var request = HTTPRequest(url: url, timeout: timeout)
             request.headers["Range"] = "bytes=\(offset)-\(offset + pieceSize - 1)"
             if let etag { request.headers["If-Range"] = etag }
-            let response = try await sendWithRetries(request, outcome: &outcome)
+            let (response, requests) = try await transport.send(request, attempts: attempts)
+            outcome.requests += requests
             switch response.status {
             case 206:
                 guard let range = response.headers["content-range"], let parsed = Self.parseContentRange(range), parsed.start == offset else {
@@ -67,20 +68,6 @@ struct RangeDownload {
         return outcome
     }
 
-    private func sendWithRetries(_ request: HTTPRequest, outcome: inout Outcome) async throws(TransportError) -> HTTPResponse {
-        var attempt = 0
-        while true {
-            attempt += 1
-            outcome.requests += 1
-            do {
-                return try await transport.send(request)
-            } catch where error.isRetryable && attempt < attempts {
-                // Bounded: a few attempts with a short, growing pause.
-                try? await Task.sleep(for: .milliseconds(100 * attempt * attempt))  // an interrupted pause only retries sooner
-            }
-        }
-    }
-
     static func parseContentRange(_ text: String) -> (start: Int64, end: Int64, total: Int64)? {
         // "bytes 0-1023/4096"
         let parts = text.split(whereSeparator: { $0 == " " || $0 == "-" || $0 == "/" })
@@ -97,25 +84,25 @@ struct RangeDownload {
 
     private func truncate(to size: Int64) throws(TransportError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0, ftruncate(fd, off_t(size)) == 0 else {
+        guard fd >= 0 else { throw TransportError(.cache, "cannot prepare the download file: \(Errno.current)", url: url) }
+        defer { close(fd) }
+        guard ftruncate(fd, off_t(size)) == 0 else {
             throw TransportError(.cache, "cannot prepare the download file: \(Errno.current)", url: url)
         }
-        close(fd)
     }
 
     private func append(_ data: Data) throws(TransportError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw TransportError(.cache, "cannot open the download file: \(Errno.current)", url: url) }
         defer { close(fd) }
-        let failure: String? = data.withUnsafeBytes { raw in
+        let failure: Errno? = data.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return "\(Errno.current)"
+                do throws(Errno) {
+                    offset += try valueOrErrno { write(fd, raw.baseAddress! + offset, raw.count - offset) }
+                } catch {
+                    return error
                 }
-                offset += written
             }
             return nil
         }
