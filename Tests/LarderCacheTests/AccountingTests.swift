@@ -67,6 +67,30 @@ import Testing
         #expect(try cache.statistics().bytesOnDisk == 0)
     }
 
+    @Test func purgeLeavesNothingBehindAndTheCacheStaysUsable() throws {
+        let fixture = try CacheFixture()
+        let cache = try fixture.open()
+        let (archive, manifest) = try bundle("x", ["a.css": "aaaa", "b.css": "bbbb"])
+        let digest = try cache.install(archiveAt: try fixture.file(archive)).bundle
+        try cache.setPinned(digest, true)
+        _ = try cache.importEmbeddedDefault(archiveAt: try fixture.file(try bundle("default", ["b.css": "bbbb", "e.css": "e"]).archive))
+        _ = try cache.retain(scope: "app", keeping: [digest])
+        try CorruptionTests.flipByte(of: manifest.file(at: "a.css")!.digest, in: fixture)
+        #expect(try !cache.verify(repair: true).isClean)
+
+        try cache.purge()
+
+        #expect(try cache.bundles().isEmpty)
+        #expect(try cache.statistics().objects == 0)
+        #expect(try cache.statistics().bytesOnDisk == 0)
+        #expect(LarderCache.listObjectFiles(fixture.root + "/objects").isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.root + "/quarantine").isEmpty)
+        #expect(try fixture.indexDump(cache).filter { !$0.hasPrefix("counters:") }.isEmpty)
+        #expect(try cache.install(archiveAt: try fixture.file(archive)).bundle == digest)
+        #expect(try cache.verify().isClean)
+        #expect(try cache.statistics().objects == manifest.files.count)
+    }
+
     /// A killed install can leave objects in the store that no commit accounted for; another
     /// install may reuse them before anyone recovers. Its staging folder makes the next open
     /// (or eviction, or sweep) recount.
