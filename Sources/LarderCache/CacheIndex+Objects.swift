@@ -54,12 +54,12 @@ extension CacheIndex {
     /// - Returns: those objects; their files must be unlinked once this commits.
     func deleteBundles(_ digests: [Digest]) throws(CacheError) -> [Digest] {
         guard !digests.isEmpty else { return [] }
-        var candidates: [String: Int64] = [:]
+        var candidates: [String: (digest: Digest, size: Int64)] = [:]
         let used = try database.prepare("SELECT object, size FROM files WHERE bundle = ?")
         let delete = try database.prepare("DELETE FROM bundles WHERE digest = ?")
         for digest in digests {
             try used.bind(.text(digest.description))
-            while try used.step() { candidates[used.text(0)] = used.int(1) }
+            while try used.step() { candidates[used.text(0)] = (try used.digest(0), used.int(1)) }
             try delete.bind(.text(digest.description)).run()
         }
         let remaining = try database.prepare("SELECT object FROM files")
@@ -67,8 +67,8 @@ extension CacheIndex {
         let anyQuarantined = try hasQuarantined()
         var orphans: [Digest] = []
         var freed = (objects: 0, bytes: Int64(0))
-        for (text, size) in candidates {
-            orphans.append(try Self.parse(text, database.path))
+        for (text, (digest, size)) in candidates {
+            orphans.append(digest)
             // A quarantined object was taken off the totals already.
             let wasQuarantined = anyQuarantined ? try releaseFromQuarantine(text) : false
             if !wasQuarantined { freed = (freed.objects + 1, freed.bytes + size) }
@@ -172,11 +172,5 @@ extension CacheIndex {
         var result: [Digest: String] = [:]
         while try query.step() { result[try query.digest(0)] = query.text(1) }
         return result
-    }
-
-    private static func parse(_ text: String, _ path: String) throws(CacheError) -> Digest {
-        do { return try Digest(parsing: text) } catch {
-            throw CacheError(.storage, "the cache index holds a damaged digest '\(text.prefix(80))'; purge the cache", path: path)
-        }
     }
 }

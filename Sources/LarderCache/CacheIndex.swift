@@ -160,9 +160,9 @@ final class CacheIndex: @unchecked Sendable {
         return database.changes > 0
     }
 
-    /// Bundles to remove on logout (`keepingEmbedded`) or purge.
-    func allBundles(keepingEmbedded: Bool) throws(CacheError) -> [Digest] {
-        let query = try database.prepare(keepingEmbedded ? "SELECT digest FROM bundles WHERE embedded = 0" : "SELECT digest FROM bundles")
+    /// Bundles to remove on logout: all but the embedded default.
+    func nonEmbeddedBundles() throws(CacheError) -> [Digest] {
+        let query = try database.prepare("SELECT digest FROM bundles WHERE embedded = 0")
         var digests: [Digest] = []
         while try query.step() { digests.append(try query.digest(0)) }
         return digests

@@ -65,7 +65,7 @@ extension LarderCache {
 
     /// Removes every bundle but the embedded default (on logout), and empties the memory tier.
     public func clearAll() throws(CacheError) {
-        _ = try removeBundles { (index) throws(CacheError) in try index.allBundles(keepingEmbedded: true) }
+        _ = try removeBundles { (index) throws(CacheError) in try index.nonEmbeddedBundles() }
         memory.removeAll()
     }
 
@@ -171,9 +171,7 @@ extension LarderCache {
         let started = DispatchTime.now().uptimeNanoseconds
         guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive, wait: false) else { return nil }
         defer { withExtendedLifetime(lock) {} }
-        if !dryRun { try recount() }
-        let stray = try removeStrayFiles(dryRun: dryRun)
-        if !dryRun { StagingArea.removeAll(layout: layout) }
+        let stray = try cleanUp(dryRun: dryRun)
         let milliseconds = Int64((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)
         if !dryRun {
             try index.with { (index) throws(CacheError) in
@@ -189,18 +187,9 @@ extension LarderCache {
     /// Every file under objects/, as (the 64-hex name it claims, path).
     static func listObjectFiles(_ objects: String) -> [(String, String)] {
         var result: [(String, String)] = []
-        guard let shards = opendir(objects) else { return [] }
-        defer { closedir(shards) }
-        while let shard = readdir(shards) {
-            let shardName = withUnsafeBytes(of: shard.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard shardName.utf8.count == 2, shardName.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
-                let folder = opendir(objects + "/" + shardName)
-            else { continue }
-            while let entry = readdir(folder) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name != "." && name != ".." { result.append((shardName + name, objects + "/" + shardName + "/" + name)) }
-            }
-            closedir(folder)
+        for shard in folderNames(objects)
+        where shard.utf8.count == 2 && shard.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
+            for name in folderNames(objects + "/" + shard) { result.append((shard + name, objects + "/" + shard + "/" + name)) }
         }
         return result
     }
@@ -251,22 +240,17 @@ extension LarderCache {
     public func purge() throws(CacheError) {
         guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive) else { return }
         defer { withExtendedLifetime(lock) {} }
-        let orphans = try index.with { (index) throws(CacheError) in
+        try index.with { (index) throws(CacheError) in
             try index.database.transaction { () throws(CacheError) in
-                try index.database.execute("DELETE FROM scopes; DELETE FROM leases;")
-                let orphans = try index.deleteBundles(try index.allBundles(keepingEmbedded: false))
+                // Files go with their bundles (ON DELETE CASCADE); the recount zeroes the
+                // totals and forgets quarantined objects.
+                try index.database.execute("DELETE FROM scopes; DELETE FROM leases; DELETE FROM bundles;")
                 try index.recount()
-                return orphans
             }
         }
-        try unlinkObjects(orphans)
-        for (_, path) in Self.listObjectFiles(layout.objects) { unlink(path) }
-        if let folder = opendir(layout.quarantine) {
-            while let entry = readdir(folder) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name != "." && name != ".." { unlink(layout.quarantine + "/" + name) }
-            }
-            closedir(folder)
+        let files = Self.listObjectFiles(layout.objects).map(\.1) + folderNames(layout.quarantine).map { layout.quarantine + "/" + $0 }
+        for path in files where unlink(path) != 0 && errno != ENOENT {
+            throw CacheError(.storage, "cannot remove a file while purging: \(Errno.current)", path: path)
         }
         memory.removeAll()
         verified.withLock { $0.removeAll() }

@@ -24,9 +24,18 @@ extension LarderCache {
     /// holding the sweep lock exclusively.
     func recoverLeftovers() throws(CacheError) {
         guard StagingArea.hasLeftovers(layout: layout) else { return }
-        try recount()
-        _ = try removeStrayFiles(dryRun: false)
-        StagingArea.removeAll(layout: layout)
+        _ = try cleanUp(dryRun: false)
+    }
+
+    /// In the order the recovery needs: recounts the stored totals, removes the files no bundle
+    /// uses, then everything in `staging/`. A dry run only lists the files. Call holding the
+    /// sweep lock exclusively.
+    /// - Returns: the files no bundle uses and their total size.
+    func cleanUp(dryRun: Bool) throws(CacheError) -> (paths: [String], bytes: Int64) {
+        if !dryRun { try recount() }
+        let stray = try removeStrayFiles(dryRun: dryRun)
+        if !dryRun { StagingArea.removeAll(layout: layout) }
+        return stray
     }
 
     /// Sets the stored totals from the index. Call holding the sweep lock exclusively.

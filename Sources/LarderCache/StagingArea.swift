@@ -65,13 +65,7 @@ final class StagingArea {
 
     /// Whether anything is in `staging/`: what a killed or failed install or eviction left.
     static func hasLeftovers(layout: CacheLayout) -> Bool {
-        guard let folder = opendir(layout.staging) else { return false }
-        defer { closedir(folder) }
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { return true }
-        }
-        return false
+        !folderNames(layout.staging).isEmpty
     }
 
     /// Creates `staging/<name>`, an empty file that says an operation holding the sweep lock
@@ -98,27 +92,14 @@ final class StagingArea {
 
     /// Removes every staging folder. Call only while holding the sweep lock exclusively.
     static func removeAll(layout: CacheLayout) {
-        guard let folder = opendir(layout.staging) else { return }
-        var names: [String] = []
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        closedir(folder)
-        for name in names {
+        for name in folderNames(layout.staging) {
             let path = layout.staging + "/" + name
             if unlink(path) != 0 { removeTree(path) }  // a stray file, or a staging folder
         }
     }
 
     private static func removeTree(_ path: String) {
-        if let folder = opendir(path) {
-            while let entry = readdir(folder) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name != "." && name != ".." { unlink(path + "/" + name) }
-            }
-            closedir(folder)
-        }
+        for name in folderNames(path) { unlink(path + "/" + name) }
         rmdir(path)
     }
 }
