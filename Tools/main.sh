@@ -35,8 +35,10 @@ for sample in SampleBundles/*/; do
 done
 
 echo "== publish to $origin"
-"$larder" publish "${archives[@]}" --origin "$origin"
-"$larder" publish "$onboarding" --origin "$origin" --journey onboarding --key pk_sample_key
+# One publish: --journey points at the last archive, so onboarding's goes last.
+others=()
+for archive in "${archives[@]}"; do [ "$archive" = "$onboarding" ] || others+=("$archive"); done
+"$larder" publish "${others[@]}" "$onboarding" --origin "$origin" --journey onboarding --key pk_sample_key
 port=$(bash Tools/origin/origin.sh start "$PWD/$origin" "$PWD/$run")
 trap 'bash Tools/origin/origin.sh stop "$PWD/$run"' EXIT
 echo "origin: http://127.0.0.1:$port/"

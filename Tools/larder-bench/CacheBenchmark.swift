@@ -47,11 +47,6 @@ enum CacheBenchmark {
 
     // MARK: Read latencies
 
-    static func percentile(_ samples: [Double], _ fraction: Double) -> Double {
-        let sorted = samples.sorted()
-        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
-    }
-
     /// Nanoseconds per call, measured in batches so the clock's own cost stays out.
     static func latencies(batches: Int = 2000, batch: Int = 50, _ body: () throws -> Void) rethrows -> [Double] {
         var samples: [Double] = []

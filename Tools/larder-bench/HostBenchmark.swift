@@ -31,8 +31,8 @@ enum HostBenchmark {
     struct Latency {
         var milliseconds: [Double] = []
         mutating func add(nanoseconds: UInt64) { milliseconds.append(Double(nanoseconds) / 1e6) }
-        var p50: Double { milliseconds.isEmpty ? .nan : CacheBenchmark.percentile(milliseconds, 0.5) }
-        var p99: Double { milliseconds.isEmpty ? .nan : CacheBenchmark.percentile(milliseconds, 0.99) }
+        var p50: Double { milliseconds.isEmpty ? .nan : percentile(milliseconds, 0.5) }
+        var p99: Double { milliseconds.isEmpty ? .nan : percentile(milliseconds, 0.99) }
     }
 
     /// One sample's figures.

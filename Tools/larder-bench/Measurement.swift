@@ -27,11 +27,16 @@ struct Timings {
             let runs = seconds.map { String(format: "%.3f", $0) }.joined(separator: " ")
             return label + String(format: " median %.3f s  (runs: %@)", median, runs as NSString)
         }
-        let sorted = seconds.sorted()
-        let p10 = sorted[sorted.count / 10]
-        let p90 = sorted[sorted.count * 9 / 10]
+        let p10 = percentile(seconds, 0.1)
+        let p90 = percentile(seconds, 0.9)
         return label + String(format: " median %.2f ms  (%d runs, p10 %.2f ms, p90 %.2f ms)", median * 1000, seconds.count, p10 * 1000, p90 * 1000)
     }
+}
+
+/// The sample at `fraction` (0...1) of the sorted samples.
+func percentile(_ samples: [Double], _ fraction: Double) -> Double {
+    let sorted = samples.sorted()
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
 }
 
 /// Prints a ratio line with a verdict against its target.

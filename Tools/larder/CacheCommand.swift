@@ -62,7 +62,7 @@ enum CacheCommand {
             arguments: [("<archive>", "A .tar.gz written by 'larder pack'.")], positionals: 1...1, run: CacheOperations.install),
         sub("fetch", "Fetch a bundle from a static origin, downloading only what the cache lacks.", " <bundle-digest> --origin <url>",
             arguments: [("<bundle-digest>", "sha256:<hex> or <hex>")],
-            options: [OptionSpec(names: ["--origin"], value: "url", help: "Base URL of the origin (see 'larder publish', Tools/origin).")],
+            options: [OriginOption.spec],
             positionals: 1...1, run: CacheFetch.run),
         sub("resolve", "Resolve a larder-font:// URL to its stored font.", " <url>",
             arguments: [("<url>", "larder-font://sha256/<hex>")], positionals: 1...1, run: CacheOperations.resolve),

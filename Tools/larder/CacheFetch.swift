@@ -8,9 +8,7 @@ import LarderTransport
 enum CacheFetch {
     static func run(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
         let spec = CacheCommand.subcommands["fetch"]!.spec
-        guard let originText = arguments.value("--origin"), let origin = URL(string: originText.hasSuffix("/") ? originText : originText + "/"),
-            origin.scheme == "http" || origin.scheme == "https"
-        else {
+        guard let origin = arguments.value("--origin").flatMap(OriginOption.url) else {
             return Console.usageError(UsageError(message: "Missing or invalid '--origin <url>' (http or https)", command: spec))
         }
         let bundle: Digest
@@ -22,19 +20,15 @@ enum CacheFetch {
         }
         let bar = ProgressBar(label: "fetching")
         let fetcher = BundleFetcher(cache: cache, origin: origin, downloads: cache.root + "/downloads")
-        let outcome = LockedOutcome()
-        let done = DispatchSemaphore(value: 0)
-        Task {
+        let outcome: Result<FetchResult, TransportError> = waitFor {
             do throws(TransportError) {
-                outcome.set(.success(try await fetcher.fetch(bundle) { fraction in bar.update(Int(fraction * 1000), 1000) }))
+                return .success(try await fetcher.fetch(bundle) { fraction in bar.update(Int(fraction * 1000), 1000) })
             } catch {
-                outcome.set(.failure(error))
+                return .failure(error)
             }
-            done.signal()
         }
-        done.wait()
         bar.finish()
-        switch outcome.get() {
+        switch outcome {
         case .success(let result):
             if arguments.flag("--json") {
                 Console.json(.object([
@@ -54,16 +48,6 @@ enum CacheFetch {
             case .connection, .timeout: return .temporaryFailure
             default: return .failure
             }
-        case nil:
-            return .failure
         }
     }
-}
-
-/// The fetch's outcome, handed from the task to the waiting command.
-private final class LockedOutcome: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Result<FetchResult, TransportError>?
-    func set(_ outcome: Result<FetchResult, TransportError>) { lock.lock(); value = outcome; lock.unlock() }
-    func get() -> Result<FetchResult, TransportError>? { lock.lock(); defer { lock.unlock() }; return value }
 }

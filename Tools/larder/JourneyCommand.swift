@@ -2,15 +2,15 @@ import Foundation
 import LarderCache
 import LarderFormat
 import LarderHost
+import LarderPack
 import LarderTransport
-import Synchronization
 
 /// `larder journey prepare|present|status`: runs a ``JourneyHost`` headless against an origin
 /// and a cache, and prints what it did and why.
 enum JourneyCommand {
     static let scopeUsage = "--origin <url> --key <key> --journey <id> [--cache <dir>]"
     static let scopeOptions = [
-        OptionSpec(names: ["--origin"], value: "url", help: "Base URL of the origin (see 'larder publish', Tools/origin)."),
+        OriginOption.spec,
         OptionSpec(names: ["--key"], value: "key", help: "The publishable key; it authorises showing the journey."),
         OptionSpec(names: ["--journey"], value: "id", help: "The journey id."),
         CacheCommand.cacheOption,
@@ -130,9 +130,7 @@ enum JourneyCommand {
     /// usage error.
     static func configuration(_ parsed: ParsedArguments, spec: CommandSpec) throws(UsageError) -> JourneyConfiguration {
         guard let text = parsed.value("--origin") else { throw UsageError(message: "Missing '--origin <url>'", command: spec) }
-        guard let origin = URL(string: text.hasSuffix("/") ? text : text + "/"), origin.scheme == "http" || origin.scheme == "https",
-            origin.host?.isEmpty == false
-        else {
+        guard let origin = OriginOption.url(text) else {
             throw UsageError(message: "Invalid '--origin <url>': '\(text)' is not an http or https URL", command: spec)
         }
         guard let key = parsed.value("--key"), !key.isEmpty else {
@@ -141,9 +139,9 @@ enum JourneyCommand {
         guard let journey = parsed.value("--journey"), !journey.isEmpty else {
             throw UsageError(message: "Missing '--journey <id>'", command: spec)
         }
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
-        guard journey.allSatisfy({ allowed.contains($0) }), journey != ".", journey != ".." else {
-            throw UsageError(message: "Invalid '--journey <id>': '\(journey)' may use only letters, digits, '_', '-' and '.'", command: spec)
+        guard JourneyPublication.isValidName(journey) else {
+            throw UsageError(
+                message: "Invalid '--journey <id>': '\(journey)' may use only letters, digits, '_', '-' and '.'", command: spec)
         }
         return JourneyConfiguration(publishableKey: key, journeyID: journey, origin: origin, embeddedDefault: parsed.value("--embedded"))
     }
@@ -199,24 +197,4 @@ struct HeldCaptureSink: CaptureSink {
     func deliver(_ events: [CaptureEvent]) async -> CaptureReceipt {
         .failed(HostError(.unavailable, "the CLI does not deliver captures"))
     }
-}
-
-/// Runs async work from a synchronous command and waits for its result (the work runs on the
-/// global executor, never on the blocked thread).
-func waitFor<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
-    let result = ResultBox<T>()
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        let value = await work()
-        result.value.withLock { $0 = value }
-        done.signal()
-    }
-    done.wait()
-    guard let value = result.value.withLock({ $0 }) else { preconditionFailure("the task signalled without a result") }
-    return value
-}
-
-/// The result handed from the task to the waiting thread.
-private final class ResultBox<T: Sendable>: Sendable {
-    let value = Mutex<T?>(nil)
 }
