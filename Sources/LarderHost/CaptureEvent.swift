@@ -21,6 +21,9 @@ public struct CaptureEvent: Sendable, Equatable {
     public var body: [UInt8]
     public var created: Date
 
+    /// The context as canonical JSON (sorted keys, no whitespace), as it is stored and sent.
+    var contextJSON: [UInt8] { JSONValue.object(context.mapValues { .string($0) }).canonicalBytes }
+
     public init(
         id: String, visitor: String, session: String, journey: String, revision: Int64, bundle: Digest,
         context: [String: String], body: [UInt8], created: Date

@@ -123,7 +123,7 @@ final class CaptureStore {
                 let id = SQLiteValue.blob(Array(event.id.utf8))
                 let seen = try database.prepare("SELECT 1 FROM events WHERE id = ?1 UNION ALL SELECT 1 FROM delivered WHERE id = ?1")
                 if try seen.bind(id).step() { return false }
-                let context = JSONValue.object(event.context.mapValues { .string($0) }).canonicalBytes
+                let context = event.contextJSON
                 try database.prepare(
                     """
                     INSERT INTO events(id, visitor, session, journey, revision, bundle, context, body, created)

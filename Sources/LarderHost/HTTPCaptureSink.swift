@@ -77,7 +77,7 @@ public struct HTTPCaptureSink: CaptureSink {
 
     /// The POST for one event.
     func request(for event: CaptureEvent) -> HTTPRequest {
-        let context = JSONValue.object(event.context.mapValues { .string($0) }).canonicalBytes
+        let context = event.contextJSON
         let headers = [
             "Content-Type": "application/octet-stream",
             "X-Larder-Key": publishableKey,

@@ -18,9 +18,9 @@ extension JourneyHost {
         if case .presented = presentation, let shown = presented { return shown.journey }
         if let current = prepared, let decision = freshness(of: current.journey), decision != .requiresFetch {
             if decision == .presentAndRefresh { refreshInBackground() }
-            if current.loaded || !current.journey.preloaded { return current.journey }
+            if current.isReady { return current.journey }
         }
-        if let current = prepared, current.journey.stale, current.loaded || !current.journey.preloaded,
+        if let current = prepared, current.journey.stale, current.isReady,
             let notBefore = try store.record(configuration.scope).notBefore, clock.now < notBefore
         {
             // Served stale and the origin may not be asked yet: nothing new to try.
@@ -78,7 +78,7 @@ extension JourneyHost {
         } else {
             await renderer.unload()
         }
-        if let prepared { setReadiness(prepared.loaded || !prepared.journey.preloaded ? .ready(prepared.journey) : .unloaded(prepared.journey)) }
+        if let prepared { setReadiness(prepared.isReady ? .ready(prepared.journey) : .unloaded(prepared.journey)) }
         scheduleDelivery()
     }
 

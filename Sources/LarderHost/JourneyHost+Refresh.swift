@@ -106,7 +106,7 @@ extension JourneyHost {
         }
         prepared = renewed(prepared)
         presented = renewed(presented)
-        if case .hidden = presentation, let prepared, prepared.loaded || !prepared.journey.preloaded {
+        if case .hidden = presentation, let prepared, prepared.isReady {
             setReadiness(.ready(prepared.journey))
         }
     }

@@ -19,6 +19,9 @@ public actor JourneyHost {
         var document: JourneyDocument?
         var content: RenderContent
         var loaded: Bool
+
+        /// Ready to show: loaded, or presented directly (nothing to load ahead).
+        var isReady: Bool { loaded || !journey.preloaded }
     }
 
     let cache: LarderCache
@@ -50,10 +53,10 @@ public actor JourneyHost {
     var presentation: PresentationState = .hidden {
         didSet {
             guard presentation != oldValue else { return }
-            for observer in presentationObservers.values { observer.yield(presentation) }
+            presentationObservers.yield(presentation)
         }
     }
-    var presentationObservers: [UUID: AsyncStream<PresentationState>.Continuation] = [:]
+    let presentationObservers = Broadcast<PresentationState>()
     var presented: Prepared?
     var preparation: (generation: Int, task: Task<PreparedJourney, any Error>)?
     var liveFetches: [String: Task<LiveOutcome, Never>] = [:]
@@ -64,7 +67,7 @@ public actor JourneyHost {
     var embeddedBundle: Digest?
     var disposed = false
     var readinessValue: Readiness = .idle
-    var observers: [UUID: AsyncStream<Readiness>.Continuation] = [:]
+    let readinessObservers = Broadcast<Readiness>()
     var entries: [TimelineEntry] = []
     var bridgeTask: Task<Void, Never>?
     var bridgeMessages: AsyncStream<BridgeMessage>?
@@ -131,43 +134,21 @@ public actor JourneyHost {
 
     /// The current readiness, then every change, until the host is disposed.
     public func readinessUpdates() -> AsyncStream<Readiness> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Readiness.self)
-        continuation.yield(readinessValue)
-        if disposed {
-            continuation.finish()
-            return stream
-        }
-        let id = UUID()
-        observers[id] = continuation
-        continuation.onTermination = { [weak self] _ in Task { await self?.removeObserver(id) } }
-        return stream
+        readinessObservers.subscribe(current: readinessValue)
     }
 
     /// The current presentation state, then every change, until the host is disposed.
     public func presentationUpdates() -> AsyncStream<PresentationState> {
-        let (stream, continuation) = AsyncStream.makeStream(of: PresentationState.self)
-        continuation.yield(presentation)
-        if disposed {
-            continuation.finish()
-            return stream
-        }
-        let id = UUID()
-        presentationObservers[id] = continuation
-        continuation.onTermination = { [weak self] _ in Task { await self?.removePresentationObserver(id) } }
-        return stream
+        presentationObservers.subscribe(current: presentation)
     }
-
-    func removePresentationObserver(_ id: UUID) { presentationObservers[id] = nil }
 
     /// What the host did and why, oldest first (the last 500 entries).
     public func timeline() -> [TimelineEntry] { entries }
 
-    func removeObserver(_ id: UUID) { observers[id] = nil }
-
     func setReadiness(_ value: Readiness) {
         guard value != readinessValue else { return }
         readinessValue = value
-        for observer in observers.values { observer.yield(value) }
+        readinessObservers.yield(value)
     }
 
     func note(_ kind: TimelineEntry.Kind, _ detail: String) {
@@ -221,18 +202,16 @@ public actor JourneyHost {
         await renderer.stop()
         note(.disposed, "host disposed")
         setReadiness(.disposed)
-        for observer in observers.values { observer.finish() }
-        observers = [:]
-        for observer in presentationObservers.values { observer.finish() }
-        presentationObservers = [:]
+        readinessObservers.finish()
+        presentationObservers.finish()
         appMessages.finish()
     }
 
     func releasePrepared() {
-        if let prepared, prepared.content.lease !== presented?.content.lease { prepared.content.lease.release() }
-        if let staged { staged.content.lease.release() }
+        let old = [prepared, staged]
         prepared = nil
         staged = nil
+        for case let retired? in old { retire(retired) }
     }
 
     /// The durable capture queue, opened on first use.
