@@ -95,13 +95,11 @@ extension JourneyHost {
 
     // MARK: Internals
 
-    /// The freshness decision for prepared content; nil when it was never authorised in this
-    /// launch (stale, embedded).
+    /// The freshness decision for prepared content; nil when it has no authorised document
+    /// (stale, embedded).
     func freshness(of journey: PreparedJourney) -> FreshnessPolicy.Decision? {
-        guard let document = prepared?.document, journey.bundle == document.bundle, let renewed = journey.renewed,
-            authorisedThisLaunch.contains(configuration.scope)
-        else { return nil }
-        return FreshnessPolicy(serverRefreshInterval: .seconds(document.refresh)).decision(age: clock.now.duration(since: renewed))
+        guard let document = prepared?.document, journey.bundle == document.bundle, let renewed = journey.renewed else { return nil }
+        return freshness(of: document, renewed: renewed)
     }
 
     private func runPreparation(generation: Int) async throws(HostError) -> PreparedJourney {
@@ -145,7 +143,7 @@ extension JourneyHost {
         if flow.needsRefresh {
             refreshInBackground()
         } else if !flow.stale, let renewed = flow.renewed, let document = flow.document {
-            scheduleRefresh(at: renewed.adding(FreshnessPolicy(serverRefreshInterval: .seconds(document.refresh)).refreshInterval))
+            scheduleRefresh(at: refreshDate(of: document, renewed: renewed))
         }
         return ready.journey
     }

@@ -69,7 +69,7 @@ extension JourneyHost {
         guard let current = presented ?? prepared, let document = current.document, let renewed = current.journey.renewed else {
             return nil
         }
-        return renewed.adding(FreshnessPolicy(serverRefreshInterval: .seconds(document.refresh)).refreshInterval)
+        return refreshDate(of: document, renewed: renewed)
     }
 
     func refreshNow(generation: Int, evenInBackground: Bool = false) async {

@@ -50,17 +50,13 @@ extension JourneyHost {
         let scope = configuration.scope
         let record = try store.record(scope)
         let start = clock.now
-        if authorisedThisLaunch.contains(scope), let document = record.document, let renewed = record.renewed,
-            try isComplete(document.bundle)
+        if let document = record.document, let renewed = record.renewed, case let decision = freshness(of: document, renewed: renewed),
+            decision != .requiresFetch, try isComplete(document.bundle)
         {
-            let policy = FreshnessPolicy(serverRefreshInterval: .seconds(document.refresh))
-            let decision = policy.decision(age: start.duration(since: renewed))
-            if decision != .requiresFetch {
-                note(.fresh, "revision \(document.revision) is \(Self.describe(start.duration(since: renewed))) old: shown from the cache")
-                var flow = ResolvedFlow(document: document, renewed: renewed, source: .cache, stale: false)
-                flow.needsRefresh = decision == .presentAndRefresh
-                return flow
-            }
+            note(.fresh, "revision \(document.revision) is \(Self.describe(start.duration(since: renewed))) old: shown from the cache")
+            var flow = ResolvedFlow(document: document, renewed: renewed, source: .cache, stale: false)
+            flow.needsRefresh = decision == .presentAndRefresh
+            return flow
         }
         let outcome = try await Deadline.run(clock: clock, until: start.adding(configuration.fetchDeadline)) {
             await self.live(configuration, generation: generation)

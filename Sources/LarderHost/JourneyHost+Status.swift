@@ -30,17 +30,12 @@ extension JourneyHost {
     public func status() throws(HostError) -> JourneyStatus {
         let record = try store.record(configuration.scope)
         let document = record.document
-        let authorised = authorisedThisLaunch.contains(configuration.scope)
-        let freshness = zip(document, record.renewed).map { document, renewed in
-            authorised
-                ? FreshnessPolicy(serverRefreshInterval: .seconds(document.refresh)).decision(age: clock.now.duration(since: renewed))
-                : .requiresFetch
-        }
+        let decision = zip(document, record.renewed).map { freshness(of: $0, renewed: $1) }
         var cached = false
         if let document { cached = try isComplete(document.bundle) }
         return JourneyStatus(
             journey: configuration.journeyID, revision: document?.revision, bundle: document?.bundle, refresh: document?.refresh,
-            renewed: record.renewed, freshness: freshness, authorisedSinceStart: authorised, cached: cached,
+            renewed: record.renewed, freshness: decision, authorisedSinceStart: authorisedThisLaunch.contains(configuration.scope), cached: cached,
             failures: record.failures, nextAttempt: record.notBefore, pendingCaptures: try captureQueue().pendingCount())
     }
 }
