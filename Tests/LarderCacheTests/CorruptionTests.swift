@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 import LarderFormat
 import Testing
 @testable import LarderCache
@@ -6,15 +7,7 @@ import Testing
 @Suite struct CorruptionTests {
     /// Flips one byte of a stored object file, as disk rot or tampering would.
     static func flipByte(of object: Digest, in fixture: CacheFixture) throws {
-        let path = CacheLayout(root: fixture.root).objectPath(object)
-        chmod(path, 0o644)
-        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
-        try handle.seek(toOffset: 0)
-        var byte = try handle.read(upToCount: 1) ?? Data([0])
-        byte[byte.startIndex] ^= 0x01
-        try handle.seek(toOffset: 0)
-        try handle.write(contentsOf: byte)
-        try handle.close()
+        try flipFirstByte(at: CacheLayout(root: fixture.root).objectPath(object))
     }
 
     @Test func aFlippedByteIsCaughtBeforeAnyCallerSeesIt() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 import LarderHost
 import Testing
 

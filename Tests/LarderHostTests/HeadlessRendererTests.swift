@@ -1,5 +1,5 @@
 import Foundation
-import LarderCache
+@testable import LarderCache
 import LarderFormat
 import LarderHost
 import LarderPack
@@ -44,11 +44,7 @@ final class RendererFixture: @unchecked Sendable {
 
     /// Flips one byte of a stored object, as disk rot would.
     func flipByte(of object: Digest) throws {
-        let path = root + "/cache/objects/" + object.hex.prefix(2) + "/" + object.hex.dropFirst(2)
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        bytes[bytes.startIndex] ^= 0x01
-        chmod(path, 0o644)
-        try bytes.write(to: URL(fileURLWithPath: path))
+        try flipFirstByte(at: CacheLayout(root: root + "/cache").objectPath(object))
     }
 }
 

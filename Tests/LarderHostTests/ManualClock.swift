@@ -49,12 +49,3 @@ final class ManualClock: HostClock {
     }
 }
 
-/// Lets other tasks run until `condition` holds; gives up after a bounded number of turns
-/// (no sleeping: virtual time only moves when a test advances it).
-func eventually(_ condition: () async -> Bool) async -> Bool {
-    for _ in 0..<20_000 {
-        if await condition() { return true }
-        await Task.yield()
-    }
-    return await condition()
-}

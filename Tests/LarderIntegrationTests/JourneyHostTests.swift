@@ -109,9 +109,9 @@ import Testing
 
         try renderer.receive(Array(#"{"type":"capture","event":"answer-1","body":"{\"goal\":\"sleep\"}"}"#.utf8))
         try renderer.receive(Array(#"{"type":"dismiss"}"#.utf8))
-        let dismissed = await waitUntil { await host.presentationState == .hidden }
+        let dismissed = await eventually(turns: 50_000) { await host.presentationState == .hidden }
         #expect(dismissed)
-        let ready = await waitUntil {
+        let ready = await eventually(turns: 50_000) {
             if case .ready(let journey) = await host.readiness { return journey.revision == 2 }
             return false
         }
@@ -139,14 +139,4 @@ final class Collector: CaptureSink {
         delivered.withLock { $0 += events }
         return .accepted(events.count)
     }
-}
-
-/// Lets other tasks run until `condition` holds, for a bounded number of turns (real
-/// messages pass through the host's bridge task).
-func waitUntil(_ condition: () async -> Bool) async -> Bool {
-    for _ in 0..<50_000 {
-        if await condition() { return true }
-        await Task.yield()
-    }
-    return await condition()
 }

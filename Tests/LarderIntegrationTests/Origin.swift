@@ -13,14 +13,7 @@ final class Origin: @unchecked Sendable {
     let run: String
     let port: Int
 
-    static let script: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.path + "/Tools/origin/origin.sh") { return url.path + "/Tools/origin/origin.sh" }
-        }
-        fatalError("Tools/origin/origin.sh not found above \(#filePath)")
-    }()
+    static let script = repositoryPath("Tools/origin/origin.sh")
 
     init() throws {
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("larder-origin-\(UUID().uuidString)").path
