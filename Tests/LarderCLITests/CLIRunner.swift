@@ -1,5 +1,6 @@
 import Foundation
 import LarderTestSupport
+import Testing
 
 /// Runs the built `larder` binary and captures what it prints.
 struct CLIResult {
@@ -102,4 +103,13 @@ func tarFileRanges(_ tar: [UInt8]) -> [(path: String, range: Range<Int>)] {
         offset = dataStart + (size + 511) / 512 * 512
     }
     return result
+}
+
+/// Packs a folder of SampleBundles with `larder pack` into `folder`.
+/// - Returns: the archive's path.
+func packSample(_ name: String, into folder: String) throws -> String {
+    let pack = try CLI.run(["pack", sampleBundles + "/" + name, "-o", folder, "--json"])
+    #expect(pack.status == 0, "\(pack.stderr)")
+    let report = try JSONSerialization.jsonObject(with: Data(pack.stdout.utf8)) as? [String: Any]
+    return try #require(report?["archivePath"] as? String)
 }

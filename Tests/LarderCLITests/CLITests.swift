@@ -136,18 +136,11 @@ import Testing
 }
 
 @Suite struct CLIVerifyTests {
-    func packSample(_ name: String, into scratch: Scratch) throws -> String {
-        let result = try CLI.run(["pack", sampleBundles + "/" + name, "-o", scratch.path])
-        #expect(result.status == 0)
-        let archive = try #require(try FileManager.default.contentsOfDirectory(atPath: scratch.path).first { $0.hasSuffix(".tar.gz") })
-        return scratch.path + "/" + archive
-    }
-
     /// A byte flipped in any entry makes verify fail and name that entry.
     @Test(arguments: ["onboarding", "paywall", "legacy-prompt"])
     func flippedByteInAnyEntryIsNamed(_ sample: String) throws {
         let scratch = try Scratch()
-        let archive = try packSample(sample, into: scratch)
+        let archive = try packSample(sample, into: scratch.path)
         let tar = [UInt8](try CLI.shell("gzip -dc '\(archive)'"))
         let files = tarFileRanges(tar).filter { $0.path != "manifest.json" && !$0.range.isEmpty }
         #expect(files.count >= 4)
@@ -166,7 +159,7 @@ import Testing
 
     @Test func truncatedArchiveFails() throws {
         let scratch = try Scratch()
-        let archive = try packSample("paywall", into: scratch)
+        let archive = try packSample("paywall", into: scratch.path)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
         try bytes.prefix(bytes.count * 2 / 3).write(to: URL(fileURLWithPath: archive))
         let result = try CLI.run(["verify", archive])
@@ -177,7 +170,7 @@ import Testing
 
     @Test func editedManifestFails() throws {
         let scratch = try Scratch()
-        let archive = try packSample("legacy-prompt", into: scratch)
+        let archive = try packSample("legacy-prompt", into: scratch.path)
         try CLI.shell("""
             cd '\(scratch.path)' && mkdir x && tar -xzf '\(archive)' -C x && \
             sed -i 's/"name":"legacy-prompt"/"name":"legacy-prompt2"/' x/manifest.json && \

@@ -120,7 +120,7 @@ import Testing
 
     @Test func offlineFallsBackToTheEmbeddedDefault() throws {
         let scratch = try Scratch()
-        let archive = try packOnboarding(into: scratch.path + "/out")
+        let archive = try packSample("onboarding", into: scratch.path + "/out")
         let result = try CLI.run(["journey", "prepare", "--offline", "--embedded", archive, "--json"] + scope(scratch.path + "/cache"))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty)
@@ -146,7 +146,7 @@ import Testing
     @Test
     func presentsOfflineFromTheEmbeddedDefault() throws {
         let scratch = try Scratch()
-        let archive = try packOnboarding(into: scratch.path + "/out")
+        let archive = try packSample("onboarding", into: scratch.path + "/out")
         let result = try CLI.run(["journey", "present", "--offline", "--embedded", archive, "--json"] + scope(scratch.path + "/cache"))
         #expect(result.status == 0, "\(result.stderr)")
         let report = try json(result.stdout)
@@ -165,12 +165,5 @@ import Testing
         let result = try CLI.run(["journey", "prepare", "--offline", "--embedded", scratch.path + "/none.tar.gz"] + scope(scratch.path + "/cache"))
         #expect(result.status == 66)
         #expect(result.stderr == "Error: \(scratch.path)/none.tar.gz: no such archive\n")
-    }
-
-    /// Packs the onboarding sample with the CLI; returns the archive's path.
-    func packOnboarding(into folder: String) throws -> String {
-        let pack = try CLI.run(["pack", sampleBundles + "/onboarding", "-o", folder, "--json"])
-        #expect(pack.status == 0, "\(pack.stderr)")
-        return try #require(try json(pack.stdout)["archivePath"] as? String)
     }
 }

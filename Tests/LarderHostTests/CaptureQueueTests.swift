@@ -118,9 +118,7 @@ import Testing
     }
 
     @Test func aFailedBatchStaysQueuedWithEverythingAfterItAndIsDeliveredOnceLater() async throws {
-        let queue = try CaptureQueue(path: folder.queuePath)
-        let events = (0..<5).map { captureEvent($0) }
-        for event in events { try queue.enqueue(event) }
+        let (queue, events) = try folder.queue(holding: 5)
         let sink = RecordingSink(failing: [2])
 
         let failed = await queue.deliver(to: sink, batchSize: 2)
@@ -139,8 +137,7 @@ import Testing
     func aSinkThatSettlesPartOfABatchWithoutSayingWhyStopsDelivery(_ claimed: Int, _ delivered: Int, _ remaining: Int)
         async throws
     {
-        let queue = try CaptureQueue(path: folder.queuePath)
-        for number in 0..<3 { try queue.enqueue(captureEvent(number)) }
+        let (queue, _) = try folder.queue(holding: 3)
 
         let result = await queue.deliver(to: MiscountingSink(settled: claimed), batchSize: 3)
 
@@ -150,9 +147,7 @@ import Testing
     }
 
     @Test func aDeliveryStartedWhileAnotherRunsDeliversNothingTwice() async throws {
-        let queue = try CaptureQueue(path: folder.queuePath)
-        let events = (0..<4).map { captureEvent($0) }
-        for event in events { try queue.enqueue(event) }
+        let (queue, events) = try folder.queue(holding: 4)
         let sink = GatedSink()
 
         let first = Task { await queue.deliver(to: sink, batchSize: 2) }
@@ -167,9 +162,7 @@ import Testing
     }
 
     @Test func concurrentDeliveriesDeliverEachEventExactlyOnceInOrder() async throws {
-        let queue = try CaptureQueue(path: folder.queuePath)
-        let events = (0..<24).map { captureEvent($0) }
-        for event in events { try queue.enqueue(event) }
+        let (queue, events) = try folder.queue(holding: 24)
         let sink = RecordingSink()
 
         let delivered = await withTaskGroup(of: Int.self) { group in
@@ -183,9 +176,7 @@ import Testing
     }
 
     @Test func stopsAfterMaxBatches() async throws {
-        let queue = try CaptureQueue(path: folder.queuePath)
-        let events = (0..<10).map { captureEvent($0) }
-        for event in events { try queue.enqueue(event) }
+        let (queue, events) = try folder.queue(holding: 10)
         let sink = RecordingSink()
 
         let result = await queue.deliver(to: sink, batchSize: 3, maxBatches: 2)
@@ -350,9 +341,7 @@ enum ForeignFile: String, CaseIterable, CustomTestStringConvertible {
     }
 
     @Test func anEventRefusedForGoodDoesNotBlockTheEventsBehindIt() async throws {
-        let queue = try CaptureQueue(path: folder.queuePath)
-        let events = (0..<5).map { captureEvent($0) }
-        for event in events { try queue.enqueue(event) }
+        let (queue, _) = try folder.queue(holding: 5)
         let transport = RecordingTransport(status: 200)
         transport.answer("event-2", with: 422)
         let sink = HTTPCaptureSink(endpoint: Self.endpoint, publishableKey: "pk", transport: transport)
@@ -368,9 +357,7 @@ enum ForeignFile: String, CaseIterable, CustomTestStringConvertible {
     }
 
     @Test func eventsSettledBeforeAFailureInTheirBatchAreNotSentAgain() async throws {
-        let queue = try CaptureQueue(path: folder.queuePath)
-        let events = (0..<5).map { captureEvent($0) }
-        for event in events { try queue.enqueue(event) }
+        let (queue, events) = try folder.queue(holding: 5)
         let transport = RecordingTransport(status: 200)
         transport.answer("event-1", with: 400)
         transport.answer("event-3", with: 503)
@@ -434,6 +421,14 @@ final class CaptureFolder: Sendable {
     }
 
     var queuePath: String { path + "/capture.sqlite" }
+
+    /// A new queue in this folder holding `count` events (`captureEvent(0)` on), and the events.
+    func queue(holding count: Int) throws -> (CaptureQueue, [CaptureEvent]) {
+        let queue = try CaptureQueue(path: queuePath)
+        let events = (0..<count).map { captureEvent($0) }
+        for event in events { try queue.enqueue(event) }
+        return (queue, events)
+    }
 }
 
 /// Event `number` with fixed, distinct attribution.

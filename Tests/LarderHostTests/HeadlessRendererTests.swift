@@ -42,6 +42,15 @@ final class RendererFixture: @unchecked Sendable {
         RenderContent(journey: "journey_123", revision: 7, lease: try cache.lease(bundle), cache: cache)
     }
 
+    /// Starts a new renderer and loads `bundle` hidden, expecting a failure.
+    /// - Returns: the renderer and the error the load threw (nil if it succeeded).
+    func failingLoad(_ bundle: Digest) async throws -> (renderer: HeadlessRenderer, error: HostError?) {
+        let renderer = HeadlessRenderer()
+        try await renderer.start(bridge: Inbox().bridge)
+        let content = try content(bundle)
+        return (renderer, await hostError { () async throws(HostError) in try await renderer.load(content, visible: false) })
+    }
+
     /// Flips one byte of a stored object, as disk rot would.
     func flipByte(of object: Digest) throws {
         try flipFirstByte(at: CacheLayout(root: root + "/cache").objectPath(object))
@@ -154,10 +163,7 @@ func receiveError(_ renderer: HeadlessRenderer, _ json: String) -> HostError? {
             "index.html": #"<!doctype html><link rel="stylesheet" href="style.css"><p>hi"#,
             "style.css": "@font-face { font-family: X; src: url(\"\(missing)\") format(\"truetype\"); }",
         ])
-        let renderer = HeadlessRenderer()
-        try await renderer.start(bridge: Inbox().bridge)
-        let content = try fixture.content(bundle)
-        let error = await hostError { () async throws(HostError) in try await renderer.load(content, visible: false) }
+        let (renderer, error) = try await fixture.failingLoad(bundle)
         #expect(error?.code == .renderer)
         #expect(error?.resource == missing)
         #expect(error?.cacheError?.code == .unknownFont)
@@ -172,11 +178,7 @@ func receiveError(_ renderer: HeadlessRenderer, _ json: String) -> HostError? {
         let file = try #require(manifest.file(at: path))
         #expect(file.essential)
         try fixture.flipByte(of: file.digest)
-        let renderer = HeadlessRenderer()
-        try await renderer.start(bridge: Inbox().bridge)
-
-        let content = try fixture.content(bundle)
-        let error = await hostError { () async throws(HostError) in try await renderer.load(content, visible: false) }
+        let (renderer, error) = try await fixture.failingLoad(bundle)
         #expect(error?.code == .renderer)
         #expect(error?.resource == path)
         #expect(error?.digest == file.digest)
@@ -202,10 +204,7 @@ func receiveError(_ renderer: HeadlessRenderer, _ json: String) -> HostError? {
             "index.html": "<!doctype html><link rel=\"stylesheet\" href=\"style.css\">\(markup)",
             "style.css": "p { color: green }",
         ])
-        let renderer = HeadlessRenderer()
-        try await renderer.start(bridge: Inbox().bridge)
-        let content = try fixture.content(bundle)
-        let error = await hostError { () async throws(HostError) in try await renderer.load(content, visible: false) }
+        let (_, error) = try await fixture.failingLoad(bundle)
         #expect(error?.code == .renderer)
         #expect(error?.resource == resource)
         #expect(error?.cacheError == nil)
@@ -223,10 +222,7 @@ func receiveError(_ renderer: HeadlessRenderer, _ json: String) -> HostError? {
             "css/site.css": "body { background: url(bg.png) } \(css)",
             "css/bg.png": "png",
         ])
-        let renderer = HeadlessRenderer()
-        try await renderer.start(bridge: Inbox().bridge)
-        let content = try fixture.content(bundle)
-        let error = await hostError { () async throws(HostError) in try await renderer.load(content, visible: false) }
+        let (_, error) = try await fixture.failingLoad(bundle)
         #expect(error?.code == .renderer)
         #expect(error?.resource == resource)
         #expect(error?.message.contains("'css/site.css' refers to") == true)
