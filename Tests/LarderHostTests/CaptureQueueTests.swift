@@ -119,7 +119,7 @@ import Testing
 
     @Test func aFailedBatchStaysQueuedWithEverythingAfterItAndIsDeliveredOnceLater() async throws {
         let (queue, events) = try folder.queue(holding: 5)
-        let sink = RecordingSink(failing: [2])
+        let sink = RecordingSink(failingCalls: [2])
 
         let failed = await queue.deliver(to: sink, batchSize: 2)
 
@@ -442,27 +442,34 @@ func captureEvent(_ number: Int, visitor: String = "visitor-a", session: String 
         created: Date(timeIntervalSince1970: 1_700_000_000.123 + Double(number)))
 }
 
-/// A sink that records the events of every call it accepts and refuses the calls numbered
-/// (from 1) in `failing` with a 503.
+/// A sink that records the events of every call it accepts; it refuses (with a 503) the calls
+/// numbered (from 1) in `failingCalls`, and every call while `failing` is set.
 final class RecordingSink: CaptureSink {
     private struct State {
         var calls = 0
+        var failing = false
         var accepted: [CaptureEvent] = []
         var batchSizes: [Int] = []
     }
 
     private let state = Mutex(State())
-    private let failing: Set<Int>
+    private let failingCalls: Set<Int>
 
-    init(failing: Set<Int> = []) { self.failing = failing }
+    init(failingCalls: Set<Int> = []) { self.failingCalls = failingCalls }
 
     var accepted: [CaptureEvent] { state.withLock { $0.accepted } }
     var batchSizes: [Int] { state.withLock { $0.batchSizes } }
+    var failing: Bool {
+        get { state.withLock { $0.failing } }
+        set { state.withLock { $0.failing = newValue } }
+    }
 
     func deliver(_ events: [CaptureEvent]) async -> CaptureReceipt {
         state.withLock { state in
             state.calls += 1
-            if failing.contains(state.calls) { return .failed(HostError(.unavailable, "the test sink refused", status: 503)) }
+            if state.failing || failingCalls.contains(state.calls) {
+                return .failed(HostError(.unavailable, "the test sink refused", status: 503))
+            }
             state.accepted += events
             state.batchSizes.append(events.count)
             return .accepted(events.count)

@@ -15,7 +15,7 @@ final class HostFixture: @unchecked Sendable {
     let cache: LarderCache
     let clock = ManualClock()
     let origin: FakeOrigin
-    let sink = CollectingSink()
+    let sink = RecordingSink()
     private var archives: [String: String] = [:]
 
     init() throws {

@@ -69,7 +69,7 @@ struct RestartRuleTests {
         let restarted = try fixture.host()
         let delivery = await restarted.deliverCapturedEvents()
         #expect(delivery.delivered == 2)
-        #expect(fixture.sink.delivered.map(\.id).last == "answer-1")
+        #expect(fixture.sink.accepted.map(\.id).last == "answer-1")
         #expect(fixture.origin.journeyRequestCount == 1)
     }
 }

@@ -71,7 +71,7 @@ struct ScopeRuleTests {
         #expect(await eventually { (try? await host.pendingCaptures().count) == 2 })
         await host.updateConfiguration(fixture.configuration(identity: "usr_2"))
         await host.deliverCapturedEvents()
-        let delivered = fixture.sink.delivered
+        let delivered = fixture.sink.accepted
         #expect(delivered.map(\.visitor) == ["usr_1", "usr_1"])
         #expect(delivered.allSatisfy { $0.session == session.id && $0.revision == 1 })
         #expect(await host.presentationState == .hidden)

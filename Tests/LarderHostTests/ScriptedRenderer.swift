@@ -97,22 +97,3 @@ final class ScriptedRenderer: JourneyRenderer {
         }
     }
 }
-
-/// A capture sink that keeps what it was given, or fails on demand.
-final class CollectingSink: CaptureSink {
-    private let state = Mutex((events: [CaptureEvent](), failing: false))
-
-    var delivered: [CaptureEvent] { state.withLock { $0.events } }
-    var failing: Bool {
-        get { state.withLock { $0.failing } }
-        set { state.withLock { $0.failing = newValue } }
-    }
-
-    func deliver(_ events: [CaptureEvent]) async -> CaptureReceipt {
-        state.withLock { state in
-            if state.failing { return .failed(HostError(.unavailable, "the collector is down")) }
-            state.events += events
-            return .accepted(events.count)
-        }
-    }
-}

@@ -34,7 +34,7 @@ struct StagingRuleTests {
         #expect(next.id != session.id)
 
         await host.deliverCapturedEvents()
-        let answers = fixture.sink.delivered.filter { $0.id == "late-answer" }
+        let answers = fixture.sink.accepted.filter { $0.id == "late-answer" }
         #expect(answers.map(\.revision) == [1])
         #expect(answers.map(\.session) == [session.id])
         #expect(answers.map(\.bundle) == [session.bundle])
