@@ -58,10 +58,19 @@ extension JourneyHost {
             flow.needsRefresh = decision == .presentAndRefresh
             return flow
         }
-        let outcome = try await Deadline.run(clock: clock, until: start.adding(configuration.fetchDeadline)) {
-            await self.live(configuration, generation: generation)
+        let outcome: LiveOutcome?
+        let asked: Bool
+        if let notBefore = record.notBefore, start < notBefore, liveFetches[scope] == nil {
+            // Within a backoff nothing asks the origin, so the record read above is current.
+            outcome = .failed(backingOff(until: notBefore))
+            asked = false
+        } else {
+            outcome = try await Deadline.run(clock: clock, until: start.adding(configuration.fetchDeadline)) {
+                await self.live(configuration, generation: generation)
+            }
+            asked = true
+            guard generation == self.generation else { throw HostError(.cancelled, "the configuration changed") }
         }
-        guard generation == self.generation else { throw HostError(.cancelled, "the configuration changed") }
         let failure: HostError
         switch outcome {
         case .authorised(let document, let renewed, let source)?:
@@ -74,7 +83,7 @@ extension JourneyHost {
             note(.deadline, "no answer within \(Self.describe(configuration.fetchDeadline)); the fetch goes on in the background")
             failure = HostError(.unavailable, "the origin did not answer within \(Self.describe(configuration.fetchDeadline))")
         }
-        let latest = try store.record(scope)
+        let latest = asked ? try store.record(scope) : record
         if let document = latest.document, try isComplete(document.bundle) {
             let age = latest.renewed.map { Self.describe(clock.now.duration(since: $0)) } ?? "unknown"
             note(.servedStale, "revision \(document.revision) from the cache (\(age) old): \(failure.message)")
@@ -87,6 +96,12 @@ extension JourneyHost {
                 stale: false)
         }
         throw failure
+    }
+
+    /// Notes that the origin is not asked before `notBefore`; the error to report.
+    private func backingOff(until notBefore: Date) -> HostError {
+        note(.backingOff, "not asking the origin before \(Self.iso(notBefore))")
+        return HostError(.backingOff, "the next attempt may be made at \(Self.iso(notBefore))")
     }
 
     /// One request to the origin per scope at a time; concurrent callers share its outcome.
@@ -104,10 +119,7 @@ extension JourneyHost {
         let scope = configuration.scope
         var record: ScopeRecord
         do { record = try store.record(scope) } catch { return .failed(error) }
-        if let notBefore = record.notBefore, clock.now < notBefore {
-            note(.backingOff, "not asking the origin before \(Self.iso(notBefore))")
-            return .failed(HostError(.backingOff, "the next attempt may be made at \(Self.iso(notBefore))"))
-        }
+        if let notBefore = record.notBefore, clock.now < notBefore { return .failed(backingOff(until: notBefore)) }
         let client = ConfigurationClient(transport: transport, clock: clock)
         let answer = await client.fetch(
             configuration, etag: record.document == nil ? nil : record.etag, timeout: configuration.fetchDeadline)
