@@ -25,13 +25,18 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
 
         .target(name: "CLarderSystem"),
 
         .target(name: "LarderFormat", dependencies: ["CZlib", "CArchive", "CCrypto"]),
         .target(name: "LarderPack", dependencies: ["LarderFormat"]),
         .target(name: "LarderCache", dependencies: ["LarderFormat", "CSQLite", "CLarderSystem"]),
-        .target(name: "LarderTransport", dependencies: ["LarderCache", "LarderFormat"]),
+        .target(
+            name: "LarderTransport",
+            dependencies: ["LarderCache", "LarderFormat", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
         .target(name: "LarderHost", dependencies: ["LarderCache", "LarderTransport", "LarderFormat"]),
 
         .executableTarget(
@@ -42,7 +47,7 @@ let package = Package(
             path: "Tools/larder-bench"),
 
         .target(
-            name: "LarderTestSupport", dependencies: ["LarderFormat", "CArchive"], path: "Tests/LarderTestSupport"),
+            name: "LarderTestSupport", dependencies: ["LarderFormat", "CArchive", "CZlib"], path: "Tests/LarderTestSupport"),
         .testTarget(name: "LarderFormatTests", dependencies: ["LarderFormat", "LarderTestSupport", "CArchive", "CZlib"]),
         .testTarget(name: "LarderPackTests", dependencies: ["LarderPack", "LarderTestSupport"]),
         .testTarget(name: "LarderCLITests", dependencies: ["larder", "LarderFormat", "LarderCache", "LarderTestSupport"]),

@@ -6,7 +6,7 @@
 # own system service is never started.
 set -euo pipefail
 
-packages=(pkg-config zlib1g-dev libarchive-dev libssl-dev libsqlite3-dev nginx tar gzip pigz curl)
+packages=(pkg-config zlib1g-dev libarchive-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev nginx tar gzip pigz curl)
 
 missing=()
 for package in "${packages[@]}"; do

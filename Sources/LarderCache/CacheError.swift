@@ -33,6 +33,9 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         public static let bundleInUse = Code("bundle-in-use")
         /// The index or the file system failed.
         public static let storage = Code("storage")
+        /// The file system is full (or the quota is used up); nothing was installed. Free
+        /// space (`larder cache gc`, `evict`) and try again.
+        public static let diskFull = Code("disk-full")
     }
 
     public var code: Code
@@ -59,6 +62,12 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         self.bundles = bundles
         self.path = path
         self.cause = cause
+    }
+
+    /// A failed file-system call: ``Code/diskFull`` when the disk is full, ``Code/storage``
+    /// otherwise.
+    static func fileSystem(_ message: String, _ error: Errno, path: String? = nil, digest: Digest? = nil) -> CacheError {
+        CacheError(error.isNoSpace ? .diskFull : .storage, "\(message): \(error)", digest: digest, path: path)
     }
 
     public var description: String {

@@ -13,6 +13,8 @@ import Glibc
 /// staging/            one folder per install in progress; what a killed install or eviction
 ///                     left is removed (after a recount) on open, eviction or sweep
 /// quarantine/         objects that failed verification, kept for inspection
+/// downloads/          partial downloads by bundle: <hex>.lock (one downloader at a time),
+///                     <hex>.tar.gz.part (+ .etag), <hex>.objects/; kept to resume
 /// sweep.lock          shared by installers, exclusive for eviction and sweeping
 /// ```
 struct CacheLayout: Sendable {
@@ -22,6 +24,7 @@ struct CacheLayout: Sendable {
     var objects: String { root + "/objects" }
     var staging: String { root + "/staging" }
     var quarantine: String { root + "/quarantine" }
+    var downloads: String { root + "/downloads" }
     var sweepLock: String { root + "/sweep.lock" }
 
     func objectPath(_ digest: Digest) -> String {
@@ -38,7 +41,7 @@ struct CacheLayout: Sendable {
         if stat(objects + "/ff", &status) == 0, stat(sweepLock, &status) == 0 { return }
         let hex = Array("0123456789abcdef")
         let shards = hex.flatMap { high in hex.map { low in objects + "/" + String(high) + String(low) } }
-        for folder in [root, objects, staging, quarantine] + shards {
+        for folder in [root, objects, staging, quarantine, downloads] + shards {
             if mkdir(folder, 0o755) != 0 && errno != EEXIST {
                 throw CacheError(.storage, "cannot create the cache folder: \(Errno.current)", path: folder)
             }
@@ -50,7 +53,7 @@ struct CacheLayout: Sendable {
 }
 
 /// `flock(2)` on a file, released on `deinit` (and by the kernel if the process dies).
-final class FileLock {
+final class FileLock: Sendable {
     private let descriptor: Int32
 
     enum Mode { case shared, exclusive }

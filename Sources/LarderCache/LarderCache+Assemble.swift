@@ -27,7 +27,7 @@ extension LarderCache {
         }
         let manifest: Manifest
         do { manifest = try Manifest(decoding: manifestBytes) } catch {
-            throw CacheError(.invalidBundle, "the manifest was refused: \(error.message)", digest: digest, cause: error)
+            throw CacheError(.invalidBundle, "the manifest was refused", digest: digest, cause: error)
         }
         return try coalesced(manifest, digest: digest, embedded: false) { () throws(CacheError) in
             guard let lock = try FileLock.acquire(layout.sweepLock, .shared) else {
@@ -62,7 +62,8 @@ extension LarderCache {
         _ source: String, as object: Digest, size expected: Int64, entry: String, into staging: StagingArea
     ) throws(CacheError) -> String {
         func refused(_ error: FormatError) -> CacheError {
-            CacheError(.invalidBundle, "object for '\(entry)' was refused: \(error.message)", digest: object, cause: error)
+            if error.code == .noSpace { return CacheError(.diskFull, "no space left to install the bundle", digest: object, cause: error) }
+            return CacheError(.invalidBundle, "the object was refused", digest: object, cause: error)
         }
         let input: ReadableFile
         do { input = try ReadableFile(path: source) } catch { throw refused(error) }

@@ -55,7 +55,7 @@ extension LarderCache {
             reader = try ArchiveReader(limits: configuration.limits, source: source)
             (manifest, manifestBytes) = try BundleVerifier.readManifest(from: reader)
         } catch {
-            throw CacheError(.invalidBundle, "the archive was refused: \(error.message)", cause: error)
+            throw CacheError(.invalidBundle, "the archive was refused", cause: error)
         }
         let digest = SHA256Hasher.hash(manifestBytes)
         if let expected, expected != digest {
@@ -181,8 +181,10 @@ extension LarderCache {
             }
             try finishAll()
             for writer in writers { staged.merge(writer.staged) { first, _ in first } }
+        } catch where error.code == .noSpace {
+            throw CacheError(.diskFull, "no space left to install the bundle", digest: digest, cause: error)
         } catch {
-            throw CacheError(.invalidBundle, "the archive was refused: \(error.entry.map { "'\($0)': " } ?? "")\(error.message)", digest: digest, cause: error)
+            throw CacheError(.invalidBundle, "the archive was refused", digest: digest, cause: error)
         }
         try commit(manifest, bytes: manifestBytes, digest: digest, embedded: embedded, staged: staged, staging: stagings[0])
         return InstallResult(
@@ -256,7 +258,8 @@ extension LarderCache {
             let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                throw FormatError(.io, "cannot write a staged object: \(Errno.current)", path: path)
+                let error = Errno.current
+                throw FormatError(error.isNoSpace ? .noSpace : .io, "cannot write a staged object: \(error)", path: path)
             }
             offset += written
         }

@@ -28,6 +28,9 @@ public struct SweepReport: Sendable, Equatable {
     public var strayFiles: [String]
     /// Their total size.
     public var strayBytes: Int64
+    /// Bytes of partial downloads removed: those of bundles the cache now holds, and those
+    /// nobody touched for a week (claimed downloads stay).
+    public var downloadBytes: Int64 = 0
     public var milliseconds: Int64
 }
 
@@ -63,9 +66,11 @@ extension LarderCache {
         guard changed else { throw CacheError(.bundleNotFound, "no such bundle in the cache", digest: digest) }
     }
 
-    /// Removes every bundle but the embedded default (on logout), and empties the memory tier.
+    /// Removes every bundle but the embedded default (on logout) and the partial downloads no
+    /// process is working on, and empties the memory tier.
     public func clearAll() throws(CacheError) {
         _ = try removeBundles { (index) throws(CacheError) in try index.nonEmbeddedBundles() }
+        try removeDownloads(everything: true)
         memory.removeAll()
     }
 
@@ -172,6 +177,7 @@ extension LarderCache {
         guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive, wait: false) else { return nil }
         defer { withExtendedLifetime(lock) {} }
         let stray = try cleanUp(dryRun: dryRun)
+        let downloadBytes = dryRun ? 0 : try removeDownloads(everything: false)
         let milliseconds = Int64((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)
         if !dryRun {
             try index.with { (index) throws(CacheError) in
@@ -181,7 +187,7 @@ extension LarderCache {
                 }
             }
         }
-        return SweepReport(strayFiles: stray.paths.sorted(), strayBytes: stray.bytes, milliseconds: milliseconds)
+        return SweepReport(strayFiles: stray.paths.sorted(), strayBytes: stray.bytes, downloadBytes: downloadBytes, milliseconds: milliseconds)
     }
 
     /// Every file under objects/, as (the 64-hex name it claims, path).
@@ -236,7 +242,8 @@ extension LarderCache {
         return result
     }
 
-    /// Deletes everything: bundles (embedded too), objects, quarantine and staging.
+    /// Deletes everything: bundles (embedded too), objects, quarantine, staging, and the partial
+    /// downloads no process is working on.
     public func purge() throws(CacheError) {
         guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive) else { return }
         defer { withExtendedLifetime(lock) {} }
@@ -252,6 +259,7 @@ extension LarderCache {
         for path in files where unlink(path) != 0 && errno != ENOENT {
             throw CacheError(.storage, "cannot remove a file while purging: \(Errno.current)", path: path)
         }
+        try removeDownloads(everything: true)
         memory.removeAll()
         verified.withLock { $0.removeAll() }
         refreshFonts()

@@ -34,7 +34,7 @@ package final class SQLiteDatabase: @unchecked Sendable {
         if status != SQLITE_OK {
             let message = error.map { String(cString: $0) } ?? "status \(status)"
             sqlite3_free(error)
-            throw CacheError(.storage, "cache index: \(message) (in \(sql.prefix(40)))", path: path)
+            throw CacheError(status & 0xFF == SQLITE_FULL ? .diskFull : .storage, "cache index: \(message) (in \(sql.prefix(40)))", path: path)
         }
     }
 
@@ -83,7 +83,9 @@ package final class SQLiteDatabase: @unchecked Sendable {
     var changes: Int { Int(sqlite3_changes(handle)) }
 
     package func failure(_ status: Int32, _ action: String) -> CacheError {
-        CacheError(.storage, "cache index \(action) failed: \(String(cString: sqlite3_errmsg(handle))) (\(status))", path: path)
+        CacheError(
+            status & 0xFF == SQLITE_FULL ? .diskFull : .storage,
+            "cache index \(action) failed: \(String(cString: sqlite3_errmsg(handle))) (\(status))", path: path)
     }
 }
 

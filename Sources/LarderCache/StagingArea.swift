@@ -19,7 +19,7 @@ final class StagingArea {
     init(layout: CacheLayout) throws(CacheError) {
         var template = Array("\(layout.staging)/install-XXXXXX".utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw CacheError(.storage, "cannot create a staging folder: \(Errno.current)", path: layout.staging)
+            throw CacheError.fileSystem("cannot create a staging folder", Errno.current, path: layout.staging)
         }
         path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -40,7 +40,7 @@ final class StagingArea {
         count += 1
         let file = "\(path)/\(count)"
         let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
-        guard fd >= 0 else { throw CacheError(.storage, "cannot create a staged object: \(Errno.current)", path: file) }
+        guard fd >= 0 else { throw CacheError.fileSystem("cannot create a staged object", Errno.current, path: file) }
         return (fd, file)
     }
 
@@ -48,7 +48,7 @@ final class StagingArea {
     /// instead of one `fsync` per object).
     func synchronize() throws(CacheError) {
         guard larder_syncfs(descriptor) == 0 else {
-            throw CacheError(.storage, "syncfs failed: \(Errno.current)", path: path)
+            throw CacheError.fileSystem("syncfs failed", Errno.current, path: path)
         }
     }
 
@@ -75,7 +75,7 @@ final class StagingArea {
     static func createMarker(_ name: String, layout: CacheLayout) throws(CacheError) {
         let path = layout.staging + "/" + name
         let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CacheError(.storage, "cannot create a marker: \(Errno.current)", path: path) }
+        guard fd >= 0 else { throw CacheError.fileSystem("cannot create a marker", Errno.current, path: path) }
         close(fd)
         let folder = open(layout.staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folder >= 0 else { throw CacheError(.storage, "cannot open the staging folder: \(Errno.current)", path: layout.staging) }

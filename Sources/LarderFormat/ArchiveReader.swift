@@ -22,7 +22,7 @@ public final class ArchiveReader {
         public var ratioFloor: Int64
 
         public init(
-            maximumEntries: Int = 100_000, maximumTotalBytes: Int64 = 8 << 30, maximumRatio: Int64 = 200,
+            maximumEntries: Int = Manifest.maximumFiles, maximumTotalBytes: Int64 = 8 << 30, maximumRatio: Int64 = 200,
             ratioFloor: Int64 = 1 << 20
         ) {
             self.maximumEntries = maximumEntries

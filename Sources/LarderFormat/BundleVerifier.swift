@@ -19,7 +19,7 @@ public struct VerificationReport: Sendable {
 /// digest; nothing else is in the archive.
 public enum BundleVerifier {
     /// The largest manifest accepted, in bytes.
-    public static let maximumManifestBytes = 16 << 20
+    public static let maximumManifestBytes = Manifest.maximumBytes
 
     /// Reads and decodes the manifest, which must be the first entry.
     /// - Returns: the manifest and its exact bytes.

@@ -17,6 +17,9 @@ public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let notFound = Errno(rawValue: ENOENT)
 
     public var description: String { String(cString: strerror(rawValue)) }
+
+    /// Whether the file system is full or the quota used up (`ENOSPC`, `EDQUOT`).
+    public var isNoSpace: Bool { rawValue == ENOSPC || rawValue == EDQUOT }
 }
 
 /// Calls `body` until it does not fail with `EINTR`; returns its result or throws the errno.

@@ -23,6 +23,8 @@ public struct FormatError: Error, Sendable, CustomStringConvertible {
         public static let invalidPath = Code("invalid-path")
         /// An operating-system call failed.
         public static let io = Code("io")
+        /// A write failed because the file system is full or the quota is used up.
+        public static let noSpace = Code("no-space")
         /// libarchive or zlib reported a malformed or truncated archive.
         public static let malformedArchive = Code("malformed-archive")
         /// The archive ends early (cut-off download, truncated gzip).

@@ -1,5 +1,9 @@
 /// A journey's configuration document, the only mutable file of an origin.
 public struct JourneyDocument: Sendable, Equatable {
+    /// The largest document accepted, in bytes (a real one has a few hundred).
+    public static let maximumBytes = 1 << 20
+
+
     public var journey: String
     /// Increases by one each time the journey points at another bundle or refresh interval.
     public var revision: Int64
@@ -29,6 +33,9 @@ public struct JourneyDocument: Sendable, Equatable {
     /// - Throws: ``FormatError`` with code ``FormatError/Code/invalidJSON`` or
     ///   ``FormatError/Code/invalidManifest`` naming the field.
     public init(decoding bytes: [UInt8]) throws(FormatError) {
+        guard bytes.count <= Self.maximumBytes else {
+            throw FormatError(.limitExceeded, "a journey document has at most \(Self.maximumBytes) bytes; this one has \(bytes.count)")
+        }
         guard case .object(let members) = try JSONValue.parse(bytes) else {
             throw FormatError(.invalidManifest, "a journey document must be a JSON object")
         }

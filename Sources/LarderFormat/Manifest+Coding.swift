@@ -37,6 +37,9 @@ extension Manifest {
     /// that is not a listed document, and bytes that are valid but not canonical.
     /// - Throws: ``FormatError``.
     public init(decoding bytes: [UInt8]) throws(FormatError) {
+        guard bytes.count <= Self.maximumBytes else {
+            throw FormatError(.limitExceeded, "the manifest has \(bytes.count) bytes; at most \(Self.maximumBytes) are accepted")
+        }
         let value = try JSONValue.parse(bytes)
         var reader = try FieldReader(value: value, path: "")
         let version = try reader.int("format")
@@ -65,8 +68,14 @@ extension Manifest {
         }
         try rendererReader.rejectUnknownFields()
 
+        let items = try reader.array("files")
+        guard items.count <= Self.maximumFiles else {
+            throw FormatError(
+                .limitExceeded, "the manifest lists \(items.count) files; at most \(Self.maximumFiles) are accepted", field: "files")
+        }
         var files: [File] = []
-        for (index, item) in try reader.array("files").enumerated() {
+        files.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
             var fileReader = try FieldReader(value: item, path: "files[\(index)]")
             let path = try fileReader.string("path")
             let digestText = try fileReader.string("digest")

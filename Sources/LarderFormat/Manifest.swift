@@ -9,6 +9,11 @@ public struct Manifest: Sendable, Equatable {
     public static let formatVersion = 1
     /// The archive entry name of the manifest; always the first entry.
     public static let entryName = "manifest.json"
+    /// The largest manifest accepted, in bytes, whether it comes in an archive or over HTTP.
+    public static let maximumBytes = 16 << 20
+    /// The most files a manifest may list: as many as an archive may hold entries
+    /// (``ArchiveReader/Limits/maximumEntries`` by default).
+    public static let maximumFiles = 100_000
 
     /// What a renderer advertises it can do.
     public enum Capability: String, Sendable, CaseIterable, Comparable {
@@ -88,6 +93,9 @@ public struct Manifest: Sendable, Equatable {
     func validate() throws(FormatError) {
         guard !name.isEmpty, name.utf8.count <= 200 else {
             throw FormatError(.invalidManifest, "the bundle name must be 1 to 200 bytes", field: "name")
+        }
+        guard files.count <= Self.maximumFiles else {
+            throw FormatError(.limitExceeded, "\(files.count) files; a bundle holds at most \(Self.maximumFiles)", field: "files")
         }
         for (index, file) in files.enumerated() {
             do { try BundlePath.validate(file.path) } catch {

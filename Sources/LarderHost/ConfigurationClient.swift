@@ -30,7 +30,8 @@ struct ConfigurationClient: Sendable {
         let url = configuration.documentURL
         let response: HTTPResponse
         do {
-            response = try await transport.send(HTTPRequest(url: url, headers: headers, timeout: timeout))
+            response = try await transport.send(
+                HTTPRequest(url: url, headers: headers, timeout: timeout, maximumBodyBytes: Int64(JourneyDocument.maximumBytes)))
         } catch {
             return .failed(HostError(.unavailable, "cannot reach the origin for \(url.absoluteString)", transportError: error), retryAfter: nil)
         }

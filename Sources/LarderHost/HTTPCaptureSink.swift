@@ -29,7 +29,7 @@ public struct HTTPCaptureSink: CaptureSink {
     /// - Parameters:
     ///   - endpoint: where events are POSTed.
     ///   - publishableKey: the app's publishable key.
-    ///   - transport: how requests are sent, usually ``URLSessionTransport``.
+    ///   - transport: how requests are sent, usually ``platformTransport()``.
     ///   - timeout: how long one request may take.
     public init(endpoint: URL, publishableKey: String, transport: any HTTPTransport, timeout: Duration = .seconds(30)) {
         self.endpoint = endpoint
@@ -90,7 +90,9 @@ public struct HTTPCaptureSink: CaptureSink {
             "X-Larder-Context": String(decoding: context, as: UTF8.self),
             "X-Larder-Created": Self.timestamp(event.created),
         ]
-        return HTTPRequest(url: endpoint, headers: headers, timeout: timeout, method: "POST", body: Data(event.body))
+        // The answer's body is never used: a small bound.
+        return HTTPRequest(
+            url: endpoint, headers: headers, timeout: timeout, method: "POST", body: Data(event.body), maximumBodyBytes: 64 << 10)
     }
 
     /// `date` as ISO 8601 in UTC to the nearest millisecond, for example

@@ -75,8 +75,16 @@ public struct HostError: Error, Sendable, CustomStringConvertible {
         var text = (resource.map { "\($0): " } ?? "") + message
         if let status { text += " (HTTP \(status))" }
         if let digest { text += " [\(digest)]" }
-        if let cacheError { text += ": \(cacheError)" }
-        if let transportError { text += ": \(transportError)" }
+        // The digest once: causes that name the same one do not repeat it.
+        if var cacheError {
+            if cacheError.digest == digest { cacheError.digest = nil }
+            text += ": \(cacheError)"
+        }
+        if var transportError {
+            if transportError.digest == digest { transportError.digest = nil }
+            if transportError.cacheError?.digest == digest { transportError.cacheError?.digest = nil }
+            text += ": \(transportError)"
+        }
         return text
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LarderFormat
+import LarderTransport
 
 /// Who a journey's answers are attributed to. It never grants access: the publishable key
 /// does.
@@ -44,11 +45,15 @@ public struct JourneyConfiguration: Sendable, Equatable {
     public var fetchDeadline: Duration
     /// How long a presentation may take to become ready.
     public var presentationDeadline: Duration
+    /// The limits of bundle downloads, which may go on in the background past
+    /// ``fetchDeadline``.
+    public var download: BundleFetcher.Configuration
 
     public init(
         publishableKey: String, journeyID: String, identity: JourneyIdentity? = nil, origin: URL,
         capture: CaptureSettings? = CaptureSettings(), embeddedDefault: String? = nil,
-        fetchDeadline: Duration = .seconds(5), presentationDeadline: Duration = .seconds(15)
+        fetchDeadline: Duration = .seconds(5), presentationDeadline: Duration = .seconds(15),
+        download: BundleFetcher.Configuration = .init()
     ) {
         self.publishableKey = publishableKey
         self.journeyID = journeyID
@@ -58,6 +63,7 @@ public struct JourneyConfiguration: Sendable, Equatable {
         self.embeddedDefault = embeddedDefault
         self.fetchDeadline = fetchDeadline
         self.presentationDeadline = presentationDeadline
+        self.download = download
     }
 
     /// The scope content is prepared and authorised for: key, journey, identity and origin.

@@ -203,19 +203,18 @@ extension JourneyHost {
             }
             return nil
         } catch {
-            return HostError(.unavailable, "cannot fetch bundle \(bundle)", digest: bundle, transportError: error)
+            return HostError(.unavailable, "cannot fetch the bundle", digest: bundle, transportError: error)
         }
     }
 
+    /// The fetcher for the configuration's origin. Its downloads are not held to
+    /// ``JourneyConfiguration/fetchDeadline``: one that outlives it goes on in the background
+    /// (within its own limits, ``JourneyConfiguration/download``) until the host is disposed,
+    /// so the next presentation, or the next launch, finds the bundle or resumes it.
     private func fetcher(for configuration: JourneyConfiguration) -> BundleFetcher {
-        if let kept = bundleFetcher, kept.origin == configuration.origin, kept.timeout == configuration.fetchDeadline {
-            return kept.fetcher
-        }
-        var settings = BundleFetcher.Configuration()
-        settings.requestTimeout = configuration.fetchDeadline
-        let fetcher = BundleFetcher(
-            cache: cache, origin: configuration.origin, transport: transport, downloads: downloads, configuration: settings)
-        bundleFetcher = (configuration.origin, configuration.fetchDeadline, fetcher)
+        if let kept = bundleFetcher, kept.origin == configuration.origin { return kept.fetcher }
+        let fetcher = BundleFetcher(cache: cache, origin: configuration.origin, transport: transport, configuration: configuration.download)
+        bundleFetcher = (configuration.origin, fetcher)
         return fetcher
     }
 

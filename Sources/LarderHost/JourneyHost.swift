@@ -33,11 +33,9 @@ public actor JourneyHost {
     /// Opened on first use: preparing and presenting need no capture storage.
     var openedCaptureQueue: CaptureQueue?
     let captureSink: (any CaptureSink)?
-    let downloads: String
-    /// Kept while origin and timeout stay the same, so two fetches of one bundle (an old
-    /// scope's still running after a configuration change) share one download and one
-    /// partial file.
-    var bundleFetcher: (origin: URL, timeout: Duration, fetcher: BundleFetcher)?
+    /// Kept while the origin stays the same, so two fetches of one bundle (an old scope's still
+    /// running after a configuration change) share one download.
+    var bundleFetcher: (origin: URL, fetcher: BundleFetcher)?
 
     /// The current configuration.
     public private(set) var configuration: JourneyConfiguration
@@ -80,12 +78,13 @@ public actor JourneyHost {
 
     /// - Parameters:
     ///   - storage: a folder for the host's own state (backoff, the last authorised
-    ///     configuration, the capture queue, partial downloads); created when missing.
+    ///     configuration, the capture queue); created when missing. Partial downloads live in
+    ///     the cache, shared with every process that uses it.
     ///   - captureSink: where captured events go; nil posts them to the capture endpoint.
     /// - Throws: ``HostError/Code/storage`` when the state cannot be opened.
     public init(
         configuration: JourneyConfiguration, cache: LarderCache, renderer: any JourneyRenderer, storage: String,
-        transport: any HTTPTransport = URLSessionTransport(), clock: any HostClock = SystemClock(),
+        transport: any HTTPTransport = platformTransport(), clock: any HostClock = SystemClock(),
         captureSink: (any CaptureSink)? = nil
     ) throws(HostError) {
         do { try FileManager.default.createDirectory(atPath: storage, withIntermediateDirectories: true) } catch {
@@ -99,7 +98,6 @@ public actor JourneyHost {
         self.store = try HostStore(path: storage + "/host.sqlite")
         self.capturePath = storage + "/capture.sqlite"
         self.captureSink = captureSink
-        self.downloads = storage + "/downloads"
         (messages, appMessages) = AsyncStream.makeStream(of: BridgeMessage.self)
         let (incoming, continuation) = AsyncStream.makeStream(of: BridgeMessage.self)
         bridge = RendererBridge { message in continuation.yield(message) }
@@ -193,6 +191,7 @@ public actor JourneyHost {
         preparation = nil
         cancelRefresh()
         for task in liveFetches.values { task.cancel() }
+        if let fetcher = bundleFetcher?.fetcher { await fetcher.cancelAll() }
         bridgeTask?.cancel()
         presentation = .hidden
         presented?.content.lease.release()

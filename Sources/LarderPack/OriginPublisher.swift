@@ -49,6 +49,9 @@ public struct PublishReport: Sendable {
 ///
 /// ```
 /// objects/<hex>                    immutable objects, by SHA-256
+/// objects/<hex>.gz                 a gzip copy of each object that compresses (served with
+///                                  `Content-Encoding: gzip` to clients that ask, nginx's
+///                                  `gzip_static`); already-compressed media have none
 /// bundles/<hex>.tar.gz             immutable archives, by bundle digest
 /// bundles/<hex>/manifest.json      immutable manifests, by bundle digest
 /// journeys/<id>.json               the only mutable documents (revalidated with ETags)
@@ -111,6 +114,7 @@ public enum OriginPublisher {
             let relative = "objects/" + listed.digest.hex
             let exists = FileManager.default.fileExists(atPath: origin + "/" + relative)
             let output = exists ? nil : try AtomicFileWriter(folder: origin + "/objects", prefix: listed.digest.hex)
+            let compressed = try CompressedCopy(of: listed, at: origin + "/" + relative + ".gz")
             var size: Int64 = 0
             while true {
                 let count = try reader.read(into: buffer)
@@ -118,6 +122,7 @@ public enum OriginPublisher {
                 let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
                 hasher.update(chunk)
                 try output?.write(chunk)
+                try compressed?.write(chunk)
                 size += Int64(count)
             }
             guard hasher.finalize() == listed.digest, size == listed.size else {
@@ -128,6 +133,7 @@ public enum OriginPublisher {
                 written.append(relative)
                 objectsWritten += 1
             }
+            if let compressed, !written.contains(relative + ".gz"), try compressed.commit() { written.append(relative + ".gz") }
         }
         if let missing = manifest.files.first(where: { !seen.contains($0.path) }) {
             throw FormatError(.missingEntry, "listed in the manifest but not in the archive", path: archive, entry: missing.path)

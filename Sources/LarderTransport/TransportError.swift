@@ -12,8 +12,17 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
 
         /// The origin could not be reached, or the connection dropped.
         public static let connection = Code("connection")
-        /// No answer within the deadline.
+        /// No answer within the request's time limit, or the fetch's deadline passed.
         public static let timeout = Code("timeout")
+        /// Bytes came slower than the request's minimum speed.
+        public static let tooSlow = Code("too-slow")
+        /// A body (or its declared size, or a `Content-Range` total) beyond what the request
+        /// may receive: the bound comes from the manifest, the archive or the document kind.
+        public static let tooLarge = Code("too-large")
+        /// A `Content-Encoding` the request did not ask for, or a body that does not decode.
+        public static let unexpectedEncoding = Code("unexpected-encoding")
+        /// Too many redirects (a loop), or a redirect to another protocol.
+        public static let redirectLoop = Code("redirect-loop")
         /// A status the request did not expect (``TransportError/status`` says which).
         public static let unexpectedStatus = Code("unexpected-status")
         /// Bytes that do not hash to the digest they were fetched for: the server lied or the
@@ -23,6 +32,12 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         public static let malformedDocument = Code("malformed-document")
         /// The request was cancelled.
         public static let cancelled = Code("cancelled")
+        /// The file system is full (or the quota is used up): the partial download was
+        /// removed. Free space, then fetch again.
+        public static let diskFull = Code("disk-full")
+        /// Another process kept downloading the same bundle into the same cache past this
+        /// fetch's deadline.
+        public static let busy = Code("busy")
         /// The cache refused or failed the install (``TransportError/cacheError`` says why).
         public static let cache = Code("cache")
     }
@@ -31,21 +46,49 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     public var message: String
     public var url: URL?
     public var status: Int?
+    /// The bundle or object involved.
+    public var digest: Digest?
     public var cacheError: CacheError?
 
-    public init(_ code: Code, _ message: String, url: URL? = nil, status: Int? = nil, cacheError: CacheError? = nil) {
+    public init(
+        _ code: Code, _ message: String, url: URL? = nil, status: Int? = nil, digest: Digest? = nil,
+        cacheError: CacheError? = nil
+    ) {
         self.code = code
         self.message = message
         self.url = url
         self.status = status
+        self.digest = digest
         self.cacheError = cacheError
     }
 
+    /// What was refused and why, naming the URL, and the digest once (a cache error that
+    /// names the same digest does not repeat it).
     public var description: String {
-        (url.map { "\($0.absoluteString): " } ?? "") + message + (status.map { " (HTTP \($0))" } ?? "")
-            + (cacheError.map { ": \($0)" } ?? "")
+        var text = (url.map { "\($0.absoluteString): " } ?? "") + message + (status.map { " (HTTP \($0))" } ?? "")
+        if let cacheError {
+            var inner = cacheError
+            if inner.digest == digest { inner.digest = nil }
+            text += ": \(inner)"
+        }
+        if let digest { text += " [\(digest)]" }
+        return text
     }
 
-    /// Whether trying again may succeed (dropped connections and timeouts).
-    public var isRetryable: Bool { code == .connection || code == .timeout }
+    /// Whether trying again may succeed at once (dropped connections and timeouts of one
+    /// request); a fetch stops retrying at its deadline.
+    public var isRetryable: Bool { code == .connection || code == .timeout || code == .tooSlow }
+
+    /// A body past its bound.
+    static func tooLarge(_ url: URL?, limit: Int64) -> TransportError {
+        TransportError(.tooLarge, "the response is larger than the \(limit) bytes it may have", url: url)
+    }
+
+    /// A failed write of downloaded bytes: its own code when the disk is full.
+    static func write(_ error: Errno, path: String, url: URL?) -> TransportError {
+        if error.rawValue == ENOSPC || error.rawValue == EDQUOT {
+            return TransportError(.diskFull, "no space left for the download \(path)", url: url)
+        }
+        return TransportError(.cache, "cannot write the download \(path): \(error)", url: url)
+    }
 }

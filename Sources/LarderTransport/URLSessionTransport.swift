@@ -1,12 +1,22 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// ``HTTPTransport`` on Foundation's URLSession, with no URL cache of its own (the Larder cache
-/// is the cache) and no cookies.
+/// ``HTTPTransport`` on Foundation's URLSession: the transport for Apple platforms, where
+/// URLSession is the system's HTTP client. On Linux use ``CurlTransport`` (the default there):
+/// swift-corelibs-foundation's URLSession decodes `Content-Encoding` on its own and has a
+/// lock-order inversion between cancellation and socket completion (issue 5412).
+///
+/// Bodies stream through a delegate into the sink and are bounded as they arrive; a
+/// cancellation is handed to another thread, so the task's cancellation handler never waits on
+/// URLSession's queue. No URL cache (the Larder cache is the cache), no cookies. Without
+/// ``HTTPRequest/acceptsCompression`` it asks for `identity`; URLSession decodes whatever a
+/// server sends anyway, never past ``HTTPRequest/maximumBodyBytes``.
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
+    private let router: TaskRouter
 
     public init() {
         let configuration = URLSessionConfiguration.ephemeral
@@ -14,39 +24,152 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpCookieStorage = nil
         configuration.httpMaximumConnectionsPerHost = 8
-        session = URLSession(configuration: configuration)
+        router = TaskRouter()
+        session = URLSession(configuration: configuration, delegate: router, delegateQueue: nil)
     }
 
     deinit { session.finishTasksAndInvalidate() }
 
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        let sink = MemorySink()
+        var response = try await send(request, into: sink)
+        response.body = sink.take()
+        return response
+    }
+
+    public func send(_ request: HTTPRequest, into sink: any ResponseSink) async throws(TransportError) -> HTTPResponse {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
-        let components = request.timeout.components
-        urlRequest.timeoutInterval = Double(components.seconds) + Double(components.attoseconds) / 1e18
+        let (seconds, attoseconds) = request.timeout.components
+        urlRequest.timeoutInterval = Double(seconds) + Double(attoseconds) / 1e18
+        urlRequest.setValue(request.acceptsCompression ? "gzip" : "identity", forHTTPHeaderField: "Accept-Encoding")
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await session.data(for: urlRequest)
-        } catch let error as URLError {
-            switch error.code {
-            case .timedOut: throw TransportError(.timeout, "no answer in time", url: request.url)
-            case .cancelled: throw TransportError(.cancelled, "the request was cancelled", url: request.url)
-            default: throw TransportError(.connection, "connection failed: \(error.localizedDescription)", url: request.url)
+        let task = session.dataTask(with: urlRequest)
+        let exchange = Exchange(request: request, sink: sink, task: task)
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                exchange.start(continuation)
+                router.register(exchange, for: task)
+                task.resume()
             }
-        } catch {
-            throw TransportError(.connection, "request failed: \(error)", url: request.url)
+        } onCancel: {
+            // Never call URLSessionTask.cancel while holding the task's cancellation lock.
+            DispatchQueue.global().async { task.cancel() }
         }
+        return try outcome.get()
+    }
+}
+
+/// Routes each data task's delegate calls to its exchange.
+private final class TaskRouter: NSObject, URLSessionDataDelegate, Sendable {
+    private let exchanges = Mutex<[Int: Exchange]>([:])
+
+    func register(_ exchange: Exchange, for task: URLSessionTask) {
+        exchanges.withLock { $0[task.taskIdentifier] = exchange }
+    }
+
+    private func exchange(_ task: URLSessionTask) -> Exchange? { exchanges.withLock { $0[task.taskIdentifier] } }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let allowed = exchange(dataTask)?.begin(response) ?? false
+        completionHandler(allowed ? .allow : .cancel)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        if exchange(dataTask)?.receive(data) == false { dataTask.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+        exchange?.complete(error)
+    }
+}
+
+/// One request's state between the delegate callbacks (serial on the session's queue).
+private final class Exchange: @unchecked Sendable {
+    private let request: HTTPRequest
+    private let sink: any ResponseSink
+    private let task: URLSessionTask
+    private var continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>?
+    private var head: HTTPResponse?
+    private var received: Int64 = 0
+    private var failure: TransportError?
+    private let lock = NSLock()
+
+    init(request: HTTPRequest, sink: any ResponseSink, task: URLSessionTask) {
+        self.request = request
+        self.sink = sink
+        self.task = task
+    }
+
+    func start(_ continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>) {
+        lock.withLock { self.continuation = continuation }
+    }
+
+    func begin(_ response: URLResponse) -> Bool {
         guard let http = response as? HTTPURLResponse else {
-            throw TransportError(.malformedDocument, "not an HTTP response", url: request.url)
+            failure = TransportError(.connection, "not an HTTP response", url: request.url)
+            return false
         }
         var headers: [String: String] = [:]
         for (name, value) in http.allHeaderFields {
             if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
         }
-        return HTTPResponse(status: http.statusCode, headers: headers, body: data)
+        if http.expectedContentLength > request.maximumBodyBytes, headers["content-encoding"] == nil {
+            failure = TransportError.tooLarge(request.url, limit: request.maximumBodyBytes)
+            return false
+        }
+        head = HTTPResponse(status: http.statusCode, headers: headers, body: Data())
+        do throws(TransportError) { try sink.begin(status: http.statusCode, headers: headers) } catch {
+            failure = error
+            return false
+        }
+        return true
+    }
+
+    func receive(_ data: Data) -> Bool {
+        guard failure == nil else { return false }
+        received += Int64(data.count)
+        guard received <= request.maximumBodyBytes else {
+            failure = TransportError.tooLarge(request.url, limit: request.maximumBodyBytes)
+            return false
+        }
+        failure = data.withUnsafeBytes { bytes -> TransportError? in
+            do throws(TransportError) { try sink.receive(bytes) } catch { return error }
+            return nil
+        }
+        return failure == nil
+    }
+
+    func complete(_ error: (any Error)?) {
+        let outcome: Result<HTTPResponse, TransportError>
+        if let failure {
+            outcome = .failure(failure)
+        } else if let error = error as? URLError {
+            switch error.code {
+            case .timedOut: outcome = .failure(TransportError(.timeout, "no complete answer within \(request.timeout)", url: request.url))
+            case .cancelled: outcome = .failure(TransportError(.cancelled, "the request was cancelled", url: request.url))
+            case .httpTooManyRedirects, .redirectToNonExistentLocation:
+                outcome = .failure(TransportError(.redirectLoop, "too many redirects", url: request.url))
+            default: outcome = .failure(TransportError(.connection, "connection failed: \(error.localizedDescription)", url: request.url))
+            }
+        } else if let error {
+            outcome = .failure(TransportError(.connection, "request failed: \(error)", url: request.url))
+        } else if var head {
+            head.wireBytes = received
+            outcome = .success(head)
+        } else {
+            outcome = .failure(TransportError(.connection, "the request ended without a response", url: request.url))
+        }
+        let continuation = lock.withLock {
+            defer { self.continuation = nil }
+            return self.continuation
+        }
+        continuation?.resume(returning: outcome)
     }
 }

@@ -33,9 +33,12 @@ enum CacheCommand {
               See 'larder cache <subcommand> --help' for detailed help.
 
             EXIT STATUS: 0 success, 64 usage error, 65 verification found corruption or the
-            archive was refused (or the origin sent bytes that do not match), 66 no such
-            bundle, font or archive, 75 another process is sweeping or the origin could not be
-            reached, 1 anything else.
+            archive was refused (or the origin sent bytes that do not match, more than the
+            bundle implies, or an encoding it was not asked for), 66 no such bundle, font or
+            archive, 69 the origin redirects in a loop, 73 the disk is full (nothing was left
+            behind), 75 another process is sweeping, or is still downloading the same bundle at
+            the deadline, or the origin could not be reached or was too slow (a later fetch
+            resumes), 1 anything else.
             """)
 
     struct Subcommand: Sendable {
@@ -60,9 +63,10 @@ enum CacheCommand {
             positionals: 1...1, run: CacheListing.show),
         sub("install", "Install a bundle archive into the cache.", " <archive>",
             arguments: [("<archive>", "A .tar.gz written by 'larder pack'.")], positionals: 1...1, run: CacheOperations.install),
-        sub("fetch", "Fetch a bundle from a static origin, downloading only what the cache lacks.", " <bundle-digest> --origin <url>",
+        sub("fetch", "Fetch a bundle from a static origin, downloading only what the cache lacks.",
+            " <bundle-digest> --origin <url> [--deadline <duration>] [--timeout <duration>]",
             arguments: [("<bundle-digest>", "sha256:<hex> or <hex>")],
-            options: [OriginOption.spec],
+            options: [OriginOption.spec, DurationOption.deadline, DurationOption.timeout],
             positionals: 1...1, run: CacheFetch.run),
         sub("resolve", "Resolve a larder-font:// URL to its stored font.", " <url>",
             arguments: [("<url>", "larder-font://sha256/<hex>")], positionals: 1...1, run: CacheOperations.resolve),
@@ -105,6 +109,7 @@ enum CacheCommand {
             switch error.code {
             case .invalidBundle, .bundleDigestMismatch, .corruptObject, .malformedFontURL: return .dataError
             case .bundleNotFound, .unknownFont, .resourceNotFound: return .noInput
+            case .diskFull: return .cannotCreate
             default: return .failure
             }
         }

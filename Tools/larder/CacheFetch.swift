@@ -18,8 +18,16 @@ enum CacheFetch {
         } catch {
             return Console.usageError(UsageError(message: error.message, command: spec))
         }
+        var configuration = BundleFetcher.Configuration()
+        do throws(UsageError) {
+            configuration.deadline = try DurationOption.value(DurationOption.deadline, in: arguments, default: configuration.deadline, command: spec)
+            configuration.requestTimeout = try DurationOption.value(
+                DurationOption.timeout, in: arguments, default: configuration.requestTimeout, command: spec)
+        } catch {
+            return Console.usageError(error)
+        }
         let bar = ProgressBar(label: "fetching")
-        let fetcher = BundleFetcher(cache: cache, origin: origin, downloads: cache.root + "/downloads")
+        let fetcher = BundleFetcher(cache: cache, origin: origin, configuration: configuration)
         let outcome: Result<FetchResult, TransportError> = waitFor {
             do throws(TransportError) {
                 return .success(try await fetcher.fetch(bundle) { fraction in bar.update(Int(fraction * 1000), 1000) })
@@ -41,13 +49,24 @@ enum CacheFetch {
             return .success
         case .failure(let error):
             Console.error("error: \(error)")
-            if let cacheError = error.cacheError { throw cacheError }
-            switch error.code {
-            case .digestMismatch, .malformedDocument: return .dataError
-            case .unexpectedStatus where error.status == 404: return .noInput
-            case .connection, .timeout: return .temporaryFailure
-            default: return .failure
+            return exitCode(for: error)
+        }
+    }
+
+    /// The documented exit status for a fetch that failed.
+    static func exitCode(for error: TransportError) -> ExitCode {
+        switch error.code {
+        case .diskFull: .cannotCreate
+        case .digestMismatch, .malformedDocument, .tooLarge, .unexpectedEncoding: .dataError
+        case .unexpectedStatus where error.status == 404: .noInput
+        case .redirectLoop, .unexpectedStatus: .unavailable
+        case .connection, .timeout, .tooSlow, .busy: .temporaryFailure
+        case .cache:
+            switch error.cacheError?.code {
+            case .invalidBundle?, .bundleDigestMismatch?: .dataError
+            default: .failure
             }
+        default: .failure
         }
     }
 }

@@ -20,13 +20,19 @@ enum JourneyCommand {
     static let embeddedOption = OptionSpec(
         names: ["--embedded"], value: "archive", help: "A bundle archive shipped with the app, shown when nothing else can be.")
     static let jsonOption = OptionSpec(names: ["--json"], value: nil, help: "Print the report as JSON.")
+    static let deadlineOption = OptionSpec(
+        names: ["--deadline"], value: "duration",
+        help: "How long asking the origin may hold up a preparation before it falls back, e.g. 5s, 1500ms (default 5s).")
+    static let timeoutOption = OptionSpec(
+        names: ["--timeout"], value: "duration",
+        help: "How long one request of a bundle download may take; the download goes on past --deadline until the command ends (default \(DurationOption.describe(BundleFetcher.Configuration().requestTimeout))).")
 
     static let exitStatus = """
         EXIT STATUS: 0 prepared or presented (status: the state was read), 64 usage error,
         65 the origin sent a malformed journey document, 66 no such embedded archive, 69
         nothing to show (origin unreachable or unavailable with nothing cached, backing off,
-        not ready in time), 77 the origin denied the key or journey (401, 403, a confirmed
-        404), 1 anything else.
+        not ready in time), 73 the disk is full, 77 the origin denied the key or journey (401,
+        403, a confirmed 404), 1 anything else.
         """
 
     static let notes = """
@@ -43,8 +49,8 @@ enum JourneyCommand {
     static let spec = CommandSpec(
         name: "journey",
         overview: "Prepare or present a journey with the host, headless, and show what it did and why.",
-        usage: "larder journey <subcommand> \(scopeUsage) [--offline] [--embedded <archive>] [--json]",
-        options: scopeOptions + [offlineOption, embeddedOption, jsonOption],
+        usage: "larder journey <subcommand> \(scopeUsage) [--offline] [--embedded <archive>] [--deadline <duration>] [--timeout <duration>] [--json]",
+        options: scopeOptions + [offlineOption, embeddedOption, deadlineOption, timeoutOption, jsonOption],
         discussion: """
             SUBCOMMANDS:
               prepare                 Prepare the journey: configuration, bundle, hidden renderer.
@@ -76,10 +82,10 @@ enum JourneyCommand {
     static let subcommands: [String: (action: Action, spec: CommandSpec)] = [
         "prepare": (.prepare, sub(
             .prepare, "Prepare a journey: fetch or revalidate its configuration, bring its bundle into the cache and load it hidden.",
-            options: [offlineOption, embeddedOption, jsonOption])),
+            options: [offlineOption, embeddedOption, deadlineOption, timeoutOption, jsonOption])),
         "present": (.present, sub(
             .present, "Prepare a journey, present it once in a new session, then dismiss it.",
-            options: [offlineOption, embeddedOption, jsonOption])),
+            options: [offlineOption, embeddedOption, deadlineOption, timeoutOption, jsonOption])),
         "status": (.status, sub(
             .status, "Show what the host knows about a journey without asking the origin.",
             options: [OptionSpec(names: ["--offline"], value: nil, help: "Accepted for symmetry: status never asks the origin."), jsonOption])),
@@ -115,7 +121,7 @@ enum JourneyCommand {
             let cache = try LarderCache(at: cachePath)
             host = try JourneyHost(
                 configuration: configuration, cache: cache, renderer: renderer, storage: cachePath + "/host",
-                transport: parsed.flag("--offline") ? OfflineTransport() : URLSessionTransport(), captureSink: HeldCaptureSink())
+                transport: parsed.flag("--offline") ? OfflineTransport() : platformTransport(), captureSink: HeldCaptureSink())
         } catch let error as HostError {
             return report.print(JourneyOutcome(started: started, error: error), load: nil)
         } catch {
@@ -143,7 +149,12 @@ enum JourneyCommand {
             throw UsageError(
                 message: "Invalid '--journey <id>': '\(journey)' may use only letters, digits, '_', '-' and '.'", command: spec)
         }
-        return JourneyConfiguration(publishableKey: key, journeyID: journey, origin: origin, embeddedDefault: parsed.value("--embedded"))
+        var configuration = JourneyConfiguration(
+            publishableKey: key, journeyID: journey, origin: origin, embeddedDefault: parsed.value("--embedded"))
+        configuration.fetchDeadline = try DurationOption.value(deadlineOption, in: parsed, default: configuration.fetchDeadline, command: spec)
+        configuration.download.requestTimeout = try DurationOption.value(
+            timeoutOption, in: parsed, default: configuration.download.requestTimeout, command: spec)
+        return configuration
     }
 
     /// Runs one action on the host, collects the timeline and disposes the host.

@@ -1,6 +1,7 @@
 import Foundation
 import LarderFormat
 import LarderHost
+import LarderTransport
 
 /// Prints the outcome of a `larder journey` run, for people (a timeline table and a summary)
 /// or as one JSON object with stable keys, and chooses the exit status.
@@ -29,7 +30,8 @@ struct JourneyReport {
 
     /// The documented exit status for a host error.
     static func exitCode(for error: HostError) -> ExitCode {
-        switch error.code {
+        if error.transportError?.code == .diskFull || error.cacheError?.code == .diskFull { return .cannotCreate }
+        return switch error.code {
         case .denied: .noPermission
         case .unavailable, .backingOff, .deadlineExceeded: .unavailable
         case .malformedDocument: .dataError

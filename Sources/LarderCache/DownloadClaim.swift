@@ -1,0 +1,134 @@
+import Foundation
+import LarderFormat
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The right to download one bundle into a cache, held by one claimant at a time across every
+/// process sharing the cache (an exclusive `flock` on `downloads/<hex>.lock`, which the kernel
+/// releases if the process dies), and where that download keeps its partial files.
+///
+/// Partial files outlive the claim so that the next claimant (a later fetch, the next launch,
+/// another process once this one died) resumes from them; no two writers ever share one.
+public final class DownloadClaim: Sendable {
+    public let bundle: Digest
+    /// The archive being downloaded, appended to as bytes arrive.
+    public let archivePath: String
+    /// The validator (`ETag`) of the archive's first response, for `If-Range`.
+    public var archiveValidatorPath: String { archivePath + ".etag" }
+    /// Objects downloaded one by one: `<hex>` once verified, `<hex>.part` while arriving.
+    public let objectsFolder: String
+    private let lockPath: String
+    private let lock: Mutex<FileLock?>
+
+    init(bundle: Digest, layout: CacheLayout, lock: FileLock) {
+        self.bundle = bundle
+        lockPath = layout.downloads + "/" + bundle.hex + ".lock"
+        archivePath = layout.downloads + "/" + bundle.hex + ".tar.gz.part"
+        objectsFolder = layout.downloads + "/" + bundle.hex + ".objects"
+        self.lock = Mutex(lock)
+    }
+
+    /// Removes this bundle's partial files: after its install, or when they cannot help a
+    /// later attempt (the disk is full, the bytes were wrong).
+    /// - Throws: ``CacheError`` when a file cannot be removed.
+    public func discardPartialFiles() throws(CacheError) {
+        try Self.removePartialFiles(archivePath: archivePath, objectsFolder: objectsFolder)
+    }
+
+    /// Lets another claimant have the bundle (also when the claim is released from memory).
+    public func release() { lock.withLock { $0 = nil } }
+
+    /// Ends the download for good (the bundle is installed): removes its partial files and its
+    /// lock file, then releases the claim. A claimant that opened the old lock file notices
+    /// it was replaced and takes the new one.
+    /// - Throws: ``CacheError`` when a file cannot be removed (the claim is released anyway).
+    public func retire() throws(CacheError) {
+        defer { release() }
+        try discardPartialFiles()
+        if unlink(lockPath) != 0 && errno != ENOENT {
+            throw CacheError.fileSystem("cannot remove a download lock", Errno.current, path: lockPath)
+        }
+    }
+
+    static func removePartialFiles(archivePath: String, objectsFolder: String) throws(CacheError) {
+        for path in [archivePath, archivePath + ".etag"] + folderNames(objectsFolder).map({ objectsFolder + "/" + $0 }) {
+            if unlink(path) != 0 && errno != ENOENT {
+                throw CacheError.fileSystem("cannot remove a partial download", Errno.current, path: path)
+            }
+        }
+        if rmdir(objectsFolder) != 0 && errno != ENOENT {
+            throw CacheError.fileSystem("cannot remove a partial download", Errno.current, path: objectsFolder)
+        }
+    }
+}
+
+extension LarderCache {
+    /// Claims the download of `bundle` into this cache.
+    /// - Returns: nil when another claimant (another process, or another fetch in this one)
+    ///   holds it; try again later, and check whether it installed the bundle meanwhile.
+    /// - Throws: ``CacheError`` when the downloads folder or the lock file cannot be made.
+    public func claimDownload(_ bundle: Digest) throws(CacheError) -> DownloadClaim? {
+        if mkdir(layout.downloads, 0o755) != 0 && errno != EEXIST {
+            throw CacheError.fileSystem("cannot create the downloads folder", Errno.current, path: layout.downloads)
+        }
+        guard let lock = try Self.lockDownload(layout.downloads + "/" + bundle.hex + ".lock") else { return nil }
+        return DownloadClaim(bundle: bundle, layout: layout, lock: lock)
+    }
+
+    /// Takes the lock file at `path` without waiting. A sweeper may unlink a lock file it
+    /// holds, so a lock taken on a file that is no longer at `path` is dropped and taken again.
+    static func lockDownload(_ path: String) throws(CacheError) -> FileLock? {
+        for _ in 0..<8 {
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+            guard fd >= 0 else { throw CacheError.fileSystem("cannot open a download lock", Errno.current, path: path) }
+            var held = stat()
+            guard fstat(fd, &held) == 0 else {
+                let error = Errno.current
+                close(fd)
+                throw CacheError.fileSystem("cannot inspect a download lock", error, path: path)
+            }
+            guard let lock = try FileLock.acquire(descriptor: fd, .exclusive, wait: false, path: path) else { return nil }
+            var current = stat()
+            if stat(path, &current) == 0 && current.st_ino == held.st_ino && current.st_dev == held.st_dev { return lock }
+        }
+        throw CacheError(.storage, "the download lock keeps being replaced", path: path)
+    }
+
+    /// Removes partial downloads nobody is working on: all of them (`everything`, for purge
+    /// and logout), or those of bundles now complete in the cache and those untouched for
+    /// `staleAfter` seconds. Downloads claimed by a live process stay.
+    /// - Returns: the bytes removed.
+    @discardableResult
+    func removeDownloads(everything: Bool, staleAfter: TimeInterval = 7 * 86_400) throws(CacheError) -> Int64 {
+        var freed: Int64 = 0
+        let now = Date().timeIntervalSince1970
+        for name in folderNames(layout.downloads) where name.hasSuffix(".lock") {
+            let hex = String(name.dropLast(5))
+            let bundle: Digest
+            do { bundle = try Digest(hex: hex) } catch { continue }  // not a lock of ours: leave it
+            let lockPath = layout.downloads + "/" + name
+            guard let lock = try Self.lockDownload(lockPath) else { continue }
+            let claim = DownloadClaim(bundle: bundle, layout: layout, lock: lock)
+            var info = stat()
+            var touched: Double?
+            for path in [claim.archivePath, claim.objectsFolder] where stat(path, &info) == 0 {
+                touched = max(touched ?? 0, Double(info.st_mtim.tv_sec))
+            }
+            let complete = try self.bundle(bundle)?.complete == true
+            guard everything || complete || touched.map({ now - $0 > staleAfter }) ?? true else { continue }
+            freed += Self.diskUsage(of: [claim.archivePath, claim.archiveValidatorPath])
+                + Self.diskUsage(of: folderNames(claim.objectsFolder).map { claim.objectsFolder + "/" + $0 })
+            try claim.retire()
+        }
+        return freed
+    }
+
+    private static func diskUsage(of paths: [String]) -> Int64 {
+        paths.reduce(0) { total, path in
+            var info = stat()
+            return total + (lstat(path, &info) == 0 ? Int64(info.st_size) : 0)
+        }
+    }
+}

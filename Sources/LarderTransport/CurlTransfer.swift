@@ -1,0 +1,228 @@
+#if canImport(CCurl)
+import CCurl
+import Foundation
+import Synchronization
+
+/// One request on libcurl: its easy handle, the limits it is held to, and the callbacks that
+/// parse its headers and pass its body to a ``ResponseSink``.
+///
+/// Made on the caller's thread, which sets ``continuation`` before submitting it; from then on
+/// only the loop thread touches it (the loop's inbox mutex orders the two), except
+/// ``cancel()``, an atomic flag.
+final class CurlTransfer: @unchecked Sendable {
+    /// Header bytes one response may have.
+    static let maximumHeaderBytes = 64 << 10
+    /// Redirects one request may follow.
+    static let maximumRedirects = 5
+
+    let request: HTTPRequest
+    private let sink: any ResponseSink
+    var continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>?
+    private let cancelled = Atomic<Bool>(false)
+
+    private var easy: UnsafeMutableRawPointer?
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+    private var status = 0
+    private var headers: [String: String] = [:]
+    private var headerBytes = 0
+    private var begun = false
+    private var bodyBytes: Int64 = 0
+    /// Why a callback stopped the transfer.
+    private var failure: TransportError?
+
+    init(request: HTTPRequest, sink: any ResponseSink) {
+        self.request = request
+        self.sink = sink
+        errorBuffer[0] = 0
+    }
+
+    deinit { errorBuffer.deallocate() }
+
+    var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+
+    /// Asks for the transfer to stop; the loop finishes it on its next turn.
+    func cancel() { cancelled.store(true, ordering: .releasing) }
+
+    /// Makes and configures the easy handle.
+    func prepare() throws(TransportError) -> UnsafeMutableRawPointer {
+        guard let easy = curl_easy_init() else { throw TransportError(.connection, "libcurl cannot make a handle", url: request.url) }
+        self.easy = easy
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        var codes: [CURLcode] = [
+            larder_easy_set_string(easy, CURLOPT_URL, request.url.absoluteString),
+            larder_easy_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"),
+            larder_easy_set_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"),
+            larder_easy_set_long(easy, CURLOPT_FOLLOWLOCATION, 1),
+            larder_easy_set_long(easy, CURLOPT_MAXREDIRS, Self.maximumRedirects),
+            larder_easy_set_long(easy, CURLOPT_NOSIGNAL, 1),
+            larder_easy_set_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout)),
+            larder_easy_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(min(request.timeout, .seconds(10)))),
+            larder_easy_set_offset(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maximumBodyBytes)),
+            larder_easy_set_long(easy, CURLOPT_BUFFERSIZE, 128 << 10),
+            larder_easy_set_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer),
+            larder_easy_set_write_function(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback),
+            larder_easy_set_pointer(easy, CURLOPT_HEADERDATA, context),
+            larder_easy_set_write_function(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback),
+            larder_easy_set_pointer(easy, CURLOPT_WRITEDATA, context),
+        ]
+        if request.acceptsCompression { codes.append(larder_easy_set_string(easy, CURLOPT_ACCEPT_ENCODING, "gzip")) }
+        if let speed = request.minimumSpeed {
+            codes.append(larder_easy_set_long(easy, CURLOPT_LOW_SPEED_LIMIT, max(1, speed.bytesPerSecond)))
+            codes.append(larder_easy_set_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(speed.window.components.seconds))))
+        }
+        switch request.method {
+        case "GET": break
+        case "HEAD": codes.append(larder_easy_set_long(easy, CURLOPT_NOBODY, 1))
+        default: codes.append(larder_easy_set_string(easy, CURLOPT_CUSTOMREQUEST, request.method))
+        }
+        if let body = request.body {
+            codes.append(larder_easy_set_long(easy, CURLOPT_POST, 1))
+            codes.append(larder_easy_set_offset(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+            codes.append(body.withUnsafeBytes { bytes in
+                // COPYPOSTFIELDS copies POSTFIELDSIZE bytes, so the Data need not outlive the call.
+                larder_easy_set_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(errorBuffer)))
+            })
+        }
+        // No `Expect: 100-continue` round trip before a body.
+        for line in request.headers.map({ "\($0.key): \($0.value)" }) + ["Expect:"] {
+            guard let list = curl_slist_append(headerList, line) else {
+                throw TransportError(.connection, "libcurl cannot hold the request headers", url: request.url)
+            }
+            headerList = list
+        }
+        codes.append(larder_easy_set_list(easy, CURLOPT_HTTPHEADER, headerList))
+        if let failed = codes.first(where: { $0 != CURLE_OK }) {
+            throw TransportError(.connection, "libcurl refused an option: \(String(cString: curl_easy_strerror(failed)))", url: request.url)
+        }
+        return easy
+    }
+
+    // MARK: Callbacks (loop thread)
+
+    /// One header line, status lines included (each starts a new response: a redirect, a
+    /// `100 Continue`).
+    fileprivate func header(_ line: UnsafeRawBufferPointer) -> Bool {
+        headerBytes += line.count
+        guard headerBytes <= Self.maximumHeaderBytes else {
+            failure = TransportError(.tooLarge, "the response's header fields pass \(Self.maximumHeaderBytes) bytes", url: request.url)
+            return false
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.hasPrefix("HTTP/") {
+            let fields = text.split(separator: " ", maxSplits: 2)
+            status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+            headers = [:]
+            headerBytes = line.count
+        } else if let colon = text.firstIndex(of: ":") {
+            let name = text[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+            let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[name] = headers[name].map { $0 + ", " + value } ?? value
+        }
+        return true
+    }
+
+    /// Body bytes of the final response.
+    fileprivate func body(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        do throws(TransportError) {
+            if !begun { try begin() }
+            bodyBytes += Int64(bytes.count)
+            guard bodyBytes <= request.maximumBodyBytes else { throw TransportError.tooLarge(request.url, limit: request.maximumBodyBytes) }
+            try sink.receive(bytes)
+            return true
+        } catch {
+            failure = error
+            return false
+        }
+    }
+
+    /// Hands the final response's head to the sink, refusing encodings nobody asked for.
+    private func begin() throws(TransportError) {
+        begun = true
+        if let encoding = headers["content-encoding"]?.lowercased(), encoding != "identity" {
+            guard request.acceptsCompression, encoding == "gzip" else {
+                throw TransportError(.unexpectedEncoding, "the body came with Content-Encoding '\(encoding)', which was not asked for", url: request.url)
+            }
+        }
+        try sink.begin(status: status, headers: headers)
+    }
+
+    // MARK: Finishing (loop thread)
+
+    /// libcurl finished the transfer with `code`.
+    func complete(_ code: CURLcode) {
+        if code == CURLE_OK {
+            do throws(TransportError) {
+                if !begun { try begin() }
+                var wire: curl_off_t = 0
+                if let easy { _ = larder_easy_get_offset(easy, CURLINFO_SIZE_DOWNLOAD_T, &wire) }
+                finish(.success(HTTPResponse(status: status, headers: headers, body: Data(), wireBytes: Int64(wire))))
+            } catch {
+                finish(.failure(error))
+            }
+            return
+        }
+        finish(.failure(failure ?? error(for: code)))
+    }
+
+    func finishCancelled() { finish(.failure(TransportError(.cancelled, "the request was cancelled", url: request.url))) }
+
+    /// Releases libcurl's resources and resumes the caller (exactly once: the loop calls it
+    /// once per transfer, and holds no lock meanwhile).
+    func finish(_ outcome: Result<HTTPResponse, TransportError>) {
+        if let easy { curl_easy_cleanup(easy) }
+        easy = nil
+        curl_slist_free_all(headerList)
+        headerList = nil
+        continuation?.resume(returning: outcome)
+        continuation = nil
+    }
+
+    /// The error for a failed libcurl result.
+    private func error(for code: CURLcode) -> TransportError {
+        let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
+        let url = request.url
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT:
+            var elapsed: curl_off_t = 0
+            if let easy { _ = larder_easy_get_offset(easy, CURLINFO_TOTAL_TIME_T, &elapsed) }
+            let limit = Int64(Self.milliseconds(request.timeout)) * 1000
+            if let speed = request.minimumSpeed, Int64(elapsed) < limit - 100_000 {
+                return TransportError(.tooSlow, "fewer than \(speed.bytesPerSecond) bytes a second arrived for \(speed.window)", url: url)
+            }
+            return TransportError(.timeout, "no complete answer within \(request.timeout)", url: url)
+        case CURLE_FILESIZE_EXCEEDED:
+            return TransportError.tooLarge(url, limit: request.maximumBodyBytes)
+        case CURLE_TOO_MANY_REDIRECTS:
+            return TransportError(.redirectLoop, "more than \(Self.maximumRedirects) redirects", url: url)
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            return TransportError(.redirectLoop, "a redirect to a protocol other than http or https: \(detail)", url: url)
+        case CURLE_BAD_CONTENT_ENCODING:
+            return TransportError(.unexpectedEncoding, "the body does not decode: \(detail)", url: url)
+        default:
+            return TransportError(.connection, "connection failed: \(detail)", url: url)
+        }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return max(1, Int(clamping: seconds) &* 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
+}
+
+/// `CURLOPT_HEADERFUNCTION`: one header line; returning less than given stops the transfer.
+private let curlHeaderCallback: curl_write_callback = { buffer, size, count, context in
+    guard let buffer, let context else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    return transfer.header(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
+}
+
+/// `CURLOPT_WRITEFUNCTION`: body bytes; returning less than given stops the transfer.
+private let curlWriteCallback: curl_write_callback = { buffer, size, count, context in
+    guard let buffer, let context else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    return transfer.body(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
+}
+#endif

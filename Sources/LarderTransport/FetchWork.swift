@@ -1,0 +1,190 @@
+import Dispatch
+import Foundation
+import LarderCache
+import LarderFormat
+
+/// One fetch, from the download claim to the install.
+struct FetchWork: Sendable {
+    let cache: LarderCache
+    let origin: URL
+    let transport: any HTTPTransport
+    let configuration: BundleFetcher.Configuration
+    let progress: (@Sendable (Double) -> Void)?
+    let deadline: FetchDeadline
+
+    func run(_ bundle: Digest) async throws(TransportError) -> FetchResult {
+        guard let claim = try await claim(bundle) else {
+            progress?(1)
+            return FetchResult(bundle: bundle, source: .cache, bytesDownloaded: 0, requests: 0)
+        }
+        defer { claim.release() }
+        do {
+            let result = try await download(bundle, claim: claim)
+            do { try claim.retire() } catch {
+                // Installed: a leftover partial file is only space, and `cache gc` removes it.
+            }
+            progress?(1)
+            return result
+        } catch {
+            if error.code == .diskFull || error.code == .cache {
+                // Nothing left behind on a full disk; bytes the cache refused cannot help later.
+                do { try claim.discardPartialFiles() } catch {
+                    // The original error says more; the next claimant starts over anyway.
+                }
+            }
+            throw error
+        }
+    }
+
+    /// Claims the bundle's download, waiting (until the deadline) while another process or
+    /// fetch holds it.
+    /// - Returns: nil when the bundle is complete in the cache (already, or brought in by
+    ///   whoever held the claim).
+    private func claim(_ bundle: Digest) async throws(TransportError) -> DownloadClaim? {
+        var pause = Duration.milliseconds(20)
+        while true {
+            if try await isComplete(bundle) { return nil }
+            if let claim = try await blocking({ () throws(CacheError) in try cache.claimDownload(bundle) }) {
+                // Whoever held it may have installed the bundle just before letting go.
+                if try await isComplete(bundle) {
+                    claim.release()
+                    return nil
+                }
+                return claim
+            }
+            guard deadline.remaining > pause else {
+                throw TransportError(
+                    .busy, "another process was still downloading this bundle into the same cache at the deadline", digest: bundle)
+            }
+            try await deadline.sleep(pause)
+            pause = min(pause * 2, .milliseconds(250))
+        }
+    }
+
+    private func download(_ bundle: Digest, claim: DownloadClaim) async throws(TransportError) -> FetchResult {
+        let (manifest, manifestBytes, manifestWire) = try await fetchManifest(bundle)
+        let missing = try await blocking { () throws(CacheError) in try cache.missingObjects(of: manifest) }
+        if missing.count == Set(manifest.files.map(\.digest)).count {
+            return try await fetchArchive(bundle, manifest: manifest, manifestBytes: manifestBytes.count, manifestWire: manifestWire, claim: claim)
+        }
+        return try await fetchObjects(manifest, bytes: manifestBytes, bundle: bundle, missing: missing, manifestWire: manifestWire, claim: claim)
+    }
+
+    /// The manifest, checked against the bundle digest and decoded within its limits.
+    private func fetchManifest(_ bundle: Digest) async throws(TransportError) -> (Manifest, [UInt8], Int64) {
+        let url = origin.appendingPathComponent("bundles/\(bundle.hex)/manifest.json")
+        let request = HTTPRequest(
+            url: url, timeout: configuration.requestTimeout, maximumBodyBytes: Int64(Manifest.maximumBytes),
+            minimumSpeed: configuration.minimumSpeed)
+        let (response, _) = try await transport.send(request, attempts: configuration.attempts, deadline: deadline)
+        guard response.status == 200 else {
+            throw TransportError(.unexpectedStatus, "the origin did not serve the manifest", url: url, status: response.status, digest: bundle)
+        }
+        let bytes = [UInt8](response.body)
+        guard SHA256Hasher.hash(bytes) == bundle else {
+            throw TransportError(.digestMismatch, "the manifest does not hash to the bundle digest", url: url, digest: bundle)
+        }
+        do {
+            return (try Manifest(decoding: bytes), bytes, response.wireBytes)
+        } catch {
+            throw TransportError(
+                error.code == .limitExceeded ? .tooLarge : .malformedDocument, "the manifest was refused: \(error)", url: url,
+                digest: bundle)
+        }
+    }
+
+    private func fetchArchive(
+        _ bundle: Digest, manifest: Manifest, manifestBytes: Int, manifestWire: Int64, claim: DownloadClaim
+    ) async throws(TransportError) -> FetchResult {
+        let url = origin.appendingPathComponent("bundles/\(bundle.hex).tar.gz")
+        let download = ArchiveDownload(
+            transport: transport, url: url, claim: claim, bound: manifest.archiveSizeBound(manifestBytes: manifestBytes),
+            configuration: configuration, deadline: deadline)
+        let progress = progress
+        let outcome = try await download.run { done, total in progress?(total > 0 ? min(0.99, Double(done) / Double(total)) : 0) }
+        try await install(bundle) { () throws(CacheError) in try cache.install(archiveAt: claim.archivePath, expected: bundle) }
+        return FetchResult(bundle: bundle, source: .archive, bytesDownloaded: outcome.bytes + manifestWire, requests: outcome.requests + 1)
+    }
+
+    private func fetchObjects(
+        _ manifest: Manifest, bytes manifestBytes: [UInt8], bundle: Digest, missing: Set<Digest>, manifestWire: Int64,
+        claim: DownloadClaim
+    ) async throws(TransportError) -> FetchResult {
+        do { try FileManager.default.createDirectory(atPath: claim.objectsFolder, withIntermediateDirectories: true) } catch {
+            throw TransportError(.cache, "cannot create a download folder \(claim.objectsFolder): \(error)", digest: bundle)
+        }
+        var sizes: [Digest: Int64] = [:]
+        for file in manifest.files { sizes[file.digest] = file.size }
+        let total = max(1, missing.reduce(0) { $0 + (sizes[$1] ?? 0) })
+        let queue = missing.sorted()
+        let download = ObjectDownload(transport: transport, origin: origin, claim: claim, configuration: configuration, deadline: deadline)
+        var files: [Digest: String] = [:]
+        var received = manifestWire
+        var done: Int64 = 0
+        var requests = 1
+        let outcome: Result<Void, TransportError> = await withTaskGroup(of: Result<ObjectDownload.Outcome, TransportError>.self) { group in
+            var next = 0
+            func start() {
+                guard next < queue.count else { return }
+                let object = queue[next]
+                let size = sizes[object] ?? 0
+                next += 1
+                group.addTask {
+                    do throws(TransportError) { return .success(try await download.run(object, size: size)) } catch { return .failure(error) }
+                }
+            }
+            for _ in 0..<configuration.parallelism { start() }
+            while let result = await group.next() {
+                switch result {
+                case .success(let fetched):
+                    files[fetched.object] = fetched.path
+                    requests += fetched.requests
+                    received += fetched.wireBytes
+                    done += sizes[fetched.object] ?? 0
+                    progress?(min(0.99, Double(done) / Double(total)))
+                    start()
+                case .failure(let error):
+                    group.cancelAll()
+                    return .failure(error)
+                }
+            }
+            return .success(())
+        }
+        try outcome.get()
+        let downloaded = files
+        try await install(bundle) { () throws(CacheError) in
+            try cache.install(manifestBytes: manifestBytes, expected: bundle, objectFiles: downloaded)
+        }
+        return FetchResult(bundle: bundle, source: .objects, bytesDownloaded: received, requests: requests)
+    }
+
+    /// Installs what was downloaded; the cache's refusal (or a full disk) is reported once.
+    private func install(_ bundle: Digest, _ body: @escaping @Sendable () throws(CacheError) -> InstallResult) async throws(TransportError) {
+        _ = try await blocking(body)
+    }
+
+    private func isComplete(_ bundle: Digest) async throws(TransportError) -> Bool {
+        try await blocking { () throws(CacheError) in try cache.bundle(bundle)?.complete == true }
+    }
+
+    /// Runs a blocking cache call off the cooperative thread pool.
+    private func blocking<T: Sendable>(_ body: @escaping @Sendable () throws(CacheError) -> T) async throws(TransportError) -> T {
+        let result: Result<T, CacheError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                do throws(CacheError) { continuation.resume(returning: .success(try body())) } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        switch result {
+        case .success(let value): return value
+        case .failure(let error):
+            switch error.code {
+            case .diskFull: throw TransportError(.diskFull, "the cache ran out of space", digest: error.digest, cacheError: error)
+            case .invalidBundle, .bundleDigestMismatch:
+                throw TransportError(.cache, "the cache refused the bundle", digest: error.digest, cacheError: error)
+            default: throw TransportError(.cache, "the cache failed", digest: error.digest, cacheError: error)
+            }
+        }
+    }
+}
