@@ -31,10 +31,13 @@ extension JSONValue {
 
     /// Parses RFC 8259 JSON strictly: one value, no trailing bytes, valid UTF-8, no duplicate
     /// object keys, nesting at most ``maximumDepth``.
-    /// - Throws: ``FormatError`` with code ``FormatError/Code/invalidJSON`` naming the byte offset.
-    public static func parse<Bytes: ContiguousBytes>(_ bytes: Bytes) throws(FormatError) -> JSONValue {
+    /// - Parameter maximumValues: the most values (objects, arrays, strings, numbers, …) the
+    ///   document may hold, which bounds the memory its tree takes whatever the bytes are.
+    /// - Throws: ``FormatError`` with code ``FormatError/Code/invalidJSON`` naming the byte
+    ///   offset, or ``FormatError/Code/limitExceeded`` past `maximumValues`.
+    public static func parse<Bytes: ContiguousBytes>(_ bytes: Bytes, maximumValues: Int = .max) throws(FormatError) -> JSONValue {
         let result: Result<JSONValue, FormatError> = bytes.withUnsafeBytes { raw in
-            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self))
+            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), maximumValues: maximumValues)
             do throws(FormatError) {
                 let value = try parser.parseDocument()
                 return .success(value)
@@ -50,8 +53,12 @@ private struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     var offset = 0
     var depth = 0
+    var valuesLeft: Int
 
-    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    init(bytes: UnsafeBufferPointer<UInt8>, maximumValues: Int) {
+        self.bytes = bytes
+        valuesLeft = maximumValues
+    }
 
     mutating func parseDocument() throws(FormatError) -> JSONValue {
         skipWhitespace()
@@ -85,6 +92,8 @@ private struct JSONParser {
 
     mutating func parseValue() throws(FormatError) -> JSONValue {
         guard offset < bytes.count else { throw fail("unexpected end of input") }
+        valuesLeft -= 1
+        guard valuesLeft >= 0 else { throw FormatError(.limitExceeded, "more JSON values than a document of this kind may hold") }
         switch bytes[offset] {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()

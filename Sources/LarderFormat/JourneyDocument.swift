@@ -36,7 +36,7 @@ public struct JourneyDocument: Sendable, Equatable {
         guard bytes.count <= Self.maximumBytes else {
             throw FormatError(.limitExceeded, "a journey document has at most \(Self.maximumBytes) bytes; this one has \(bytes.count)")
         }
-        guard case .object(let members) = try JSONValue.parse(bytes) else {
+        guard case .object(let members) = try JSONValue.parse(bytes, maximumValues: 64) else {
             throw FormatError(.invalidManifest, "a journey document must be a JSON object")
         }
         func field(_ name: String) throws(FormatError) -> JSONValue {

@@ -40,7 +40,8 @@ extension Manifest {
         guard bytes.count <= Self.maximumBytes else {
             throw FormatError(.limitExceeded, "the manifest has \(bytes.count) bytes; at most \(Self.maximumBytes) are accepted")
         }
-        let value = try JSONValue.parse(bytes)
+        // Each file is an object of six values; the rest of a manifest is a few dozen.
+        let value = try JSONValue.parse(bytes, maximumValues: Self.maximumFiles * 7 + 1024)
         var reader = try FieldReader(value: value, path: "")
         let version = try reader.int("format")
         guard version == Int64(Self.formatVersion) else {

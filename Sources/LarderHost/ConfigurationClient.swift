@@ -33,7 +33,7 @@ struct ConfigurationClient: Sendable {
             response = try await transport.send(
                 HTTPRequest(url: url, headers: headers, timeout: timeout, maximumBodyBytes: Int64(JourneyDocument.maximumBytes)))
         } catch {
-            return .failed(HostError(.unavailable, "cannot reach the origin for \(url.absoluteString)", transportError: error), retryAfter: nil)
+            return .failed(HostError(.unavailable, "cannot reach the origin", transportError: error), retryAfter: nil)
         }
         switch response.status {
         case 200:

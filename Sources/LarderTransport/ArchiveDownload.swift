@@ -120,7 +120,7 @@ private final class ArchiveSink: ResponseSink, @unchecked Sendable {
                 .tooLarge, "the origin claims the archive has \(total) bytes; this bundle's archive has at most \(bound)", url: url)
         }
         if let total, let free = file.freeBytes(), total - offset > free {
-            throw TransportError(.diskFull, "the archive needs \(total - offset) more bytes; \(free) are free", url: url)
+            throw TransportError(.diskFull, "not enough space for the archive: it needs \(total - offset) more bytes, \(free) are free", url: url)
         }
         try file.truncate(to: offset)
         if offset == 0 { try recordValidator(headers["etag"]) }

@@ -188,15 +188,20 @@ final class CurlTransfer: @unchecked Sendable {
             if let easy { _ = larder_easy_get_offset(easy, CURLINFO_TOTAL_TIME_T, &elapsed) }
             let limit = Int64(Self.milliseconds(request.timeout)) * 1000
             if let speed = request.minimumSpeed, Int64(elapsed) < limit - 100_000 {
-                return TransportError(.tooSlow, "fewer than \(speed.bytesPerSecond) bytes a second arrived for \(speed.window)", url: url)
+                return TransportError(.tooSlow, "fewer than \(speed.bytesPerSecond) bytes a second arrived for \(TransportError.describe(speed.window))", url: url)
             }
-            return TransportError(.timeout, "no complete answer within \(request.timeout)", url: url)
+            return TransportError(.timeout, "no complete answer within \(TransportError.describe(request.timeout))", url: url)
         case CURLE_FILESIZE_EXCEEDED:
             return TransportError.tooLarge(url, limit: request.maximumBodyBytes)
         case CURLE_TOO_MANY_REDIRECTS:
             return TransportError(.redirectLoop, "more than \(Self.maximumRedirects) redirects", url: url)
         case CURLE_UNSUPPORTED_PROTOCOL:
-            return TransportError(.redirectLoop, "a redirect to a protocol other than http or https: \(detail)", url: url)
+            var redirects = 0
+            if let easy { _ = larder_easy_get_long(easy, CURLINFO_REDIRECT_COUNT, &redirects) }
+            if redirects > 0 { return TransportError(.redirectLoop, "a redirect to a protocol other than http or https: \(detail)", url: url) }
+            // Typically bytes a previous answer on the same connection sent past its length: the
+            // connection is dropped, so trying again may work.
+            return TransportError(.connection, "the answer is not HTTP/1.x: \(detail)", url: url)
         case CURLE_BAD_CONTENT_ENCODING:
             return TransportError(.unexpectedEncoding, "the body does not decode: \(detail)", url: url)
         default:

@@ -26,8 +26,9 @@ struct FetchWork: Sendable {
             progress?(1)
             return result
         } catch {
-            if error.code == .diskFull || error.code == .cache {
-                // Nothing left behind on a full disk; bytes the cache refused cannot help later.
+            if [.diskFull, .cache, .tooLarge, .digestMismatch].contains(error.code) {
+                // Nothing left behind on a full disk; bytes the cache refused, or that passed
+                // their bound or their digest, cannot help a later attempt.
                 do { try claim.discardPartialFiles() } catch {
                     // The original error says more; the next claimant starts over anyway.
                 }
@@ -160,7 +161,7 @@ struct FetchWork: Sendable {
 
     /// Installs what was downloaded; the cache's refusal (or a full disk) is reported once.
     private func install(_ bundle: Digest, _ body: @escaping @Sendable () throws(CacheError) -> InstallResult) async throws(TransportError) {
-        _ = try await blocking(body)
+        _ = try await blocking(for: bundle, body)
     }
 
     private func isComplete(_ bundle: Digest) async throws(TransportError) -> Bool {
@@ -168,7 +169,10 @@ struct FetchWork: Sendable {
     }
 
     /// Runs a blocking cache call off the cooperative thread pool.
-    private func blocking<T: Sendable>(_ body: @escaping @Sendable () throws(CacheError) -> T) async throws(TransportError) -> T {
+    /// - Parameter bundle: the bundle a failure is about, when the cache's error does not say.
+    private func blocking<T: Sendable>(
+        for bundle: Digest? = nil, _ body: @escaping @Sendable () throws(CacheError) -> T
+    ) async throws(TransportError) -> T {
         let result: Result<T, CacheError> = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 do throws(CacheError) { continuation.resume(returning: .success(try body())) } catch {
@@ -179,11 +183,12 @@ struct FetchWork: Sendable {
         switch result {
         case .success(let value): return value
         case .failure(let error):
+            let digest = error.digest ?? bundle
             switch error.code {
-            case .diskFull: throw TransportError(.diskFull, "the cache ran out of space", digest: error.digest, cacheError: error)
+            case .diskFull: throw TransportError(.diskFull, "the cache ran out of space", digest: digest, cacheError: error)
             case .invalidBundle, .bundleDigestMismatch:
-                throw TransportError(.cache, "the cache refused the bundle", digest: error.digest, cacheError: error)
-            default: throw TransportError(.cache, "the cache failed", digest: error.digest, cacheError: error)
+                throw TransportError(.cache, "the cache refused the bundle", digest: digest, cacheError: error)
+            default: throw TransportError(.cache, "the cache failed", digest: digest, cacheError: error)
             }
         }
     }

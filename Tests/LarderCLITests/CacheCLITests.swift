@@ -109,6 +109,12 @@ import Testing
         ("cache install /nonexistent.tar.gz", 66),
         ("cache resolve larder-font://sha256/../../etc/passwd", 65),
         ("cache resolve larder-font://sha256/" + String(repeating: "a", count: 64), 66),
+        ("cache fetch " + String(repeating: "a", count: 64) + " --origin http://127.0.0.1:9/ --deadline soon", 64),
+        ("cache fetch " + String(repeating: "a", count: 64) + " --origin http://127.0.0.1:9/ --deadline 0s", 64),
+        ("cache fetch " + String(repeating: "a", count: 64) + " --origin http://127.0.0.1:9/ --timeout -1", 64),
+        ("cache fetch " + String(repeating: "a", count: 64) + " --origin http://127.0.0.1:9/ --timeout 5parsecs", 64),
+        // Nothing listens on port 9 of the loopback: refused at once, a temporary failure.
+        ("cache fetch " + String(repeating: "a", count: 64) + " --origin http://127.0.0.1:9/ --deadline 2s", 75),
     ]
 
     @Test(arguments: exitCases)

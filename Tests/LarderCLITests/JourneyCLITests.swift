@@ -54,6 +54,10 @@ import Testing
         (["journey", "status", "--origin", origin, "--key", "k", "--journey", "onboarding", "--embedded", "a.tar.gz"],
          "Error: Unknown option '--embedded'", "journey status"),
         (["journey", "prepare", "extra"], "Error: Unexpected argument 'extra'", "journey prepare"),
+        (["journey", "prepare", "--origin", origin, "--key", "k", "--journey", "onboarding", "--deadline", "never"],
+         "Error: Invalid '--deadline <duration>': 'never' (use e.g. 5s, 1500ms, 2min)", "journey prepare"),
+        (["journey", "present", "--origin", origin, "--key", "k", "--journey", "onboarding", "--timeout", "0"],
+         "Error: Invalid '--timeout <duration>': '0' (use e.g. 5s, 1500ms, 2min)", "journey present"),
     ])
     func usageErrorsExit64(_ arguments: [String], _ message: String, _ command: String) throws {
         let result = try CLI.run(arguments)
@@ -96,9 +100,9 @@ import Testing
         let cache = scratch.path + "/cache"
         let first = try CLI.run(["journey", "prepare", "--offline"] + scope(cache))
         #expect(first.status == 69)
-        #expect(first.stderr.split(separator: "\n").first == "Error: cannot reach the origin for \(Self.documentURL): offline")
+        #expect(first.stderr.split(separator: "\n").first == "Error: cannot reach the origin: \(Self.documentURL): offline")
         #expect(first.stdout.contains("MS  EVENT   DETAIL\n"))
-        #expect(first.stdout.contains("  failed  cannot reach the origin for \(Self.documentURL): offline; next attempt after 30 s"))
+        #expect(first.stdout.contains("  failed  cannot reach the origin: \(Self.documentURL): offline; next attempt after 30 s"))
 
         // The failure started a backoff: the next run does not ask, and says so.
         let second = try CLI.run(["journey", "prepare", "--offline", "--json"] + scope(cache))

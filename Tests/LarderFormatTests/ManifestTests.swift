@@ -1,5 +1,6 @@
 import Testing
 @testable import LarderFormat
+import LarderTestSupport
 
 @Suite struct ManifestTests {
     static let digestA = SHA256Hasher.hash(Array("a".utf8))
@@ -77,3 +78,88 @@ import Testing
 }
 
 import Foundation
+
+/// The manifest's limits hold wherever it comes from (an archive, HTTP), and bound what its
+/// archive may weigh.
+@Suite struct ManifestLimitTests {
+    static func text(files: Int, padding: Int = 0) -> [UInt8] {
+        var text = #"{"entry":"index.html","files":["# + Array(repeating: "{}", count: files).joined(separator: ",")
+        text += #"],"format":1,"name":"\#(String(repeating: "n", count: padding))","renderer":{"capabilities":[],"protocol":1}}"#
+        return Array(text.utf8)
+    }
+
+    @Test func moreFilesThanAnArchiveMayHoldAreRefusedBeforeAnyIsRead() throws {
+        #expect(Manifest.maximumFiles == ArchiveReader.Limits.default.maximumEntries)
+        do {
+            _ = try Manifest(decoding: Self.text(files: Manifest.maximumFiles + 1))
+            Issue.record("a manifest of too many files was accepted")
+        } catch {
+            #expect(error.code == .limitExceeded)
+            #expect(error.field == "files")
+        }
+        // At the limit, the count passes and the first (empty) entry is what fails.
+        do {
+            _ = try Manifest(decoding: Self.text(files: Manifest.maximumFiles))
+            Issue.record("empty file entries were accepted")
+        } catch {
+            #expect(error.code == .invalidManifest)
+            #expect(error.field == "files[0].path")
+        }
+    }
+
+    @Test func aDocumentOfTinyValuesIsRefusedBeforeItsTreeGrows() throws {
+        let bytes = Array(("[" + String(repeating: "0,", count: 1_000_000) + "0]").utf8)
+        do {
+            _ = try Manifest(decoding: bytes)
+            Issue.record("a million values were parsed")
+        } catch {
+            #expect(error.code == .limitExceeded)
+        }
+    }
+
+    @Test func moreBytesThanTheArchivePathAcceptsAreRefusedUnparsed() throws {
+        #expect(BundleVerifier.maximumManifestBytes == Manifest.maximumBytes)
+        do {
+            _ = try Manifest(decoding: Array(repeating: 0x20, count: Manifest.maximumBytes + 1))
+            Issue.record("an oversized manifest was accepted")
+        } catch {
+            #expect(error.code == .limitExceeded)
+        }
+    }
+
+    @Test func aJourneyDocumentOverOneMebibyteIsRefused() throws {
+        do {
+            _ = try JourneyDocument(decoding: Array(repeating: 0x20, count: JourneyDocument.maximumBytes + 1))
+            Issue.record("an oversized journey document was accepted")
+        } catch {
+            #expect(error.code == .limitExceeded)
+        }
+    }
+
+    /// Incompressible files and long paths are the worst case for the bound; text compresses.
+    @Test(arguments: [(true, 40), (false, 40), (true, 1), (false, 600)] as [(Bool, Int)])
+    func anArchiveNeverOutweighsItsBound(incompressible: Bool, count: Int) throws {
+        var state: UInt64 = 7
+        var files: [String: [UInt8]] = ["index.html": Array("<!doctype html>".utf8)]
+        for index in 0..<count {
+            let size = (index * 7919) % 70_000 + index % 3
+            let bytes = (0..<size).map { position -> UInt8 in
+                if !incompressible { return UInt8(ascii: "a") + UInt8(position % 7) }
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                return UInt8(truncatingIfNeeded: state >> 33)
+            }
+            let folder = String(repeating: "deep-folder-name/", count: index % 5)
+            files["\(folder)\(String(repeating: "f", count: 90))-\(index).bin"] = bytes
+        }
+        // Level 1 and 9: the fastest and the strongest compression (its worst case on noise).
+        for level in [1, 9] {
+            let (archive, manifest) = try makeBundleArchive(files: files, level: level)
+            let bound = manifest.archiveSizeBound(manifestBytes: manifest.canonicalBytes.count)
+            #expect(Int64(archive.count) <= bound, "level \(level): \(archive.count) bytes, bound \(bound)")
+        }
+        let (_, manifest) = try makeBundleArchive(files: files)
+        let bound = manifest.archiveSizeBound(manifestBytes: manifest.canonicalBytes.count)
+        let raw = files.values.reduce(Int64(0)) { $0 + Int64($1.count) }
+        #expect(bound <= raw * 11 / 10 + Int64(files.count) * 2048 + 64 << 10, "the bound should stay near the uncompressed size")
+    }
+}

@@ -8,7 +8,7 @@ import LarderTransport
 import Synchronization
 import Testing
 
-/// JourneyHost over real HTTP (URLSession) against the nginx origin, with the headless
+/// JourneyHost over real HTTP (the platform transport: libcurl on Linux) against the nginx origin, with the headless
 /// renderer doing real loads through a real cache.
 @Suite(.serialized) struct JourneyHostTests {
     static let key = "pk_live_host"

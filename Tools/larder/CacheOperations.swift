@@ -71,11 +71,13 @@ enum CacheOperations {
             Console.json(.object([
                 "dryRun": .bool(dryRun), "milliseconds": .int(report.milliseconds),
                 "strayFiles": .array(report.strayFiles.map { .string($0) }), "strayBytes": .int(report.strayBytes),
+                "downloadBytes": .int(report.downloadBytes),
             ]))
         } else {
             let verb = dryRun ? "would remove" : "removed"
+            let downloads = report.downloadBytes > 0 ? " and \(humanSize(report.downloadBytes)) of finished or abandoned downloads" : ""
             Console.out(
-                "gc \(verb) \(report.strayFiles.count) files no bundle uses (\(humanSize(report.strayBytes))) in \(report.milliseconds) ms")
+                "gc \(verb) \(report.strayFiles.count) files no bundle uses (\(humanSize(report.strayBytes)))\(downloads) in \(report.milliseconds) ms")
         }
         return .success
     }

@@ -198,7 +198,7 @@ struct JourneyOutcome: Sendable {
 /// is never touched.
 struct OfflineTransport: HTTPTransport {
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        throw TransportError(.connection, "offline")
+        throw TransportError(.connection, "offline", url: request.url)
     }
 }
 

@@ -1,0 +1,151 @@
+import Foundation
+import Synchronization
+
+/// How a `larder` process ended.
+struct ProcessOutcome: Sendable, CustomStringConvertible {
+    /// The exit status, or 128 + the signal that ended it.
+    var status: Int32
+    /// Wall time from start to exit, in seconds.
+    var elapsed: Double
+    /// The most resident memory it had (`ru_maxrss`), in bytes.
+    var peakMemory: Int64
+    var stdout: String
+    var stderr: String
+    /// The watchdog had to kill it.
+    var killed: Bool
+
+    var description: String {
+        "exit \(status) after \(String(format: "%.2f", elapsed)) s, peak \(peakMemory >> 20) MiB\(killed ? ", KILLED by the watchdog" : "")"
+            + (stderr.isEmpty ? "" : ": \(stderr.prefix(600))")
+    }
+}
+
+/// Runs the built `larder` binary as a child process, measuring its time and peak memory, and
+/// killing it if it outlives a watchdog. Waiting happens on a thread of its own, never on the
+/// cooperative pool, so many can run side by side.
+enum LarderProcess {
+    static let executable: String = {
+        let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return me.deletingLastPathComponent().appendingPathComponent("larder").path
+    }()
+
+    /// Runs one child, at most ``slots`` at once across the test run: a storm of dozens of
+    /// processes on a two-core machine would starve every test that measures time.
+    static func run(_ arguments: [String], watchdog: Duration = .seconds(60)) async throws -> ProcessOutcome {
+        await slots.acquire()
+        defer { slots.release() }
+        let running = try start(arguments)
+        return await running.wait(watchdog: watchdog)
+    }
+
+    static let slots = Slots(4)
+
+    /// A counting semaphore for tasks: waiting suspends, it never blocks a thread.
+    final class Slots: Sendable {
+        private struct State {
+            var free: Int
+            var waiting: [CheckedContinuation<Void, Never>] = []
+        }
+        private let state: Mutex<State>
+
+        init(_ count: Int) { state = Mutex(State(free: count)) }
+
+        func acquire() async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let granted = state.withLock { state -> Bool in
+                    if state.free > 0 {
+                        state.free -= 1
+                        return true
+                    }
+                    state.waiting.append(continuation)
+                    return false
+                }
+                if granted { continuation.resume() }
+            }
+        }
+
+        func release() {
+            let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                if state.waiting.isEmpty {
+                    state.free += 1
+                    return nil
+                }
+                return state.waiting.removeFirst()
+            }
+            next?.resume()
+        }
+    }
+
+    static func start(_ arguments: [String]) throws -> Running {
+        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("larder-run-\(UUID().uuidString)").path
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, capture + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, capture + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var environment = ProcessInfo.processInfo.environment
+        environment["COLUMNS"] = "80"
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        guard status == 0 else { throw IntegrationError("cannot start \(executable): \(String(cString: strerror(status)))") }
+        return Running(pid: pid, capture: capture, started: DispatchTime.now())
+    }
+
+    /// A started child.
+    final class Running: Sendable {
+        let pid: pid_t
+        private let capture: String
+        private let started: DispatchTime
+        /// Set once the child exited (before it is reaped), so the watchdog never signals a
+        /// reused pid.
+        private let exited = Mutex(false)
+
+        fileprivate init(pid: pid_t, capture: String, started: DispatchTime) {
+            self.pid = pid
+            self.capture = capture
+            self.started = started
+        }
+
+        /// Waits for the child to exit, killing it (SIGKILL) if it runs past `watchdog`.
+        func wait(watchdog: Duration) async -> ProcessOutcome {
+            let killed = Mutex(false)
+            let seconds = Double(watchdog.components.seconds) + Double(watchdog.components.attoseconds) / 1e18
+            DispatchQueue.global().asyncAfter(deadline: started + seconds) { [self] in
+                exited.withLock { exited in
+                    guard !exited else { return }
+                    killed.withLock { $0 = true }
+                    kill(pid, SIGKILL)
+                }
+            }
+            // The exit time is taken on the waiting thread: a busy cooperative pool may resume
+            // this task later, and that delay is not the child's.
+            let (status, usage, ended) = await withCheckedContinuation {
+                (continuation: CheckedContinuation<(Int32, rusage, DispatchTime), Never>) in
+                Thread.detachNewThread { [self] in
+                    var info = siginfo_t()
+                    while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
+                    let ended = DispatchTime.now()
+                    exited.withLock { $0 = true }
+                    var status: Int32 = 0
+                    var usage = rusage()
+                    while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
+                    continuation.resume(returning: (status, usage, ended))
+                }
+            }
+            let elapsed = Double(ended.uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+            let stdout = (try? String(contentsOfFile: capture + ".out", encoding: .utf8)) ?? ""  // unreadable output reads as empty
+            let stderr = (try? String(contentsOfFile: capture + ".err", encoding: .utf8)) ?? ""
+            unlink(capture + ".out")
+            unlink(capture + ".err")
+            let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+            return ProcessOutcome(
+                status: code, elapsed: elapsed, peakMemory: Int64(usage.ru_maxrss) * 1024, stdout: stdout, stderr: stderr,
+                killed: killed.withLock { $0 })
+        }
+    }
+}
