@@ -16,10 +16,13 @@ extension LarderCache {
     /// - Parameters:
     ///   - manifestBytes: the canonical manifest; it must hash to `expected`.
     ///   - objectFiles: a file for every object ``missingObjects(of:)`` names (more is fine).
+    ///   - adopting: move the files into the cache instead of copying them (they must be on the
+    ///     cache's file system, as its `downloads/` are; others are copied); each is hashed
+    ///     once moved, where no one else writes. The caller's files are gone afterwards.
     /// - Throws: ``CacheError/Code/bundleDigestMismatch``, or ``CacheError/Code/invalidBundle``
     ///   naming the object that is missing or does not match.
     public func install(
-        manifestBytes: [UInt8], expected: Digest, objectFiles: [Digest: String]
+        manifestBytes: [UInt8], expected: Digest, objectFiles: [Digest: String], adopting: Bool = false
     ) throws(CacheError) -> InstallResult {
         let digest = SHA256Hasher.hash(manifestBytes)
         guard digest == expected else {
@@ -47,13 +50,39 @@ extension LarderCache {
                         .invalidBundle, "no file was given for '\(path)'", digest: object,
                         cause: FormatError(.missingEntry, "object not provided", entry: path))
                 }
-                staged[object] = try copyVerified(source, as: object, size: size, entry: path, into: staging)
+                if adopting, let moved = try staging.adopt(source) {
+                    try checkStaged(moved, as: object, size: size, entry: path)
+                    staged[object] = moved
+                } else {
+                    staged[object] = try copyVerified(source, as: object, size: size, entry: path, into: staging)
+                }
                 bytesWritten += size
             }
             try commit(manifest, bytes: manifestBytes, digest: digest, embedded: false, staged: staged, staging: staging)
             return InstallResult(
                 bundle: digest, name: manifest.name, alreadyPresent: false, objectsWritten: staged.count,
                 bytesWritten: bytesWritten, evicted: [])
+        }
+    }
+
+    /// Hashes a file moved into staging; it must have the object's size and digest.
+    private func checkStaged(_ path: String, as object: Digest, size expected: Int64, entry: String) throws(CacheError) {
+        let (size, actual): (Int64, Digest)
+        do throws(FormatError) {
+            let input = try ReadableFile(path: path)
+            (size, actual) = try input.sizeAndDigest()
+        } catch {
+            throw CacheError(.invalidBundle, "the object was refused", digest: object, cause: error)
+        }
+        guard size == expected else {
+            throw CacheError(
+                .invalidBundle, "the object was refused", digest: object,
+                cause: FormatError(.sizeMismatch, "has \(size) bytes, the manifest says \(expected)", entry: entry))
+        }
+        guard actual == object else {
+            throw CacheError(
+                .invalidBundle, "the object was refused", digest: object,
+                cause: FormatError(.digestMismatch, "hashes to \(actual), not \(object)", entry: entry))
         }
     }
 

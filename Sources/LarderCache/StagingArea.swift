@@ -44,6 +44,19 @@ final class StagingArea {
         return (fd, file)
     }
 
+    /// Moves a file of the same file system into this folder (read-only, like every object).
+    /// - Returns: its new path, or nil when it is on another file system (copy it instead).
+    func adopt(_ source: String) throws(CacheError) -> String? {
+        count += 1
+        let file = "\(path)/\(count)"
+        guard rename(source, file) == 0 else {
+            if errno == EXDEV { return nil }
+            throw CacheError.fileSystem("cannot move a downloaded object into staging", Errno.current, path: source)
+        }
+        chmod(file, 0o444)
+        return file
+    }
+
     /// Makes everything written so far durable (`syncfs(2)`: one flush for the whole batch
     /// instead of one `fsync` per object).
     func synchronize() throws(CacheError) {

@@ -60,3 +60,20 @@ public final class SHA256Hasher {
         bytes.withUnsafeBytes { hash($0) }
     }
 }
+
+extension ReadableFile {
+    /// Reads the rest of the file, hashing it.
+    /// - Returns: the bytes read and their SHA-256.
+    public func sizeAndDigest() throws(FormatError) -> (size: Int64, digest: Digest) {
+        let hasher = SHA256Hasher()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 64)
+        defer { buffer.deallocate() }
+        var size: Int64 = 0
+        while true {
+            let count = try read(into: buffer)
+            if count == 0 { return (size, hasher.finalize()) }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            size += Int64(count)
+        }
+    }
+}

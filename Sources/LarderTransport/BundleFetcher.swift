@@ -39,7 +39,7 @@ public struct FetchResult: Sendable, Equatable {
 public actor BundleFetcher {
     public struct Configuration: Sendable, Equatable {
         /// Object downloads at once.
-        public var parallelism = 4
+        public var parallelism = 8
         /// Tries per request that bring nothing new (a connection that drops or stalls); a try
         /// that brings bytes does not count.
         public var attempts = 3

@@ -154,7 +154,7 @@ struct FetchWork: Sendable {
         try outcome.get()
         let downloaded = files
         try await install(bundle) { () throws(CacheError) in
-            try cache.install(manifestBytes: manifestBytes, expected: bundle, objectFiles: downloaded)
+            try cache.install(manifestBytes: manifestBytes, expected: bundle, objectFiles: downloaded, adopting: true)
         }
         return FetchResult(bundle: bundle, source: .objects, bytesDownloaded: received, requests: requests)
     }

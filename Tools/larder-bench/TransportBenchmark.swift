@@ -65,9 +65,73 @@ enum TransportBenchmark {
         else { throw BenchError("fetch of the second revision failed") }
         print("one-file update of a 50-file bundle: \(moved) bytes moved; the full archive is \(after.archiveSize) bytes")
 
+        // Compressed objects: a cache holding one file of the corpus fetches the rest object by
+        // object (gzip-encoded where the origin has a copy), against curl | tar of the archive.
+        let seedOne = try seedBundle(from: corpus, every: Int.max, work: work, name: "one")
+        try FileManager.default.createDirectory(atPath: work + "/objects", withIntermediateDirectories: true)
+        let objectRuns = try headToHead(
+            work: work + "/objects", runs: options.runs, larder: "larder cache fetch (objects)", tool: "curl -s URL | tar -xzf -",
+            larder: { cache in
+                guard try Subprocess.run([larder, "cache", "install", seedOne, "--cache", cache], stdoutPath: "/dev/null").status == 0 else {
+                    throw BenchError("cannot seed the cache")
+                }
+                return try Subprocess.run([larder, "cache", "fetch", digest, "--origin", base, "--cache", cache, "--json"], stdoutPath: cache + ".json")
+            },
+            tool: { extract in try Subprocess.shell("curl -s '\(base)bundles/\(digest).tar.gz' | tar -xzf - -C '\(extract)'") })
+        let objectBytes = try bytesDownloaded(work + "/objects/cache-1.json")
+
+        // Partly cached: a cache holding every second media file of the corpus.
+        let seedHalf = try seedBundle(from: corpus, every: 2, work: work, name: "half")
+        let halfCache = work + "/half-cache"
+        guard try Subprocess.run([larder, "cache", "install", seedHalf, "--cache", halfCache], stdoutPath: "/dev/null").status == 0,
+            try Subprocess.run([larder, "cache", "fetch", digest, "--origin", base, "--cache", halfCache, "--json"], stdoutPath: halfCache + ".json").status == 0
+        else { throw BenchError("the partly cached fetch failed") }
+        let halfBytes = try bytesDownloaded(halfCache + ".json")
+        print(String(format: "bytes moved: whole archive %.1f MB, objects with one cached %.1f MB, with half the media cached %.1f MB",
+            Double(big.archiveSize) / 1e6, Double(objectBytes) / 1e6, Double(halfBytes) / 1e6))
+
+        // Peak memory of a fetch does not grow with the bundle: the 50-file bundle against the corpus.
+        var smallRSS = 0
+        for run in 0..<3 {
+            let result = try Subprocess.run(
+                [larder, "cache", "fetch", before.bundleDigest.hex, "--origin", base, "--cache", work + "/small-\(run)"], stdoutPath: "/dev/null")
+            smallRSS = max(smallRSS, result.peakRSS)
+        }
+        print(String(format: "peak memory of a fetch: %.1f MB for %.1f MB, %.1f MB for %.1f MB",
+            Double(smallRSS) / 1e6, Double(before.archiveSize) / 1e6, Double(larderTimes.maxRSS) / 1e6, Double(big.archiveSize) / 1e6))
+
         var passed = true
         passed = report("full fetch + install / curl | tar -xzf", larderTimes.median / curlTimes.median, atMost: 1.2) && passed
+        _ = report("objects fetch + install / curl | tar -xzf", objectRuns.larder.median / objectRuns.tool.median)
         passed = report("one-file update bytes / full archive", Double(moved) / Double(after.archiveSize), atMost: 0.05) && passed
+        passed = report("objects (one cached) bytes / full archive", Double(objectBytes) / Double(big.archiveSize), atMost: 1.0) && passed
+        passed = report("half the media cached bytes / full archive", Double(halfBytes) / Double(big.archiveSize), atMost: 0.75) && passed
+        passed = report("peak memory: corpus fetch / 50-file fetch", Double(larderTimes.maxRSS) / Double(smallRSS), atMost: 1.5) && passed
         return passed
+    }
+
+    /// A bundle of some of the corpus's media files (every `every`-th, or just the first) and a
+    /// page: installed in a cache, it makes the corpus's fetch take the objects path.
+    static func seedBundle(from corpus: String, every: Int, work: String, name: String) throws -> String {
+        let folder = work + "/seed-\(name)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let media = Set(["png", "jpg", "webp", "woff2", "woff", "ttf", "json", "mp4", "svg"])
+        let files = (FileManager.default.enumerator(atPath: corpus)?.allObjects as? [String] ?? []).sorted()
+            .filter { media.contains(($0 as NSString).pathExtension.lowercased()) }
+        let chosen = every == Int.max ? Array(files.prefix(1)) : files.enumerated().filter { $0.offset % every == 0 }.map(\.element)
+        for file in chosen {
+            let target = folder + "/" + file
+            try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: corpus + "/" + file, toPath: target)
+        }
+        try Data("<!doctype html><p>seed</p>".utf8).write(to: URL(fileURLWithPath: folder + "/index.html"))
+        return try Packer.pack(source: folder, into: work + "/seed-archives").archivePath
+    }
+
+    static func bytesDownloaded(_ reportPath: String) throws -> Int64 {
+        guard case .object(let fields) = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: reportPath)))),
+            case .int(let bytes) = fields["bytesDownloaded"]
+        else { throw BenchError("no bytesDownloaded in \(reportPath)") }
+        return bytes
     }
 }
