@@ -1,0 +1,76 @@
+import Foundation
+import LarderCache
+import LarderFormat
+import LarderHost
+import LarderPack
+import LarderTestSupport
+import LarderTransport
+import Testing
+
+/// A bundle download slower than the host's fetch deadline: the preparation falls back at the
+/// deadline, the download goes on in the background, and the next launch finds the bundle; a
+/// disposed host stops it and keeps what arrived for the next launch to resume.
+@Suite struct BackgroundDownloadTests {
+    static let key = "pk_background"
+
+    /// An origin serving the journey at once and the archive at 300 kB/s (about 2.5 s).
+    static func slowArchiveOrigin(_ work: Workspace) throws -> (FaultOrigin, PackReport) {
+        let onboarding = try work.pack(sampleBundles + "/onboarding")
+        let root = work.path + "/origin"
+        _ = try OriginPublisher.publish(archives: [onboarding.archivePath], to: root, journey: JourneyPublication(id: "onboarding", key: key))
+        let archive = Array(try Data(contentsOf: URL(fileURLWithPath: onboarding.archivePath)))
+        let origin = try FaultOrigin { request in
+            request.path.hasSuffix(".tar.gz") ? .drip(status: 200, headers: [], body: archive, bytesPerSecond: 300_000) : .file(root: root)
+        }
+        return (origin, onboarding)
+    }
+
+    static func host(_ origin: FaultOrigin, _ cache: LarderCache, _ work: Workspace) throws -> JourneyHost {
+        let configuration = JourneyConfiguration(
+            publishableKey: key, journeyID: "onboarding", origin: origin.base, capture: nil, fetchDeadline: .milliseconds(800))
+        return try JourneyHost(configuration: configuration, cache: cache, renderer: HeadlessRenderer(), storage: work.path + "/host")
+    }
+
+    @Test func aDownloadThatOutlivesTheDeadlineFinishesForTheNextLaunch() async throws {
+        let work = try Workspace()
+        let (origin, onboarding) = try Self.slowArchiveOrigin(work)
+        let cache = try work.cache()
+        let first = try Self.host(origin, cache, work)
+        do {
+            _ = try await first.prepare()
+            Issue.record("a 2.5 s download was ready within the 0.8 s deadline")
+        } catch {
+            #expect(error.code == .unavailable)
+        }
+        #expect(await first.timeline().contains { $0.kind == .deadline })
+        // Still downloading, in the background: wait (bounded) for it to land.
+        for _ in 0..<100 where try cache.bundle(onboarding.bundleDigest)?.complete != true {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(try cache.bundle(onboarding.bundleDigest)?.complete == true)
+        await first.dispose()
+
+        let next = try Self.host(origin, cache, work)
+        let prepared = try await next.prepare()
+        #expect(prepared.bundle == onboarding.bundleDigest)
+        await next.dispose()
+        #expect(origin.requests.filter { $0.path.hasSuffix(".tar.gz") }.count == 1)
+        try await offThePool { origin.stop() }
+    }
+
+    @Test func disposingStopsTheDownloadAndKeepsWhatArrived() async throws {
+        let work = try Workspace()
+        let (origin, onboarding) = try Self.slowArchiveOrigin(work)
+        let cache = try work.cache()
+        let host = try Self.host(origin, cache, work)
+        _ = try? await host.prepare()  // falls back at the deadline: that it fails is the previous test's subject
+        await host.dispose()
+        let partial = cache.root + "/downloads/\(onboarding.bundleDigest.hex).tar.gz.part"
+        let kept = fileSize(partial)
+        #expect(kept > 100_000)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(fileSize(partial) == kept, "the download stopped with the host")
+        #expect(try cache.bundle(onboarding.bundleDigest) == nil)
+        try await offThePool { origin.stop() }
+    }
+}
