@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// Made on the caller's thread, which sets ``continuation`` before submitting it; from then on
 /// only the loop thread touches it (the loop's inbox mutex orders the two), except
-/// ``cancel()``, an atomic flag.
+/// ``cancel()``, an atomic flag, and ``outcome()``, which the caller reads once resumed.
 final class CurlTransfer: @unchecked Sendable {
     /// Header bytes one response may have.
     static let maximumHeaderBytes = 64 << 10
@@ -17,8 +17,13 @@ final class CurlTransfer: @unchecked Sendable {
 
     let request: HTTPRequest
     private let sink: any ResponseSink
-    var continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>?
+    var continuation: CheckedContinuation<Void, Never>?
     private let cancelled = Atomic<Bool>(false)
+    /// Hands the result over: the loop thread sets it and releases the lock before resuming
+    /// the caller, who takes the lock to read it, so everything the loop wrote before (the
+    /// sink's state too) is visible to the caller, and is seen to be by ThreadSanitizer.
+    private let handoff = NSLock()
+    private var result: Result<HTTPResponse, TransportError>?
 
     private var easy: UnsafeMutableRawPointer?
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -174,8 +179,14 @@ final class CurlTransfer: @unchecked Sendable {
         easy = nil
         curl_slist_free_all(headerList)
         headerList = nil
-        continuation?.resume(returning: outcome)
+        handoff.withLock { result = outcome }
+        continuation?.resume()
         continuation = nil
+    }
+
+    /// The outcome, once the caller was resumed.
+    func outcome() -> Result<HTTPResponse, TransportError> {
+        handoff.withLock { result } ?? .failure(TransportError(.cancelled, "the request ended without an outcome", url: request.url))
     }
 
     /// The error for a failed libcurl result.

@@ -22,17 +22,12 @@ public final class CurlTransport: HTTPTransport {
 
     public init() { loop = CurlLoop.shared }
 
-    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        let sink = MemorySink()
-        var response = try await send(request, into: sink)
-        response.body = sink.take()
-        return response
-    }
+    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse { try await collect(request) }
 
     public func send(_ request: HTTPRequest, into sink: any ResponseSink) async throws(TransportError) -> HTTPResponse {
         let transfer = CurlTransfer(request: request, sink: sink)
         let loop = loop
-        let outcome = await withTaskCancellationHandler {
+        await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 transfer.continuation = continuation
                 loop.submit(transfer)
@@ -41,7 +36,7 @@ public final class CurlTransport: HTTPTransport {
             transfer.cancel()
             loop.wake()
         }
-        return try outcome.get()
+        return try transfer.outcome().get()
     }
 }
 

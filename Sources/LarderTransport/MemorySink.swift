@@ -14,3 +14,13 @@ final class MemorySink: ResponseSink, @unchecked Sendable {
 
     func take() -> Data { data }
 }
+
+extension HTTPTransport {
+    /// ``HTTPTransport/send(_:)`` for a transport that streams: the body gathered in memory.
+    func collect(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        let sink = MemorySink()
+        var response = try await send(request, into: sink)
+        response.body = sink.take()
+        return response
+    }
+}

@@ -30,12 +30,7 @@ public final class URLSessionTransport: HTTPTransport {
 
     deinit { session.finishTasksAndInvalidate() }
 
-    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        let sink = MemorySink()
-        var response = try await send(request, into: sink)
-        response.body = sink.take()
-        return response
-    }
+    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse { try await collect(request) }
 
     public func send(_ request: HTTPRequest, into sink: any ResponseSink) async throws(TransportError) -> HTTPResponse {
         var urlRequest = URLRequest(url: request.url)
@@ -48,7 +43,7 @@ public final class URLSessionTransport: HTTPTransport {
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         let task = session.dataTask(with: urlRequest)
         let exchange = Exchange(request: request, sink: sink, task: task)
-        let outcome = await withTaskCancellationHandler {
+        await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 exchange.start(continuation)
                 router.register(exchange, for: task)
@@ -58,7 +53,7 @@ public final class URLSessionTransport: HTTPTransport {
             // Never call URLSessionTask.cancel while holding the task's cancellation lock.
             DispatchQueue.global().async { task.cancel() }
         }
-        return try outcome.get()
+        return try exchange.outcome().get()
     }
 }
 
@@ -95,7 +90,10 @@ private final class Exchange: @unchecked Sendable {
     private let request: HTTPRequest
     private let sink: any ResponseSink
     private let task: URLSessionTask
-    private var continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>?
+    private var continuation: CheckedContinuation<Void, Never>?
+    /// Set under `lock` before the caller resumes; read by it under `lock` (which also makes
+    /// the sink's state visible to it).
+    private var result: Result<HTTPResponse, TransportError>?
     private var head: HTTPResponse?
     private var received: Int64 = 0
     private var failure: TransportError?
@@ -107,8 +105,12 @@ private final class Exchange: @unchecked Sendable {
         self.task = task
     }
 
-    func start(_ continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>) {
+    func start(_ continuation: CheckedContinuation<Void, Never>) {
         lock.withLock { self.continuation = continuation }
+    }
+
+    func outcome() -> Result<HTTPResponse, TransportError> {
+        lock.withLock { result } ?? .failure(TransportError(.cancelled, "the request ended without an outcome", url: request.url))
     }
 
     func begin(_ response: URLResponse) -> Bool {
@@ -167,9 +169,10 @@ private final class Exchange: @unchecked Sendable {
             outcome = .failure(TransportError(.connection, "the request ended without a response", url: request.url))
         }
         let continuation = lock.withLock {
+            result = outcome
             defer { self.continuation = nil }
             return self.continuation
         }
-        continuation?.resume(returning: outcome)
+        continuation?.resume()
     }
 }
