@@ -64,11 +64,16 @@ import Testing
         let cache = try work.cache()
         let host = try Self.host(origin, cache, work)
         _ = try? await host.prepare()  // falls back at the deadline: that it fails is the previous test's subject
-        await host.dispose()
+        // Let part of the archive arrive in the background (bounded), then dispose.
         let partial = cache.root + "/downloads/\(onboarding.bundleDigest.hex).tar.gz.part"
+        for _ in 0..<200 where fileSize(partial) < 100_000 { try await Task.sleep(for: .milliseconds(25)) }
+        await host.dispose()
+        // Disposal cancels the download; the transfer ends on the loop's next turn.
+        try await Task.sleep(for: .milliseconds(300))
         let kept = fileSize(partial)
         #expect(kept > 100_000)
-        try await Task.sleep(for: .milliseconds(500))
+        #expect(kept < onboarding.archiveSize)
+        try await Task.sleep(for: .milliseconds(700))
         #expect(fileSize(partial) == kept, "the download stopped with the host")
         #expect(try cache.bundle(onboarding.bundleDigest) == nil)
         try await offThePool { origin.stop() }

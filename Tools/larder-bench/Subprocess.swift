@@ -7,7 +7,7 @@ import Glibc
 struct ProcessResult {
     var status: Int32
     var seconds: Double
-    /// Peak resident set size in bytes (`ru_maxrss` from `wait4`).
+    /// Peak resident set size in bytes: the child's own `VmHWM`, read while it runs.
     var peakRSS: Int
 }
 
@@ -27,14 +27,39 @@ enum Subprocess {
         let start = DispatchTime.now().uptimeNanoseconds
         let status = posix_spawnp(&pid, arguments[0], &actions, nil, &argv, environ)
         guard status == 0 else { throw BenchError("cannot start \(arguments[0]): \(String(cString: strerror(status)))") }
-        var waitStatus: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &waitStatus, 0, &usage) == -1 {
-            guard errno == EINTR else { throw BenchError("wait4 failed") }
+        // Not `ru_maxrss`: glibc's posix_spawn runs the child on the parent's memory until
+        // exec, and the kernel keeps that memory's high-water mark in the child's maxrss, so it
+        // would report this (large) process. The child's own `VmHWM` is read every millisecond
+        // until it exits (it only grows, so the last reading is the peak but for that last ms).
+        var peak = 0
+        var info = siginfo_t()
+        while true {
+            info = siginfo_t()
+            let waited = waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT | WNOHANG)
+            if waited == 0 && info._sifields._sigchld.si_pid == pid { break }
+            if waited == -1 {
+                guard errno == EINTR else { throw BenchError("waitid failed: \(String(cString: strerror(errno)))") }
+                continue
+            }
+            peak = max(peak, Self.highWaterMark(pid))
+            usleep(1000)
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        var waitStatus: Int32 = 0
+        while waitpid(pid, &waitStatus, 0) == -1 {
+            guard errno == EINTR else { throw BenchError("waitpid failed") }
+        }
         let exitStatus = (waitStatus & 0x7f) == 0 ? (waitStatus >> 8) & 0xff : 128 + (waitStatus & 0x7f)
-        return ProcessResult(status: exitStatus, seconds: seconds, peakRSS: Int(usage.ru_maxrss) * 1024)
+        return ProcessResult(status: exitStatus, seconds: seconds, peakRSS: peak)
+    }
+
+    /// A running process's resident high-water mark in bytes (`VmHWM` in `/proc/<pid>/status`).
+    static func highWaterMark(_ pid: pid_t) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),  // gone or a zombie: nothing to add
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces).dropLast(3).trimmingCharacters(in: .whitespaces))
+        else { return 0 }
+        return kilobytes * 1024
     }
 
     /// Runs a shell pipeline with `/bin/sh -c`.
