@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "LarderCache", targets: ["LarderCache"]),
         .library(name: "LarderTransport", targets: ["LarderTransport"]),
         .library(name: "LarderHost", targets: ["LarderHost"]),
+        .library(name: "LarderWebKit", targets: ["LarderWebKit"]),
         .executable(name: "larder", targets: ["larder"]),
         .executable(name: "larder-bench", targets: ["larder-bench"]),
     ],
@@ -26,6 +27,10 @@ let package = Package(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
 
+        .systemLibrary(
+            name: "CWebKitGTK", pkgConfig: "webkit2gtk-4.1",
+            providers: [.apt(["libwebkit2gtk-4.1-dev"])]),
+
         .target(name: "CLarderSystem"),
 
         .target(name: "LarderFormat", dependencies: ["CZlib", "CArchive", "CCrypto"]),
@@ -33,6 +38,8 @@ let package = Package(
         .target(name: "LarderCache", dependencies: ["LarderFormat", "CSQLite", "CLarderSystem"]),
         .target(name: "LarderTransport", dependencies: ["LarderCache", "LarderFormat"]),
         .target(name: "LarderHost", dependencies: ["LarderCache", "LarderTransport", "LarderFormat"]),
+        // The web engine: only the CLI, the benchmarks and apps use it, never the other modules.
+        .target(name: "LarderWebKit", dependencies: ["LarderHost", "LarderCache", "LarderFormat", "CWebKitGTK"]),
 
         .executableTarget(
             name: "larder", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost"],

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Installs what Larder needs on Debian 12 when it is missing: the C libraries' -dev packages,
-# pkg-config, nginx (the reference origin the integration tests start on 127.0.0.1), GNU
-# tar/gzip, pigz and curl (the benchmarks' reference tools). Idempotent, and quiet when nothing
+# Installs what Larder needs on Debian 12 when it is missing: the C libraries' -dev packages
+# (WebKitGTK's for LarderWebKit among them), pkg-config, nginx (the reference origin the
+# integration tests start on 127.0.0.1), GNU tar/gzip, pigz and curl (the benchmarks' reference
+# tools), and Xvfb with xauth (the X server the web engine's tests and `larder render` start
+# when no display is set). Idempotent, and quiet when nothing
 # is missing. Needs root or sudo only when something must be installed. The nginx package's
 # own system service is never started.
 set -euo pipefail
 
-packages=(pkg-config zlib1g-dev libarchive-dev libssl-dev libsqlite3-dev nginx tar gzip pigz curl)
+packages=(pkg-config zlib1g-dev libarchive-dev libssl-dev libsqlite3-dev libwebkit2gtk-4.1-dev xvfb xauth nginx tar gzip pigz curl)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -1,0 +1,118 @@
+import Foundation
+import LarderHost
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An Xvfb X server on a free display, for machines without a screen (tests, the CLI, build
+/// pipelines).
+///
+/// Xvfb picks the display itself (`-displayfd`), so two processes never race for a number.
+/// It runs under a small shell watchdog whose standard input is a pipe only this process
+/// holds (close-on-exec, so no child inherits it): when this process ends, however it ends,
+/// the pipe closes and the watchdog stops Xvfb and waits for it. Stopping it any earlier would
+/// take the display away from GTK, which ends the process, so the display lives exactly as
+/// long as the process.
+public final class VirtualDisplay: Sendable {
+    /// The X display name, such as `:99`.
+    public let name: String
+    /// The watchdog shell's process id.
+    public let watchdog: Int32
+
+    private static let current = Mutex<VirtualDisplay?>(nil)
+
+    private init(name: String, watchdog: Int32) {
+        self.name = name
+        self.watchdog = watchdog
+    }
+
+    /// Starts Xvfb and points `DISPLAY` at it unless a display is already set (`DISPLAY` or
+    /// `WAYLAND_DISPLAY`); later calls return the same display.
+    ///
+    /// Call it before the first ``WebKitRenderer`` starts: GTK reads `DISPLAY` once.
+    /// - Parameters:
+    ///   - size: the screen, `WIDTHxHEIGHT`; pages get their own viewport, so this only bounds it.
+    ///   - timeout: how long Xvfb may take to accept connections.
+    /// - Returns: the display started, or nil when one was already set by someone else.
+    /// - Throws: ``HostError/Code/renderer`` naming `Xvfb` when it is missing, fails or is not
+    ///   ready in time.
+    public static func startIfNeeded(size: String = "1920x1920", timeout: Duration = .seconds(10)) throws(HostError) -> VirtualDisplay? {
+        try current.withLock { (current) throws(HostError) -> VirtualDisplay? in
+            if let current { return current }
+            let environment = ProcessInfo.processInfo.environment
+            if let set = environment["DISPLAY"] ?? environment["WAYLAND_DISPLAY"], !set.isEmpty { return nil }
+            let display = try start(size: size, timeout: timeout)
+            setenv("DISPLAY", display.name, 1)
+            current = display
+            return display
+        }
+    }
+
+    private static func start(size: String, timeout: Duration) throws(HostError) -> VirtualDisplay {
+        func failure(_ message: String) -> HostError { HostError(.renderer, message, resource: "Xvfb") }
+        guard size.utf8.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "x") }) else {
+            throw failure("the screen size must be WIDTHxHEIGHT, not '\(size.prefix(40))'")
+        }
+        // The watchdog's stdin: we keep the write end (close-on-exec) for the life of the process.
+        var lifeline: [Int32] = [0, 0]
+        guard pipe(&lifeline) == 0, fcntl(lifeline[0], F_SETFD, FD_CLOEXEC) == 0, fcntl(lifeline[1], F_SETFD, FD_CLOEXEC) == 0 else {
+            throw failure("cannot create a pipe: \(String(cString: strerror(errno)))")
+        }
+        let script = """
+            Xvfb -displayfd 3 -screen 0 \(size)x24 -nolisten tcp 3>&1 >/dev/null 2>&1 &
+            server=$!
+            exec >/dev/null
+            read -r _ || true
+            kill -TERM "$server" 2>/dev/null
+            wait "$server"
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        let numbers = Pipe()
+        process.standardInput = FileHandle(fileDescriptor: lifeline[0], closeOnDealloc: true)
+        process.standardOutput = numbers
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch {
+            close(lifeline[1])
+            throw failure("cannot start the Xvfb watchdog: \(error)")
+        }
+        let reader = numbers.fileHandleForReading.fileDescriptor
+        let line = readLine(from: reader, timeout: timeout)
+        do { try numbers.fileHandleForReading.close() } catch {
+            // Only the display number came through this pipe; nothing is lost.
+        }
+        guard let line, let number = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            close(lifeline[1])  // the watchdog stops Xvfb if it did start
+            process.waitUntilExit()
+            throw failure(
+                line == nil
+                    ? "Xvfb did not report a display within \(timeout) (is it installed? apt-get install xvfb)"
+                    : "Xvfb exited without a display (is it installed? apt-get install xvfb)")
+        }
+        return VirtualDisplay(name: ":\(number)", watchdog: process.processIdentifier)
+    }
+
+    /// Reads one line from `fd` within `timeout`; nil on timeout, "" on end of file.
+    private static func readLine(from fd: Int32, timeout: Duration) -> String? {
+        let deadline = ContinuousClock.now + timeout
+        var bytes: [UInt8] = []
+        while !bytes.contains(UInt8(ascii: "\n")) {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return nil }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(min(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
+            let ready = poll(&poller, 1, milliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 64)
+            let count = read(fd, &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return String(decoding: bytes, as: UTF8.self) }
+            bytes += chunk[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
