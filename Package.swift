@@ -42,10 +42,11 @@ let package = Package(
         .target(name: "LarderWebKit", dependencies: ["LarderHost", "LarderCache", "LarderFormat", "CWebKitGTK"]),
 
         .executableTarget(
-            name: "larder", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost"],
+            name: "larder", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderWebKit"],
             path: "Tools/larder"),
         .executableTarget(
-            name: "larder-bench", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost"],
+            name: "larder-bench",
+            dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderWebKit"],
             path: "Tools/larder-bench"),
 
         .target(
@@ -57,6 +58,9 @@ let package = Package(
         .testTarget(
             name: "LarderHostTests",
             dependencies: ["LarderHost", "LarderCache", "LarderTransport", "LarderFormat", "LarderPack", "LarderTestSupport"]),
+        .testTarget(
+            name: "LarderWebKitTests",
+            dependencies: ["LarderWebKit", "LarderHost", "LarderCache", "LarderFormat", "LarderPack", "LarderTestSupport"]),
         .testTarget(
             name: "LarderIntegrationTests",
             dependencies: [

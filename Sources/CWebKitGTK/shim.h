@@ -7,6 +7,7 @@
  */
 #include <webkit2/webkit2.h>
 #include <cairo.h>
+#include <glib-unix.h>
 #include <stdio.h>
 
 /* Casts (the GObject macros check the type at run time). */

@@ -1,3 +1,4 @@
+import CWebKitGTK
 import Foundation
 import LarderHost
 import Synchronization
@@ -55,9 +56,15 @@ public final class VirtualDisplay: Sendable {
         guard size.utf8.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "x") }) else {
             throw failure("the screen size must be WIDTHxHEIGHT, not '\(size.prefix(40))'")
         }
-        // The watchdog's stdin: we keep the write end (close-on-exec) for the life of the process.
+        // The watchdog's stdin: only we hold the write end (close-on-exec), for the life of the process.
+        // g_unix_open_pipe sets close-on-exec atomically (pipe2), so no child spawned meanwhile
+        // by another thread inherits an end.
         var lifeline: [Int32] = [0, 0]
-        guard pipe(&lifeline) == 0, fcntl(lifeline[0], F_SETFD, FD_CLOEXEC) == 0, fcntl(lifeline[1], F_SETFD, FD_CLOEXEC) == 0 else {
+        var numbers: [Int32] = [0, 0]
+        guard g_unix_open_pipe(&lifeline, FD_CLOEXEC, nil) != 0 else { throw failure("cannot create a pipe: \(String(cString: strerror(errno)))") }
+        guard g_unix_open_pipe(&numbers, FD_CLOEXEC, nil) != 0 else {
+            close(lifeline[0])
+            close(lifeline[1])
             throw failure("cannot create a pipe: \(String(cString: strerror(errno)))")
         }
         let script = """
@@ -68,31 +75,36 @@ public final class VirtualDisplay: Sendable {
             kill -TERM "$server" 2>/dev/null
             wait "$server"
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        let numbers = Pipe()
-        process.standardInput = FileHandle(fileDescriptor: lifeline[0], closeOnDealloc: true)
-        process.standardOutput = numbers
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch {
+        // posix_spawn, not Foundation's Process: the watchdog outlives every call here.
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, lifeline[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, numbers[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let arguments = ["/bin/sh", "-c", script]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, &argv, environ)
+        close(lifeline[0])
+        close(numbers[1])
+        defer { close(numbers[0]) }
+        guard spawned == 0 else {
             close(lifeline[1])
-            throw failure("cannot start the Xvfb watchdog: \(error)")
+            throw failure("cannot start the Xvfb watchdog: \(String(cString: strerror(spawned)))")
         }
-        let reader = numbers.fileHandleForReading.fileDescriptor
-        let line = readLine(from: reader, timeout: timeout)
-        do { try numbers.fileHandleForReading.close() } catch {
-            // Only the display number came through this pipe; nothing is lost.
-        }
+        let line = readLine(from: numbers[0], timeout: timeout)
         guard let line, let number = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             close(lifeline[1])  // the watchdog stops Xvfb if it did start
-            process.waitUntilExit()
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
             throw failure(
                 line == nil
                     ? "Xvfb did not report a display within \(timeout) (is it installed? apt-get install xvfb)"
                     : "Xvfb exited without a display (is it installed? apt-get install xvfb)")
         }
-        return VirtualDisplay(name: ":\(number)", watchdog: process.processIdentifier)
+        return VirtualDisplay(name: ":\(number)", watchdog: pid)
     }
 
     /// Reads one line from `fd` within `timeout`; nil on timeout, "" on end of file.

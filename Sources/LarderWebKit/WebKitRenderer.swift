@@ -231,6 +231,17 @@ public final class WebKitRenderer: JourneyRenderer {
         return try await evaluateInPage(script)
     }
 
+    /// Runs `body` as the body of an async function in the page (its own world), awaits the
+    /// promise it returns and gives the settled value as JSON: for questions whose answer
+    /// takes time, such as loading a font.
+    /// - Throws: ``HostError/Code/renderer`` when it rejects or does not settle within
+    ///   ``Configuration/loadTimeout``; ``HostError/Code/disposed`` after ``stop()``.
+    public func callAsyncFunction(_ body: String) async throws(HostError) -> JSONValue {
+        try requireRunning()
+        guard let webView else { throw HostError(.renderer, "the renderer is not started") }
+        return try Self.parse(await webView.callAsync(body, world: nil, timeout: configuration.loadTimeout).get())
+    }
+
     /// Sends a message to the page: a `larder:message` `CustomEvent` on `window` whose
     /// `detail` is `message`.
     /// - Throws: ``HostError/Code/renderer`` without loaded content or when the page cannot be
@@ -257,14 +268,17 @@ public final class WebKitRenderer: JourneyRenderer {
 
     func evaluateInPage(_ script: String) async throws(HostError) -> JSONValue {
         guard let webView else { throw HostError(.renderer, "the renderer is not started") }
-        let bytes = try await webView.evaluate(script, world: nil, timeout: configuration.loadTimeout).get()
+        return try Self.parse(await webView.evaluate(script, world: nil, timeout: configuration.loadTimeout).get())
+    }
+
+    private static func parse(_ bytes: [UInt8]) throws(HostError) -> JSONValue {
         do { return try JSONValue.parse(bytes) } catch {
             throw HostError(.renderer, "the page's answer is not JSON: \(error.message)")
         }
     }
 
     /// `larder://<bundle-hex>/<path>`, each path segment percent-encoded.
-    static func url(of path: String, in bundle: Digest) -> String {
+    nonisolated static func url(of path: String, in bundle: Digest) -> String {
         "\(WebEngine.bundleScheme)://\(bundle.hex)/" + path.split(separator: "/", omittingEmptySubsequences: false).map {
             $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/", "?", "#", ";"])) ?? String($0)
         }.joined(separator: "/")
