@@ -14,9 +14,10 @@ final class LoadAttempt {
     let started: ContinuousClock.Instant
     /// Requests answered during this load, in order.
     var requests: [AnsweredRequest] = []
-    /// Set once WebKit reported `load-started` for this load; events before it belong to the
-    /// load it replaced.
-    var sawStart = false
+    /// Set once WebKit reported `load-committed` for this URL: a `load-finished` before it
+    /// belongs to the load this one replaced (a navigation the page had started), whose
+    /// events may still arrive after this load started.
+    var committed = false
     /// The main document's failure (`load-failed`).
     var failure: HostError?
     /// Resumed at `load-finished` (or a failure).

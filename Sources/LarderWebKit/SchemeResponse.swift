@@ -9,11 +9,12 @@ struct SchemeResponse: Sendable {
     var headers: [(name: String, value: String)]
     var body: [UInt8]
 
-    /// A verified file or font.
+    /// A verified file or font. Both schemes' URLs name their content (the bundle's digest, the
+    /// font's), so the answer is cacheable for good.
     init(mediaType: String, headers: [(name: String, value: String)] = [], body: [UInt8]) {
         status = 200
         self.mediaType = mediaType
-        self.headers = headers
+        self.headers = headers + [(name: "Cache-Control", value: "max-age=31536000, immutable")]
         self.body = body
     }
 

@@ -2,8 +2,10 @@ import CWebKitGTK
 import LarderHost
 
 /// The process's one WebKit web context, shared by every ``WebKitRenderer``: ephemeral (no
-/// cookies, storage or disk cache written anywhere), no memory cache of its own (every load
-/// reads through the Larder cache, which has one), and the two URI schemes registered once:
+/// cookies, storage or disk cache written anywhere), WebKit's memory cache on (so a preload
+/// and the `@font-face` it warms share one fetch, and a reset finds the entry's files in the
+/// page's memory: every `larder:` answer is immutable, its URL naming the content), and the
+/// two URI schemes registered once:
 ///
 /// - `larder://<bundle-hex>/<path>` and `larder-font://sha256/<hex>`, both registered as
 ///   *secure* and *CORS-enabled*. Never as *local*: on WebKitGTK 2.50 a local scheme breaks
@@ -45,7 +47,7 @@ final class WebEngine {
 
     private init() {
         context = webkit_web_context_new_ephemeral()
-        webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_DOCUMENT_VIEWER)
+        webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_DOCUMENT_BROWSER)
         webkit_web_context_set_spell_checking_enabled(context, 0)
         let security = webkit_web_context_get_security_manager(context)
         for scheme in [Self.bundleScheme, Self.fontScheme] {

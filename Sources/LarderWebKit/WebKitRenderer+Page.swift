@@ -5,15 +5,14 @@ import LarderHost
 extension WebKitRenderer: WebViewDelegate {
     func webView(_ view: WebView, loadChanged event: WebKitLoadEvent, uri: String) {
         switch event {
-        case WEBKIT_LOAD_STARTED:
-            attempt?.sawStart = true
         case WEBKIT_LOAD_COMMITTED:
             seenReports = []
+            if let attempt, uri == attempt.url { attempt.committed = true }
             if case .loaded(let visible, _) = state, let content {
                 state = .loaded(visible: visible, document: LoadVerdict.bundlePath(uri, content.bundle) ?? uri)
             }
         case WEBKIT_LOAD_FINISHED:
-            guard let attempt, attempt.sawStart else { return }
+            guard let attempt, attempt.committed || attempt.failure != nil else { return }
             attempt.finished?.finish(attempt.failure.map { .failure($0) } ?? .success([]))
         default:
             break
@@ -21,7 +20,8 @@ extension WebKitRenderer: WebViewDelegate {
     }
 
     func webView(_ view: WebView, loadFailed uri: String, message: String, cancelled: Bool) {
-        guard let attempt, attempt.sawStart else { return }
+        // Only this load's own document: a navigation it replaced fails (cancelled) too.
+        guard let attempt, uri == attempt.url else { return }
         let document = LoadVerdict.bundlePath(uri, attempt.bundle) ?? uri
         attempt.failure = attempt.failure
             ?? HostError(

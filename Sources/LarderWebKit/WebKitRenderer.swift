@@ -260,6 +260,27 @@ public final class WebKitRenderer: JourneyRenderer {
         return try await webView.snapshot(timeout: configuration.loadTimeout).get()
     }
 
+    /// Loads a page by URL (an `http:` page of an allowed origin, for instance) and waits
+    /// until it is ready by the same rules as ``load(_:visible:)``; the renderer then holds no
+    /// bundle. For benchmarks against a web server.
+    package func loadPage(_ url: String, visible: Bool) async throws(HostError) -> WebKitLoadReport {
+        try requireRunning()
+        guard webView != nil else { throw HostError(.renderer, "load before start: start the renderer first") }
+        content = nil
+        state = .started
+        let report = try await performLoad(url, document: url, visible: visible)
+        lastLoad = report
+        state = .loaded(visible: visible, document: url)
+        return report
+    }
+
+    /// Empties WebKit's memory cache, so the next load fetches every file through the schemes
+    /// (or the server) again. For benchmarks that measure loading, not WebKit's cache.
+    package func clearEngineMemoryCache() async throws(HostError) {
+        guard let webView else { throw HostError(.renderer, "the renderer is not started") }
+        _ = try await webView.clearMemoryCache(timeout: configuration.loadTimeout).get()
+    }
+
     // MARK: Internals
 
     func requireRunning() throws(HostError) {

@@ -151,6 +151,23 @@ final class WebView {
         }
     }
 
+    /// Empties WebKit's memory cache (`webkit_website_data_manager_clear`), so the next load
+    /// fetches every file again.
+    func clearMemoryCache(timeout: Duration) async -> AsyncCall.Outcome {
+        await AsyncCall.run("clearing the memory cache", timeout: timeout) { call in
+            webkit_website_data_manager_clear(
+                webkit_web_view_get_website_data_manager(view), WEBKIT_WEBSITE_DATA_MEMORY_CACHE, 0, nil,
+                { source, result, data in
+                    WebKitActor.assumeIsolated {
+                        let call = AsyncCall.fromRetained(data!)
+                        var error: UnsafeMutablePointer<GError>?
+                        let cleared = webkit_website_data_manager_clear_finish(source.map { UnsafeMutablePointer<WebKitWebsiteDataManager>(OpaquePointer($0)) }, result, &error) != 0
+                        call.finish(cleared ? .success([]) : .failure(HostError(.renderer, "cannot clear the memory cache: \(WebView.message(of: error))")))
+                    }
+                }, AsyncCall.retainedPointer(call))
+        }
+    }
+
     /// Destroys the window and the view (`gtk_widget_destroy`); the web process ends.
     func destroy() {
         guard !destroyed else { return }

@@ -54,6 +54,9 @@ extension WebKitTests {
             let served = Set(report.requests.map(\.url))
             #expect(served.contains("larder://\(bundle.hex)/\(manifest.entry)"))
             for font in report.fonts { #expect(font.sources.allSatisfy(served.contains)) }
+            // Each font comes once, by digest: a preload names the same URL (never the file's path).
+            #expect(!report.requests.contains { $0.url.hasSuffix(".ttf") }, "\(report.requests.map(\.url))")
+            #expect(report.requests.filter { $0.url.hasPrefix("larder-font:") }.count == faces)
             #expect(try await renderer.evaluate("document.visibilityState") == .string("hidden"))
             #expect(try await renderer.evaluate("innerWidth") == .int(430))
         }
