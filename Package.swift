@@ -27,8 +27,10 @@ let package = Package(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
 
+        // webkit2gtk-4.1's pkg-config answer less -pthread and -Wl,--export-dynamic, which
+        // SwiftPM refuses with a warning on every build; Tools/setup.sh writes it.
         .systemLibrary(
-            name: "CWebKitGTK", pkgConfig: "webkit2gtk-4.1",
+            name: "CWebKitGTK", pkgConfig: "larder-webkit2gtk-4.1",
             providers: [.apt(["libwebkit2gtk-4.1-dev"])]),
 
         .target(name: "CLarderSystem"),

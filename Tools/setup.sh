@@ -32,6 +32,24 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# SwiftPM passes on only -I/-l-style flags from pkg-config and warns, on every build, about the
+# -pthread and -Wl,--export-dynamic in webkit2gtk-4.1's answer. CWebKitGTK reads this copy of
+# that answer without them (/usr/local/lib/pkgconfig is on pkg-config's default path); it is
+# rewritten only when it differs, e.g. after a WebKitGTK upgrade.
+filtered() { tr ' ' '\n' | grep -v -e '^-pthread$' -e '^-Wl,' -e '^$' | tr '\n' ' ' | sed 's/ $//'; }
+pc=/usr/local/lib/pkgconfig/larder-webkit2gtk-4.1.pc
+wanted="Name: larder-webkit2gtk-4.1
+Description: webkit2gtk-4.1 without the flags SwiftPM refuses (written by Larder's Tools/setup.sh)
+Version: $(pkg-config --modversion webkit2gtk-4.1)
+Cflags: $(pkg-config --cflags webkit2gtk-4.1 | filtered)
+Libs: $(pkg-config --libs webkit2gtk-4.1 | filtered)"
+if [ "$(cat "$pc" 2>/dev/null)" != "$wanted" ]; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo mkdir -p "$(dirname "$pc")"
+  printf '%s\n' "$wanted" | $sudo tee "$pc" >/dev/null
+fi
+
 if ! command -v swift >/dev/null 2>&1; then
   if [ -x /opt/swift/usr/bin/swift ]; then
     echo "setup: add /opt/swift/usr/bin to PATH" >&2
