@@ -24,7 +24,7 @@ final class StaticSite {
                 types { font/ttf ttf; }
                 default_type application/octet-stream;
                 charset utf-8;
-                charset_types text/html text/css application/javascript image/svg+xml;
+                charset_types text/css application/javascript image/svg+xml;
                 access_log off;
                 client_body_temp_path \(run)/client_body_temp;
                 proxy_temp_path \(run)/proxy_temp;
