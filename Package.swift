@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "LarderCache", targets: ["LarderCache"]),
         .library(name: "LarderTransport", targets: ["LarderTransport"]),
         .library(name: "LarderHost", targets: ["LarderHost"]),
+        .library(name: "LarderWebKit", targets: ["LarderWebKit"]),
         .executable(name: "larder", targets: ["larder"]),
         .executable(name: "larder-bench", targets: ["larder-bench"]),
     ],
@@ -29,6 +30,12 @@ let package = Package(
             name: "CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
 
+        // webkit2gtk-4.1's pkg-config answer less -pthread and -Wl,--export-dynamic, which
+        // SwiftPM refuses with a warning on every build; Tools/setup.sh writes it.
+        .systemLibrary(
+            name: "CWebKitGTK", pkgConfig: "larder-webkit2gtk-4.1",
+            providers: [.apt(["libwebkit2gtk-4.1-dev"])]),
+
         .target(name: "CLarderSystem"),
 
         .target(name: "LarderFormat", dependencies: ["CZlib", "CArchive", "CCrypto"]),
@@ -38,12 +45,15 @@ let package = Package(
             name: "LarderTransport",
             dependencies: ["LarderCache", "LarderFormat", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
         .target(name: "LarderHost", dependencies: ["LarderCache", "LarderTransport", "LarderFormat"]),
+        // The web engine: only the CLI, the benchmarks and apps use it, never the other modules.
+        .target(name: "LarderWebKit", dependencies: ["LarderHost", "LarderCache", "LarderFormat", "CWebKitGTK"]),
 
         .executableTarget(
-            name: "larder", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost"],
+            name: "larder", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderWebKit"],
             path: "Tools/larder"),
         .executableTarget(
-            name: "larder-bench", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost"],
+            name: "larder-bench",
+            dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderWebKit"],
             path: "Tools/larder-bench"),
 
         .target(
@@ -55,6 +65,9 @@ let package = Package(
         .testTarget(
             name: "LarderHostTests",
             dependencies: ["LarderHost", "LarderCache", "LarderTransport", "LarderFormat", "LarderPack", "LarderTestSupport"]),
+        .testTarget(
+            name: "LarderWebKitTests",
+            dependencies: ["LarderWebKit", "LarderHost", "LarderCache", "LarderFormat", "LarderPack", "LarderTestSupport"]),
         .testTarget(
             name: "LarderIntegrationTests",
             dependencies: [

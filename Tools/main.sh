@@ -4,8 +4,10 @@
 # them over HTTP into a fresh cache (only what the cache lacks), and list and verify it; then
 # prepare and present the onboarding journey with the host (headless) from the origin, stop the
 # origin and prepare it again offline from the cache, and show the journey's stored status.
-# Archives land in .build/samples/, the origin in .build/samples-origin/, the cache in
-# .build/samples-cache/.
+# Every sample is also rendered in the web engine (WebKitGTK; Xvfb when there is no display)
+# to a PNG next to its archive, and the journey is presented once more in the engine.
+# Archives and screenshots land in .build/samples/, the origin in .build/samples-origin/, the
+# cache in .build/samples-cache/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x /opt/swift/usr/bin/swift ] && export PATH="$PATH:/opt/swift/usr/bin"
@@ -28,6 +30,9 @@ for sample in SampleBundles/*/; do
   digest=$("$larder" pack "$sample" -o "$out" --json | sed -n 's/.*"bundleDigest":"sha256:\([0-9a-f]*\)".*/\1/p')
   "$larder" inspect "$out/$digest.tar.gz"
   "$larder" verify "$out/$digest.tar.gz"
+  echo "== render $name"
+  "$larder" render "$out/$digest.tar.gz" --screenshot "$out/$digest.png"
+  echo "screenshot of $name: $out/$digest.png"
   archives+=("$out/$digest.tar.gz")
   digests+=("$digest")
   if [ "$name" = onboarding ]; then onboarding="$out/$digest.tar.gz"; fi
@@ -62,6 +67,10 @@ echo "== journey prepare (online)"
 echo
 echo "== journey present"
 "$larder" journey present "${journey[@]}"
+echo
+echo "== journey present (web engine)"
+"$larder" journey present "${journey[@]}" --renderer webkit --screenshot "$out/journey-onboarding.png"
+echo "screenshot of the presented journey: $out/journey-onboarding.png"
 echo
 bash Tools/origin/origin.sh stop "$PWD/$run"
 trap - EXIT

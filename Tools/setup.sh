@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Installs what Larder needs on Debian 12 when it is missing: the C libraries' -dev packages,
-# pkg-config, nginx (the reference origin the integration tests start on 127.0.0.1), GNU
-# tar/gzip, pigz and curl (the benchmarks' reference tools). Idempotent, and quiet when nothing
+# Installs what Larder needs on Debian 12 when it is missing: the C libraries' -dev packages
+# (WebKitGTK's for LarderWebKit among them), pkg-config, nginx (the reference origin the
+# integration tests start on 127.0.0.1), GNU tar/gzip, pigz and curl (the benchmarks' reference
+# tools), and Xvfb with xauth (the X server the web engine's tests and `larder render` start
+# when no display is set). Idempotent, and quiet when nothing
 # is missing. Needs root or sudo only when something must be installed. The nginx package's
 # own system service is never started.
 set -euo pipefail
 
-packages=(pkg-config zlib1g-dev libarchive-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev nginx tar gzip pigz curl)
+packages=(pkg-config zlib1g-dev libarchive-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev libwebkit2gtk-4.1-dev xvfb xauth nginx tar gzip pigz curl)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -28,6 +30,24 @@ if ((${#missing[@]})); then
     trap '$sudo rm -f "$policy"' EXIT
   fi
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# SwiftPM passes on only -I/-l-style flags from pkg-config and warns, on every build, about the
+# -pthread and -Wl,--export-dynamic in webkit2gtk-4.1's answer. CWebKitGTK reads this copy of
+# that answer without them (/usr/local/lib/pkgconfig is on pkg-config's default path); it is
+# rewritten only when it differs, e.g. after a WebKitGTK upgrade.
+filtered() { tr ' ' '\n' | grep -v -e '^-pthread$' -e '^-Wl,' -e '^$' | tr '\n' ' ' | sed 's/ $//'; }
+pc=/usr/local/lib/pkgconfig/larder-webkit2gtk-4.1.pc
+wanted="Name: larder-webkit2gtk-4.1
+Description: webkit2gtk-4.1 without the flags SwiftPM refuses (written by Larder's Tools/setup.sh)
+Version: $(pkg-config --modversion webkit2gtk-4.1)
+Cflags: $(pkg-config --cflags webkit2gtk-4.1 | filtered)
+Libs: $(pkg-config --libs webkit2gtk-4.1 | filtered)"
+if [ "$(cat "$pc" 2>/dev/null)" != "$wanted" ]; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo mkdir -p "$(dirname "$pc")"
+  printf '%s\n' "$wanted" | $sudo tee "$pc" >/dev/null
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

@@ -175,7 +175,14 @@ package struct HTMLScanner {
                 case "link":
                     let rels = rel.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
                     let loads = rels.contains { Self.loadingRels.contains(String($0)) || $0.hasSuffix("icon") }
-                    add(attribute.value, loads ? .resource : .navigation, at: attribute.valueOffset)
+                    let destination = attributes.first { $0.name.elementsEqual("as".utf8) }?.value.lowercased()
+                    if rels.contains("preload"), destination == "font", attribute.decodedExactly {
+                        references.append(
+                            Reference(
+                                url: attribute.value, kind: .fontPreload, offset: attribute.valueOffset, replaceRange: attribute.valueRange))
+                    } else {
+                        add(attribute.value, loads ? .resource : .navigation, at: attribute.valueOffset)
+                    }
                 case "a", "area":
                     add(attribute.value, .navigation, at: attribute.valueOffset)
                 default:

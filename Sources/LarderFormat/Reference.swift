@@ -8,6 +8,10 @@ public struct Reference: Sendable, Equatable {
         case cssImport
         /// A font in an `@font-face` `src` list; rewritten to the `larder-font:` scheme.
         case fontSource
+        /// The `href` of `<link rel="preload" as="font">`; rewritten to the `larder-font:` scheme
+        /// like the `@font-face` source it warms, so an engine fetches the font once, not once
+        /// by path and again by digest.
+        case fontPreload
         /// A link the user may follow (`<a href>`): checked, but not needed by the first screen.
         case navigation
     }
@@ -17,7 +21,8 @@ public struct Reference: Sendable, Equatable {
     public var kind: Kind
     /// The byte offset in the file where the URL starts, for line and column.
     public var offset: Int
-    /// For font sources, the bytes to replace when rewriting: the whole `url(...)` or string.
+    /// For font sources, the bytes to replace when rewriting: the whole `url(...)` or string;
+    /// for font preloads, the attribute value.
     public var replaceRange: Range<Int>?
 }
 

@@ -14,7 +14,8 @@ public struct BundlePlan: Sendable {
     /// Files that nothing reachable from the entry document refers to (still packed).
     public var unreferenced: [String]
     public var remoteReferences: [RemoteReference]
-    /// How many `@font-face` sources were rewritten to the `larder-font:` scheme.
+    /// How many font references (`@font-face` sources and `<link rel="preload" as="font">`
+    /// hrefs) were rewritten to the `larder-font:` scheme.
     public var rewrittenFontReferences: Int
     var analyses: [String: FileAnalysis]
 }

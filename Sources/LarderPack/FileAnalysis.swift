@@ -82,11 +82,13 @@ extension FileAnalysis {
                         ResolvedReference(
                             url: reference.url, kind: reference.kind, target: target,
                             location: SourceLocation(file: file.path, line: line, column: column)))
-                    if reference.kind == .fontSource, let range = reference.replaceRange, case .local(let path) = target,
-                        knownPaths.contains(path), let digest = fontDigests[path]
-                    {
-                        edits.append(Edit(range: range, replacement: Array("url(\"\(font)\(digest.hex)\")".utf8)))
-                    }
+                    guard reference.kind == .fontSource || reference.kind == .fontPreload, let range = reference.replaceRange,
+                        case .local(let path) = target, knownPaths.contains(path), let digest = fontDigests[path]
+                    else { continue }
+                    // A preload names the same URL as the @font-face source it warms, or the
+                    // engine fetches the font twice (by path, then by digest).
+                    let url = font + digest.hex
+                    edits.append(Edit(range: range, replacement: Array((reference.kind == .fontPreload ? url : "url(\"\(url)\")").utf8)))
                 }
             }
             let packed = apply(edits, to: content)

@@ -17,46 +17,81 @@ enum CLI {
     }()
 
     static func run(_ arguments: [String], environment: [String: String] = [:], umask mask: String? = nil) throws -> CLIResult {
-        let process = Process()
-        if let mask {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "umask \(mask) && exec \"$0\" \"$@\"", executable] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-        }
+        let command = mask.map { ["/bin/sh", "-c", "umask \($0) && exec \"$0\" \"$@\"", executable] + arguments } ?? [executable] + arguments
         var env = ProcessInfo.processInfo.environment
         env["COLUMNS"] = "80"
         for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read both pipes before waiting so a full pipe cannot stall the child.
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let out = try CaptureFile()
+        let err = try CaptureFile()
+        let status = try wait(spawn(command, environment: env, stdout: out.path, stderr: err.path))
         return CLIResult(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+            status: status, stdout: String(decoding: try out.contents(), as: UTF8.self),
+            stderr: String(decoding: try err.contents(), as: UTF8.self))
     }
 
     /// Runs a shell command (gzip, tar) and returns its stdout bytes.
     @discardableResult
     static func shell(_ command: String) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CLIError("'\(command)' exited with \(process.terminationStatus)") }
-        return data
+        let out = try CaptureFile()
+        let status = try wait(spawn(["/bin/sh", "-c", command], stdout: out.path))
+        guard status == 0 else { throw CLIError("'\(command)' exited with \(status)") }
+        return try out.contents()
     }
+
+    /// Starts `arguments` with posix_spawn (not Foundation's Process, whose wait can stall
+    /// once GLib, under WebKitGTK in this test process, handles SIGCHLD), no signal blocked,
+    /// output to files (a process started meanwhile by WebKitGTK inherits every open
+    /// descriptor and would keep a pipe open), stdin from /dev/null.
+    /// - Returns: the child's pid.
+    static func spawn(
+        _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment, stdout: String? = nil,
+        stderr: String? = nil
+    ) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout ?? "/dev/null", O_WRONLY | O_APPEND, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr ?? "/dev/null", O_WRONLY | O_APPEND, 0)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        var envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, &envp)
+        guard status == 0 else { throw CLIError("cannot start \(arguments[0]): \(String(cString: strerror(status)))") }
+        return pid
+    }
+
+    /// Waits for `pid` and returns its exit status (128 + the signal when killed).
+    static func wait(_ pid: pid_t) throws -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw CLIError("waitpid failed: \(String(cString: strerror(errno)))") }
+        }
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+}
+
+/// A temporary file a child process writes its output to, removed when dropped.
+final class CaptureFile {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("larder-cli-output-\(UUID().uuidString)").path
+        guard FileManager.default.createFile(atPath: path, contents: nil) else { throw CLIError("cannot create \(path)") }
+    }
+
+    deinit { unlink(path) }
+
+    /// What the child wrote.
+    func contents() throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
 }
 
 struct CLIError: Error, CustomStringConvertible {

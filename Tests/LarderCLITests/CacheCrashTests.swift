@@ -60,15 +60,10 @@ final class CrashFixture {
 
 /// Starts a `larder` process, kills it with SIGKILL after `delay`, and waits for it.
 func runAndKill(_ arguments: [String], after delay: TimeInterval) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CLI.executable)
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+    let pid = try CLI.spawn([CLI.executable] + arguments)
     Thread.sleep(forTimeInterval: delay)
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
+    kill(pid, SIGKILL)
+    _ = try CLI.wait(pid)
 }
 
 @Suite(.serialized) struct CacheCrashTests {
@@ -121,16 +116,12 @@ func runAndKill(_ arguments: [String], after delay: TimeInterval) throws {
             "for i in $(seq 1 25); do '\(larder)' cache evict --to 1MB --cache '\(cache)' >/dev/null || exit 1; done",
             "for i in $(seq 1 25); do '\(larder)' cache gc --cache '\(cache)' >/dev/null; s=$?; [ $s -eq 0 ] || [ $s -eq 75 ] || exit 1; done",
         ]
-        let processes = try scripts.enumerated().map { index, script -> Process in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "exec 2>'\(fixture.scratch.path)/stderr-\(index)'; " + script]
-            try process.run()
-            return process
+        let processes = try scripts.enumerated().map { index, script in
+            try CLI.spawn(["/bin/sh", "-c", "exec 2>'\(fixture.scratch.path)/stderr-\(index)'; " + script])
         }
-        for process in processes { process.waitUntilExit() }
+        let statuses = try processes.map(CLI.wait)
         let errors = (0..<4).map { (try? String(contentsOfFile: fixture.scratch.path + "/stderr-\($0)", encoding: .utf8)) ?? "" }
-        #expect(processes.map(\.terminationStatus) == [0, 0, 0, 0], "\(errors)")
+        #expect(statuses == [0, 0, 0, 0], "\(errors)")
         try fixture.checkConsistency(0)
     }
 }

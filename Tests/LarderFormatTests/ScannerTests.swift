@@ -67,6 +67,15 @@ import Testing
         let refs = scan(html)
         #expect(refs.map(\.url) == ["css/app.css", "fonts/a.ttf", "icon.png", "page.html", "a.png", "b.png", "c.png", "next.html?x=1&y=2", "app.js", "bg.png", "style-block.png"])
         #expect(refs.filter { $0.kind == .navigation }.map(\.url) == ["page.html", "next.html?x=1&y=2"])
+        #expect(refs.filter { $0.kind == .fontPreload }.map(\.url) == ["fonts/a.ttf"])
+    }
+
+    @Test func aFontPreloadCarriesItsHrefToRewrite() {
+        let html = #"<link rel="stylesheet preload" href="a.css" as="style"><link crossorigin rel="Preload" AS="Font" href="fonts/b.woff2">"#
+        let refs = scan(html)
+        #expect(refs.map(\.kind) == [.resource, .fontPreload])
+        let range = refs[1].replaceRange.map { Array(html.utf8)[$0] }
+        #expect(range.map { String(decoding: $0, as: UTF8.self) } == "fonts/b.woff2")
     }
 
     @Test func parsesSrcsetCandidates() {

@@ -12,6 +12,21 @@ import Testing
         <a href="second.html">next</a>
         """
 
+    @Test func rewritesFontPreloadsToTheFontsDigestLikeTheirFontFace() throws {
+        let folder = try SourceFolder([
+            "index.html": #"<link rel="preload" href="fonts/a.ttf" as="font" crossorigin><link rel=preload href=fonts/a.ttf as=font><link rel="stylesheet" href="app.css">"#,
+            "app.css": "@font-face { font-family: A; src: url(fonts/a.ttf); }",
+            "fonts/a.ttf": "FONTDATA",
+        ])
+        let report = try Packer.pack(source: folder.root, into: folder.output)
+        #expect(report.rewrittenFontReferences == 3)
+        let url = "larder-font://sha256/" + SHA256Hasher.hash(Array("FONTDATA".utf8)).hex
+        let reader = try ArchiveReader(path: report.archivePath)
+        let html = try #require(try TestArchive.readAll(reader).first { $0.0 == "index.html" }).1
+        #expect(String(decoding: html, as: UTF8.self)
+            == #"<link rel="preload" href="\#(url)" as="font" crossorigin><link rel=preload href=\#(url) as=font><link rel="stylesheet" href="app.css">"#)
+    }
+
     @Test func packsAndRewritesFontsAndFindsTheEssentialSet() throws {
         let folder = try SourceFolder([
             "index.html": Self.page,

@@ -32,16 +32,15 @@ enum Subprocess {
         // would report this (large) process. The child's own `VmHWM` is read every millisecond
         // until it exits (it only grows, so the last reading is the peak but for that last ms).
         var peak = 0
-        var info = siginfo_t()
         while true {
-            info = siginfo_t()
+            var info = siginfo_t()
             let waited = waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT | WNOHANG)
             if waited == 0 && info._sifields._sigchld.si_pid == pid { break }
             if waited == -1 {
                 guard errno == EINTR else { throw BenchError("waitid failed: \(String(cString: strerror(errno)))") }
                 continue
             }
-            peak = max(peak, Self.highWaterMark(pid))
+            peak = max(peak, ProcessMemory.peak(pid)?.bytes ?? 0)
             usleep(1000)
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -51,15 +50,6 @@ enum Subprocess {
         }
         let exitStatus = (waitStatus & 0x7f) == 0 ? (waitStatus >> 8) & 0xff : 128 + (waitStatus & 0x7f)
         return ProcessResult(status: exitStatus, seconds: seconds, peakRSS: peak)
-    }
-
-    /// A running process's resident high-water mark in bytes (`VmHWM` in `/proc/<pid>/status`).
-    static func highWaterMark(_ pid: pid_t) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),  // gone or a zombie: nothing to add
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-            let kilobytes = Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces).dropLast(3).trimmingCharacters(in: .whitespaces))
-        else { return 0 }
-        return kilobytes * 1024
     }
 
     /// Runs a shell pipeline with `/bin/sh -c`.

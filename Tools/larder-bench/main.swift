@@ -12,6 +12,7 @@ let usage = """
            larder-bench cache [--size-mb <n>] [--runs <n>] [--bundles <n>] [--only install|reads|scale]
            larder-bench transport [--size-mb <n>] [--runs <n>]
            larder-bench host [--runs <n>]
+           larder-bench render [--runs <n>] [--colds <n>]
            larder-bench corpus <dir> [--size-mb <n>]
 
     Generates a corpus of mixed web assets (default 200 MB) unless --corpus is given, then times
@@ -23,7 +24,11 @@ let usage = """
     packed 100 MB corpus against 'curl -s URL | tar -xzf -', and measures the bytes a one-file
     update of a 50-file bundle moves. 'host' times offline prepare-to-ready of each sample bundle
     from a warm cache (a new cache, host and headless renderer per run, p50 and p99, default
-    200 runs) against reading and hashing the same essential files once.
+    200 runs) against reading and hashing the same essential files once. 'render' times the web
+    engine (WebKitGTK, Xvfb when there is no display): warm prepare-to-ready of each sample from
+    the cache against the same engine loading the unpacked folder from nginx on 127.0.0.1
+    (p50/p99, default 50 runs), then cold engine start to first ready and peak memory in new
+    processes ('render-cold <cache> <bundle-hex>', default 5).
     Exits 1 when a target is missed.
     """
 
@@ -62,6 +67,20 @@ do {
         // The sample bundles live in the repository this binary was built from.
         let repository = URL(fileURLWithPath: binFolder).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         exit(try HostBenchmark.run(options, repository: repository) ? 0 : 1)
+    case "render":
+        let given = flags(arguments.dropFirst(), allowed: ["--runs", "--colds"])
+        var options = RenderBenchmark.Options()
+        options.runs = given["--runs"].flatMap { Int($0) } ?? options.runs
+        options.colds = given["--colds"].flatMap { Int($0) } ?? options.colds
+        guard options.runs > 0, options.colds > 0 else {
+            print(usage)
+            exit(64)
+        }
+        let repository = URL(fileURLWithPath: binFolder).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        exit(try RenderBenchmark.run(options, repository: repository, binary: binFolder + "/larder-bench") ? 0 : 1)
+    case "render-cold" where arguments.count == 3:
+        try RenderBenchmark.runColdChild(cache: arguments[1], bundle: arguments[2])
+        exit(0)
     case "pack", "cache", "transport":
         guard FileManager.default.isExecutableFile(atPath: larder) else {
             print("larder-bench: build the CLI first (swift build -c release --product larder); not found at \(larder)")

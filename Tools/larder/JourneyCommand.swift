@@ -5,8 +5,8 @@ import LarderHost
 import LarderPack
 import LarderTransport
 
-/// `larder journey prepare|present|status`: runs a ``JourneyHost`` headless against an origin
-/// and a cache, and prints what it did and why.
+/// `larder journey prepare|present|status`: runs a ``JourneyHost`` against an origin and a
+/// cache, with the headless renderer or the web engine, and prints what it did and why.
 enum JourneyCommand {
     static let scopeUsage = "--origin <url> --key <key> --journey <id> [--cache <dir>]"
     static let scopeOptions = [
@@ -26,6 +26,15 @@ enum JourneyCommand {
     static let timeoutOption = OptionSpec(
         names: ["--timeout"], value: "duration",
         help: "How long one request of a bundle download may take; the download goes on past --deadline until the command ends (default \(DurationOption.describe(BundleFetcher.Configuration().requestTimeout))).")
+    static let rendererOptions = [
+        OptionSpec(
+            names: ["--renderer"], value: "name",
+            help: "headless (default: reads and verifies the files and fonts) or webkit (renders them in WebKitGTK)."),
+        OptionSpec(
+            names: ["--screenshot"], value: "png",
+            help: "With --renderer webkit: a PNG of the prepared (hidden) or presented screen."),
+        WebEngineSupport.viewportOption,
+    ]
 
     static let exitStatus = """
         EXIT STATUS: 0 prepared or presented (status: the state was read), 64 usage error,
@@ -37,7 +46,9 @@ enum JourneyCommand {
 
     static let notes = """
         The host runs with a headless renderer that reads and verifies the first screen's files
-        and fonts through the cache. Its own state (the authorised document and its ETag,
+        and fonts through the cache, or with --renderer webkit in WebKitGTK, which loads them
+        through the larder:// and larder-font:// schemes and is ready once every font face
+        loaded (without DISPLAY it starts Xvfb for the run). Its own state (the authorised document and its ETag,
         backoff, the capture queue) lives in <cache>/host. Every run is a new launch: a new
         presentation needs fresh authorisation from the origin, so without it (--offline, the
         origin down) the cached revision is served stale. A failed request (--offline too)
@@ -49,8 +60,8 @@ enum JourneyCommand {
     static let spec = CommandSpec(
         name: "journey",
         overview: "Prepare or present a journey with the host, headless, and show what it did and why.",
-        usage: "larder journey <subcommand> \(scopeUsage) [--offline] [--embedded <archive>] [--deadline <duration>] [--timeout <duration>] [--json]",
-        options: scopeOptions + [offlineOption, embeddedOption, deadlineOption, timeoutOption, jsonOption],
+        usage: "larder journey <subcommand> \(scopeUsage) [--offline] [--embedded <archive>] [--deadline <duration>] [--timeout <duration>] [--renderer <name>] [--json]",
+        options: scopeOptions + [offlineOption, embeddedOption, deadlineOption, timeoutOption] + rendererOptions + [jsonOption],
         discussion: """
             SUBCOMMANDS:
               prepare                 Prepare the journey: configuration, bundle, hidden renderer.
@@ -82,10 +93,10 @@ enum JourneyCommand {
     static let subcommands: [String: (action: Action, spec: CommandSpec)] = [
         "prepare": (.prepare, sub(
             .prepare, "Prepare a journey: fetch or revalidate its configuration, bring its bundle into the cache and load it hidden.",
-            options: [offlineOption, embeddedOption, deadlineOption, timeoutOption, jsonOption])),
+            options: [offlineOption, embeddedOption, deadlineOption, timeoutOption] + rendererOptions + [jsonOption])),
         "present": (.present, sub(
             .present, "Prepare a journey, present it once in a new session, then dismiss it.",
-            options: [offlineOption, embeddedOption, deadlineOption, timeoutOption, jsonOption])),
+            options: [offlineOption, embeddedOption, deadlineOption, timeoutOption] + rendererOptions + [jsonOption])),
         "status": (.status, sub(
             .status, "Show what the host knows about a journey without asking the origin.",
             options: [OptionSpec(names: ["--offline"], value: nil, help: "Accepted for symmetry: status never asks the origin."), jsonOption])),
@@ -101,10 +112,12 @@ enum JourneyCommand {
         }
         let parsed: ParsedArguments
         let configuration: JourneyConfiguration
+        let choice: RendererChoice
         do throws(UsageError) {
             parsed = try ParsedArguments(Array(arguments.dropFirst()), spec: subSpec, positionalCount: 0...0)
             if parsed.wantsHelp { Console.out(subSpec.helpText); return .success }
             configuration = try Self.configuration(parsed, spec: subSpec)
+            choice = try RendererChoice(parsed, spec: subSpec)
         } catch {
             return Console.usageError(error)
         }
@@ -113,9 +126,13 @@ enum JourneyCommand {
             return .noInput
         }
         let started = Date()
-        let report = JourneyReport(action: action, journey: configuration.journeyID, json: parsed.flag("--json"))
+        let report = JourneyReport(action: action, journey: configuration.journeyID, json: parsed.flag("--json"), renderer: choice.name)
         let cachePath = parsed.value("--cache") ?? LarderCache.defaultPath
-        let renderer = HeadlessRenderer()
+        let renderer: any JourneyRenderer
+        do { renderer = try choice.makeRenderer() } catch {
+            Console.error("Error: \(error)")
+            return .unavailable
+        }
         let host: JourneyHost
         do {
             let cache = try LarderCache(at: cachePath)
@@ -128,8 +145,22 @@ enum JourneyCommand {
             Console.error("Error: cannot open the cache at \(cachePath): \(error)")
             return .failure
         }
-        let outcome = waitFor { await perform(action, host: host, started: started) }
-        return report.print(outcome, load: renderer.lastLoad)
+        var capture: (@Sendable () async throws(HostError) -> [UInt8])?
+        if choice.screenshot != nil {
+            capture = { @Sendable () async throws(HostError) -> [UInt8] in try await RendererChoice.screenshot(renderer) }
+        }
+        let screenshot = capture
+        var outcome = waitFor { await perform(action, host: host, started: started, screenshot: screenshot) }
+        if let png = outcome.png, let path = choice.screenshot {
+            do {
+                try WebEngineSupport.write(png, to: path)
+                outcome.screenshot = path
+            } catch {
+                Console.error("Error: cannot write the screenshot: \(error)")
+                return .cannotCreate
+            }
+        }
+        return report.print(outcome, load: waitFor { await RendererChoice.lastLoad(renderer) })
     }
 
     /// Builds the host configuration from the scope options; a missing or malformed one is a
@@ -158,15 +189,20 @@ enum JourneyCommand {
     }
 
     /// Runs one action on the host, collects the timeline and disposes the host.
-    static func perform(_ action: Action, host: JourneyHost, started: Date) async -> JourneyOutcome {
+    /// - Parameter screenshot: takes a PNG of the renderer: after preparing, or while presented.
+    static func perform(
+        _ action: Action, host: JourneyHost, started: Date, screenshot: (@Sendable () async throws(HostError) -> [UInt8])? = nil
+    ) async -> JourneyOutcome {
         var outcome = JourneyOutcome(started: started)
         do throws(HostError) {
             switch action {
             case .prepare:
                 outcome.prepared = try await host.prepare()
+                if let screenshot { outcome.png = try await screenshot() }
             case .present:
                 outcome.prepared = try await host.prepare()
                 outcome.session = try await host.present()
+                if let screenshot { outcome.png = try await screenshot() }
                 await host.dismiss()
             case .status:
                 outcome.status = try await host.status()
@@ -192,6 +228,9 @@ struct JourneyOutcome: Sendable {
     var status: JourneyStatus?
     var error: HostError?
     var timeline: [TimelineEntry] = []
+    /// The screenshot taken, and where it was written.
+    var png: [UInt8]?
+    var screenshot: String?
 }
 
 /// A transport for `--offline`: every request fails as a connection failure, and the network

@@ -9,10 +9,12 @@ struct JourneyReport {
     var action: JourneyCommand.Action
     var journey: String
     var json: Bool
+    /// `headless` or `webkit`.
+    var renderer: String
 
     /// Prints `outcome` (stdout; the error line to stderr) and returns the exit status.
-    /// - Parameter load: what the headless renderer read in its last load, if anything.
-    func print(_ outcome: JourneyOutcome, load: HeadlessRenderer.LoadReport?) -> ExitCode {
+    /// - Parameter load: what the renderer read in its last load, if anything.
+    func print(_ outcome: JourneyOutcome, load: LoadSummary?) -> ExitCode {
         if json {
             Console.json(action == .status ? statusJSON(outcome) : runJSON(outcome, load: load))
         } else if action == .status, let status = outcome.status {
@@ -51,7 +53,7 @@ struct JourneyReport {
         return table(rows)
     }
 
-    private func summaryRows(_ outcome: JourneyOutcome, load: HeadlessRenderer.LoadReport?) -> [[String]] {
+    private func summaryRows(_ outcome: JourneyOutcome, load: LoadSummary?) -> [[String]] {
         var rows = [["Journey", journey]]
         if let prepared = outcome.prepared {
             rows.append(["Revision", "\(prepared.revision)" + (prepared.source == .embedded ? " (the embedded default)" : "")])
@@ -60,13 +62,17 @@ struct JourneyReport {
             rows.append(["Mode", prepared.preloaded ? "prepared hidden" : "direct (the renderer loads when visible)"])
         }
         if let session = outcome.session { rows.append(["Session", session.id]) }
-        if let load {
+        if let engine = load?.engine {
+            rows.append(["Renderer", "webkit (WebKitGTK)"])
+            rows += WebEngineSupport.rows(engine)
+        } else if let load {
             rows.append(["Resources", "\(load.resources) (entry \(load.entry))"])
             rows.append(["Fonts", "\(load.fonts)"])
             rows.append(["Bytes", "\(load.bytes) (\(humanSize(load.bytes)))"])
         } else {
             rows.append(["Resources", "none loaded yet"])
         }
+        if let screenshot = outcome.screenshot { rows.append(["Screenshot", screenshot]) }
         rows.append(["Elapsed", "\(Self.milliseconds(from: outcome.started, to: outcome.finished)) ms"])
         return rows
     }
@@ -95,7 +101,7 @@ struct JourneyReport {
 
     // MARK: JSON
 
-    private func runJSON(_ outcome: JourneyOutcome, load: HeadlessRenderer.LoadReport?) -> JSONValue {
+    private func runJSON(_ outcome: JourneyOutcome, load: LoadSummary?) -> JSONValue {
         let prepared = outcome.prepared
         var object: [String: JSONValue] = [
             "journey": .string(journey),
@@ -114,7 +120,10 @@ struct JourneyReport {
             "fonts": load.map { .int(Int64($0.fonts)) } ?? .null,
             "bytes": load.map { .int($0.bytes) } ?? .null,
             "elapsedMs": .int(Self.milliseconds(from: outcome.started, to: outcome.finished)),
+            "renderer": .string(renderer),
+            "screenshot": outcome.screenshot.map(JSONValue.string) ?? .null,
         ]
+        if let engine = load?.engine { object["load"] = WebEngineSupport.json(engine) }
         if action == .present { object["session"] = outcome.session.map { .string($0.id) } ?? .null }
         if let error = outcome.error { object["error"] = Self.errorJSON(error) }
         return .object(object)

@@ -15,8 +15,8 @@ enum PackCommand {
             OptionSpec(names: ["--json"], value: nil, help: "Print the report as JSON."),
         ],
         discussion: """
-            Every local reference in HTML and CSS must exist; @font-face sources are rewritten to
-            larder-font://sha256/<hex>. Junk (.DS_Store, __MACOSX, VCS folders, swap files) is left
+            Every local reference in HTML and CSS must exist; @font-face sources and the hrefs of
+            <link rel="preload" as="font"> are rewritten to larder-font://sha256/<hex>. Junk (.DS_Store, __MACOSX, VCS folders, swap files) is left
             out. Entries get mtime 0, or SOURCE_DATE_EPOCH when it is set.
 
             EXIT STATUS: 0 packed, 64 usage error, 65 the source has errors, 66 no such
@@ -73,7 +73,7 @@ enum PackCommand {
               archive  \(report.archiveDigest)
               file     \(report.archivePath)
               files    \(report.fileCount) (\(report.essentialCount) essential), \(humanSize(report.totalSize)) -> \(humanSize(report.archiveSize)) (\(ratio)%)
-              fonts    \(report.rewrittenFontReferences) @font-face source(s) rewritten to larder-font://
+              fonts    \(report.rewrittenFontReferences) font reference(s) (@font-face sources, font preloads) rewritten to larder-font://
             """
     }
 

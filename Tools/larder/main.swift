@@ -5,7 +5,7 @@ let larderVersion = "0.1.0"
 
 let rootSpec = CommandSpec(
     name: "",
-    overview: "Package, inspect and verify Larder bundles of web content for in-app flows, operate caches, and run journeys headless.",
+    overview: "Package, inspect and verify Larder bundles of web content for in-app flows, operate caches, run journeys, and render flows in a web engine.",
     usage: "larder <subcommand>",
     options: [OptionSpec(names: ["--version"], value: nil, help: "Show the version.")],
     discussion: """
@@ -15,7 +15,8 @@ let rootSpec = CommandSpec(
           verify                  Recompute and check every digest in a bundle archive.
           publish                 Publish archives to a static origin folder and point a journey at one.
           cache                   List, inspect, verify, repair and evict a device cache.
-          journey                 Prepare or present a journey headless and show what the host did.
+          journey                 Prepare or present a journey and show what the host did.
+          render                  Render a flow's entry screen in the web engine and write a PNG.
 
           See 'larder help <subcommand>' for detailed help.
         """)
@@ -27,6 +28,7 @@ let commands: [String: (spec: CommandSpec, run: ([String]) -> ExitCode)] = [
     "publish": (PublishCommand.spec, PublishCommand.run),
     "cache": (CacheCommand.spec, CacheCommand.run),
     "journey": (JourneyCommand.spec, JourneyCommand.run),
+    "render": (RenderCommand.spec, RenderCommand.run),
 ]
 
 @MainActor func larderMain(_ arguments: [String]) -> ExitCode {

@@ -1,0 +1,73 @@
+#ifndef LARDER_CWEBKITGTK_SHIM_H
+#define LARDER_CWEBKITGTK_SHIM_H
+/*
+ * WebKitGTK (webkit2gtk-4.1) for LarderWebKit. GObject's cast macros and the variadic
+ * g_object_new and g_signal_connect cannot be called from Swift: each one Larder needs gets a
+ * typed static inline wrapper here, so Swift never casts function pointers itself.
+ */
+#include <webkit2/webkit2.h>
+#include <cairo.h>
+#include <glib-unix.h>
+#include <stdio.h>
+
+/* Casts (the GObject macros check the type at run time). */
+static inline GObject *larder_object(gpointer instance) { return G_OBJECT(instance); }
+static inline GtkWidget *larder_widget(gpointer instance) { return GTK_WIDGET(instance); }
+static inline GtkWindow *larder_window(gpointer instance) { return GTK_WINDOW(instance); }
+static inline GtkContainer *larder_container(gpointer instance) { return GTK_CONTAINER(instance); }
+
+/* g_object_new: a web view on a given context with a given user content manager. */
+static inline WebKitWebView *larder_web_view_new(WebKitWebContext *context, WebKitUserContentManager *manager) {
+    return WEBKIT_WEB_VIEW(g_object_new(WEBKIT_TYPE_WEB_VIEW, "web-context", context,
+                                        "user-content-manager", manager, NULL));
+}
+
+/* Signal handlers, typed. Each connection takes a GClosureNotify that releases its data when
+ * the handler is disconnected or the instance finalised. */
+typedef void (*larder_load_changed_cb)(WebKitWebView *view, WebKitLoadEvent event, gpointer data);
+static inline gulong larder_connect_load_changed(WebKitWebView *view, larder_load_changed_cb callback,
+                                                 gpointer data, GClosureNotify release) {
+    return g_signal_connect_data(view, "load-changed", G_CALLBACK(callback), data, release, 0);
+}
+
+typedef gboolean (*larder_load_failed_cb)(WebKitWebView *view, WebKitLoadEvent event, const gchar *uri,
+                                          GError *error, gpointer data);
+static inline gulong larder_connect_load_failed(WebKitWebView *view, larder_load_failed_cb callback,
+                                                gpointer data, GClosureNotify release) {
+    return g_signal_connect_data(view, "load-failed", G_CALLBACK(callback), data, release, 0);
+}
+
+typedef gboolean (*larder_decide_policy_cb)(WebKitWebView *view, WebKitPolicyDecision *decision,
+                                            WebKitPolicyDecisionType type, gpointer data);
+static inline gulong larder_connect_decide_policy(WebKitWebView *view, larder_decide_policy_cb callback,
+                                                  gpointer data, GClosureNotify release) {
+    return g_signal_connect_data(view, "decide-policy", G_CALLBACK(callback), data, release, 0);
+}
+
+typedef void (*larder_process_terminated_cb)(WebKitWebView *view, WebKitWebProcessTerminationReason reason,
+                                             gpointer data);
+static inline gulong larder_connect_web_process_terminated(WebKitWebView *view,
+                                                           larder_process_terminated_cb callback,
+                                                           gpointer data, GClosureNotify release) {
+    return g_signal_connect_data(view, "web-process-terminated", G_CALLBACK(callback), data, release, 0);
+}
+
+/* "script-message-with-reply-received::<name>" */
+typedef gboolean (*larder_script_message_cb)(WebKitUserContentManager *manager, JSCValue *value,
+                                             WebKitScriptMessageReply *reply, gpointer data);
+static inline gulong larder_connect_script_message(WebKitUserContentManager *manager, const char *name,
+                                                   larder_script_message_cb callback, gpointer data,
+                                                   GClosureNotify release) {
+    char signal[160];
+    snprintf(signal, sizeof signal, "script-message-with-reply-received::%s", name);
+    return g_signal_connect_data(manager, signal, G_CALLBACK(callback), data, release, 0);
+}
+
+/* WebKitPolicyDecision subclasses. */
+static inline WebKitNavigationPolicyDecision *larder_navigation_decision(WebKitPolicyDecision *decision) {
+    return WEBKIT_NAVIGATION_POLICY_DECISION(decision);
+}
+
+/* G_SOURCE_REMOVE / G_SOURCE_CONTINUE are macros. */
+static inline gboolean larder_source_remove(void) { return G_SOURCE_REMOVE; }
+#endif

@@ -1,0 +1,104 @@
+/// What one load of a page did, from the start of ``WebKitRenderer/load(_:visible:)`` to
+/// ready.
+public struct WebKitLoadReport: Sendable, Equatable {
+    /// The document loaded: the entry's bundle path (or the URL of a page loaded by URL).
+    public var document: String
+    /// Every scheme request answered during the load, in order.
+    public var requests: [ServedRequest]
+    /// Every `FontFace` of the document once ready (all `loaded` after a successful load).
+    public var fonts: [FontFaceReport]
+    /// Remote requests the content made and the policy blocked during the load.
+    public var blocked: [BlockedRequest]
+    /// From the start of the load to ready.
+    public var readyAfter: Duration
+
+    /// Bytes served by the two schemes.
+    public var bytes: Int64 { requests.reduce(0) { $0 + Int64($1.bytes) } }
+
+    /// Creates a report.
+    public init(document: String, requests: [ServedRequest], fonts: [FontFaceReport], blocked: [BlockedRequest], readyAfter: Duration) {
+        self.document = document
+        self.requests = requests
+        self.fonts = fonts
+        self.blocked = blocked
+        self.readyAfter = readyAfter
+    }
+}
+
+/// One request to the `larder:` or `larder-font:` scheme and its answer.
+public struct ServedRequest: Sendable, Equatable {
+    /// The URL requested.
+    public var url: String
+    /// The HTTP status answered: 200, or the error's (400 malformed, 403 another bundle's
+    /// files, 404 not in the bundle or cache, 500 corrupt object or storage failure).
+    public var status: Int
+    /// Body bytes answered (0 for errors).
+    public var bytes: Int
+    /// Why it failed, for an error answer.
+    public var error: String?
+
+    /// Creates a record.
+    public init(url: String, status: Int, bytes: Int, error: String? = nil) {
+        self.url = url
+        self.status = status
+        self.bytes = bytes
+        self.error = error
+    }
+}
+
+/// One `FontFace` of a document and how its load went.
+public struct FontFaceReport: Sendable, Equatable {
+    /// The family, without quotes.
+    public var family: String
+    /// The weight (`400`, `700`, `normal`…).
+    public var weight: String
+    /// The style (`normal`, `italic`…).
+    public var style: String
+    /// `loaded`, `error`, `loading` or `unloaded` (the `FontFace.status` of the page).
+    public var status: String
+    /// The URLs of its `@font-face` `src`, when the page's style sheets name them.
+    public var sources: [String]
+
+    /// Creates a record.
+    public init(family: String, weight: String, style: String, status: String, sources: [String]) {
+        self.family = family
+        self.weight = weight
+        self.style = style
+        self.status = status
+        self.sources = sources
+    }
+}
+
+/// A remote request that content made and the policy blocked.
+public struct BlockedRequest: Sendable, Equatable {
+    /// The URL (as the engine reports it: a blocked subresource may be reduced to its origin).
+    public var url: String
+    /// What blocked it: the Content-Security-Policy directive (`connect-src`, `img-src`…) or
+    /// `navigation`.
+    public var reason: String
+
+    /// Creates a record.
+    public init(url: String, reason: String) {
+        self.url = url
+        self.reason = reason
+    }
+}
+
+/// An uncaught script error in a page.
+public struct ScriptError: Sendable, Equatable {
+    /// The error's message.
+    public var message: String
+    /// The script's URL.
+    public var source: String
+    /// Line and column, 0 when unknown.
+    public var line: Int
+    public var column: Int
+
+    /// Creates a record.
+    public init(message: String, source: String, line: Int, column: Int) {
+        self.message = message
+        self.source = source
+        self.line = line
+        self.column = column
+    }
+}

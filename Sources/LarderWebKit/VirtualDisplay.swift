@@ -1,0 +1,144 @@
+import CWebKitGTK
+import Foundation
+import LarderHost
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An Xvfb X server on a free display, for machines without a screen (tests, the CLI, build
+/// pipelines).
+///
+/// Xvfb picks the display itself (`-displayfd`), so two processes never race for a number.
+/// It runs under a small shell watchdog whose standard input is a pipe only this process
+/// holds (close-on-exec, so no child inherits it): when this process ends, however it ends,
+/// the pipe closes and the watchdog stops Xvfb and waits for it. Stopping it any earlier would
+/// take the display away from GTK, which ends the process, so the display lives exactly as
+/// long as the process.
+public final class VirtualDisplay: Sendable {
+    /// The X display name, such as `:99`.
+    public let name: String
+    /// The watchdog shell's process id.
+    public let watchdog: Int32
+
+    private static let current = Mutex<VirtualDisplay?>(nil)
+
+    private init(name: String, watchdog: Int32) {
+        self.name = name
+        self.watchdog = watchdog
+    }
+
+    /// Starts Xvfb and points `DISPLAY` at it unless a display is already set (`DISPLAY` or
+    /// `WAYLAND_DISPLAY`); later calls return the same display.
+    ///
+    /// Call it before the first ``WebKitRenderer`` starts: GTK reads `DISPLAY` once.
+    /// - Parameters:
+    ///   - size: the screen, `WIDTHxHEIGHT`; pages get their own viewport, so this only bounds it.
+    ///   - timeout: how long Xvfb may take to accept connections.
+    /// - Returns: the display started, or nil when one was already set by someone else.
+    /// - Throws: ``HostError/Code/renderer`` naming `Xvfb` when it is missing, fails or is not
+    ///   ready in time.
+    public static func startIfNeeded(size: String = "1920x1920", timeout: Duration = .seconds(10)) throws(HostError) -> VirtualDisplay? {
+        try current.withLock { (current) throws(HostError) -> VirtualDisplay? in
+            if let current { return current }
+            let environment = ProcessInfo.processInfo.environment
+            if let set = environment["DISPLAY"] ?? environment["WAYLAND_DISPLAY"], !set.isEmpty { return nil }
+            let display = try start(size: size, timeout: timeout)
+            setenv("DISPLAY", display.name, 1)
+            current = display
+            return display
+        }
+    }
+
+    private static func start(size: String, timeout: Duration) throws(HostError) -> VirtualDisplay {
+        func failure(_ message: String) -> HostError { HostError(.renderer, message, resource: "Xvfb") }
+        guard size.utf8.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "x") }) else {
+            throw failure("the screen size must be WIDTHxHEIGHT, not '\(size.prefix(40))'")
+        }
+        // The watchdog's stdin: only we hold the write end (close-on-exec), for the life of the process.
+        // g_unix_open_pipe sets close-on-exec atomically (pipe2), so no child spawned meanwhile
+        // by another thread inherits an end.
+        var lifeline: [Int32] = [0, 0]
+        var numbers: [Int32] = [0, 0]
+        guard g_unix_open_pipe(&lifeline, FD_CLOEXEC, nil) != 0 else { throw failure("cannot create a pipe: \(String(cString: strerror(errno)))") }
+        guard g_unix_open_pipe(&numbers, FD_CLOEXEC, nil) != 0 else {
+            close(lifeline[0])
+            close(lifeline[1])
+            throw failure("cannot create a pipe: \(String(cString: strerror(errno)))")
+        }
+        let script = """
+            Xvfb -displayfd 3 -screen 0 \(size)x24 -nolisten tcp 3>&1 >/dev/null 2>&1 &
+            server=$!
+            exec >/dev/null
+            read -r _ || true
+            kill -TERM "$server" 2>/dev/null
+            wait "$server"
+            """
+        // posix_spawn, not Foundation's Process: the watchdog outlives every call here.
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, lifeline[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, numbers[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // The spawning thread may block signals (Swift's and Dispatch's worker threads do), and a
+        // child inherits that mask: start with none blocked and default handlers, or Xvfb would
+        // never see the watchdog's SIGTERM.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let arguments = ["/bin/sh", "-c", script]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, &argv, environ)
+        close(lifeline[0])
+        close(numbers[1])
+        defer { close(numbers[0]) }
+        guard spawned == 0 else {
+            close(lifeline[1])
+            throw failure("cannot start the Xvfb watchdog: \(String(cString: strerror(spawned)))")
+        }
+        let line = readLine(from: numbers[0], timeout: timeout)
+        guard let line, let number = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            close(lifeline[1])  // the watchdog stops Xvfb if it did start
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            throw failure(
+                line == nil
+                    ? "Xvfb did not report a display within \(timeout) (is it installed? apt-get install xvfb)"
+                    : "Xvfb exited without a display (is it installed? apt-get install xvfb)")
+        }
+        return VirtualDisplay(name: ":\(number)", watchdog: pid)
+    }
+
+    /// Reads one line from `fd` within `timeout`; nil on timeout, "" on end of file.
+    private static func readLine(from fd: Int32, timeout: Duration) -> String? {
+        let deadline = ContinuousClock.now + timeout
+        var bytes: [UInt8] = []
+        while !bytes.contains(UInt8(ascii: "\n")) {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return nil }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(min(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
+            let ready = poll(&poller, 1, milliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 64)
+            let count = read(fd, &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return String(decoding: bytes, as: UTF8.self) }
+            bytes += chunk[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

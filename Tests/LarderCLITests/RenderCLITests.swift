@@ -1,0 +1,117 @@
+import Foundation
+import LarderTestSupport
+import Testing
+
+/// `larder render` and `larder journey --renderer webkit`, end to end, in the web engine.
+@Suite(.serialized) struct RenderCLITests {
+    func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    /// The width and height in a PNG's IHDR chunk.
+    func pngSize(_ path: String) throws -> (Int, Int) {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        return (bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }, bytes[20..<24].reduce(0) { $0 << 8 | Int($1) })
+    }
+
+    @Test func rendersAnArchiveToAPNGAndStopsTheXvfbItStarted() throws {
+        let scratch = try Scratch()
+        let archive = try packSample("paywall", into: scratch.path)
+        // No display: larder starts Xvfb for the run.
+        let result = try CLI.run(
+            ["render", archive, "--screenshot", scratch.path + "/paywall.png", "--viewport", "390x844", "--json"], environment: ["DISPLAY": ""])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try json(result.stdout)
+        #expect(report["name"] as? String == "paywall")
+        #expect(report["viewport"] as? String == "390x844")
+        let fonts = try #require(report["fonts"] as? [[String: Any]])
+        #expect(fonts.map { $0["family"] as? String } == ["Lato", "Fira Code"])
+        #expect(fonts.allSatisfy { $0["status"] as? String == "loaded" })
+        #expect((report["blocked"] as? [Any])?.isEmpty == true)
+        #expect(try pngSize(scratch.path + "/paywall.png") == (390, 844))
+        // The archive went to a temporary cache, removed afterwards; the display is gone too.
+        let display = try #require(report["display"] as? String)
+        let socket = "/tmp/.X11-unix/X" + display.dropFirst()
+        let deadline = Date().addingTimeInterval(5)
+        while FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(20_000) }
+        #expect(!FileManager.default.fileExists(atPath: socket), "Xvfb \(display) outlived larder")
+    }
+
+    @Test func rendersABundleFromACacheForPeople() throws {
+        let scratch = try Scratch()
+        let archive = try packSample("onboarding", into: scratch.path)
+        let cache = scratch.path + "/cache"
+        #expect(try CLI.run(["cache", "install", archive, "--cache", cache]).status == 0)
+        let result = try CLI.run(["render", "onboarding", "--cache", cache, "--screenshot", scratch.path + "/out.png"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Fonts        Lato 400 loaded, Lato 700 loaded, Open Sans 400 loaded\n"), "\(result.stdout)")
+        #expect(result.stdout.contains("Screenshot   \(scratch.path)/out.png (430x932, "))
+        #expect(try pngSize(scratch.path + "/out.png") == (430, 932))
+    }
+
+    @Test func aFlowThatDoesNotRenderFailsNamingTheFontAndWritesNothing() throws {
+        let scratch = try Scratch()
+        let archive = try packSample("legacy-prompt", into: scratch.path)
+        let cache = scratch.path + "/cache"
+        #expect(try CLI.run(["cache", "install", archive, "--cache", cache]).status == 0)
+        let show = try json(try CLI.run(["cache", "show", "legacy-prompt", "--cache", cache, "--json"]).stdout)
+        let files = try #require((show["manifest"] as? [String: Any])?["files"] as? [[String: Any]])
+        let font = try #require(files.first { $0["path"] as? String == "fonts/DejaVuSans.ttf" }?["digest"] as? String)
+        let hex = String(font.dropFirst("sha256:".count))
+        try flipFirstByte(at: cache + "/objects/" + hex.prefix(2) + "/" + hex.dropFirst(2))
+
+        let result = try CLI.run(["render", "legacy-prompt", "--cache", cache, "--screenshot", scratch.path + "/out.png"])
+
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("larder-font://sha256/\(hex)"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path + "/out.png"))
+    }
+
+    @Test(arguments: [
+        (["render", "no-such-bundle", "--screenshot", "x.png"], Int32(66), "no bundle matches 'no-such-bundle'"),
+        (["render", "x"], 64, "Missing '--screenshot <png>'"),
+        (["render", "x", "--screenshot", "x.png", "--viewport", "big"], 64, "Invalid '--viewport <WxH>': 'big'"),
+        (["render"], 64, "Missing expected argument '<archive-or-bundle>'"),
+    ])
+    func badInvocationsAreTypedErrors(_ arguments: [String], _ status: Int32, _ message: String) throws {
+        let scratch = try Scratch()
+        let result = try CLI.run(arguments + (arguments.count > 1 ? ["--cache", scratch.path + "/cache"] : []))
+        #expect(result.status == status)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
+    @Test func anUnwritableScreenshotIsExit73() throws {
+        let scratch = try Scratch()
+        let archive = try packSample("legacy-prompt", into: scratch.path)
+        let result = try CLI.run(["render", archive, "--screenshot", scratch.path + "/missing/folder/out.png"])
+        #expect(result.status == 73, "\(result.stderr)")
+        #expect(result.stderr.contains("cannot write the screenshot"))
+    }
+
+    @Test func theJourneyHostPresentsInTheWebEngine() throws {
+        let scratch = try Scratch()
+        let archive = try packSample("onboarding", into: scratch.path)
+        let scope = ["--origin", "http://127.0.0.1:9/", "--key", "pk_sample_key", "--journey", "onboarding", "--cache", scratch.path + "/cache"]
+        let result = try CLI.run(
+            ["journey", "present", "--offline", "--embedded", archive, "--renderer", "webkit", "--screenshot", scratch.path + "/shown.png", "--json"]
+                + scope)
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try json(result.stdout)
+        #expect(report["renderer"] as? String == "webkit")
+        #expect(report["mode"] as? String == "prepared-hidden")
+        #expect(report["screenshot"] as? String == scratch.path + "/shown.png")
+        let load = try #require(report["load"] as? [String: Any])
+        #expect((load["fonts"] as? [[String: Any]])?.count == 3)
+        let timeline = try #require(report["timeline"] as? [[String: Any]]).compactMap { $0["kind"] as? String }
+        #expect(timeline.contains("renderer-ready") && timeline.contains("presented") && timeline.contains("dismissed"))
+        #expect(try pngSize(scratch.path + "/shown.png") == (430, 932))
+
+        let headless = try CLI.run(["journey", "prepare", "--offline", "--screenshot", "x.png"] + scope)
+        #expect(headless.status == 64)
+        #expect(headless.stderr.contains("'--screenshot' needs '--renderer webkit'"))
+        let unknown = try CLI.run(["journey", "prepare", "--offline", "--renderer", "chrome"] + scope)
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("Invalid '--renderer <name>': 'chrome'"))
+    }
+}

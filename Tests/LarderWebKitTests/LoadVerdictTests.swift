@@ -1,0 +1,78 @@
+import LarderFormat
+import LarderHost
+@testable import LarderWebKit
+import Testing
+
+/// The readiness answer is read strictly, and the first thing wrong names the load's error.
+@Suite struct LoadVerdictTests {
+    static let bundle = try! Digest(hex: String(repeating: "ab", count: 32))
+    static let entry = "larder://\(String(repeating: "ab", count: 32))/index.html"
+    static let font = "larder-font://sha256/" + String(repeating: "0f", count: 32)
+
+    static func answer(href: String = entry, faces: String = #"[{"family":"\"Open Sans\"","weight":"400","style":"normal","status":"loaded"}]"#, errors: String = "[]") throws -> PageReadiness {
+        let json = """
+            {"href":"\(href)","visibility":"hidden","faces":\(faces),
+             "rules":[{"family":"\\"Open Sans\\"","weight":"400","style":"","src":"url(\\"\(font)\\") format(\\"truetype\\")"}],
+             "errors":\(errors),"blocked":[{"seq":2,"url":"https://example.invalid/x","directive":"connect-src"}]}
+            """
+        return try PageReadiness(json: try JSONValue.parse(Array(json.utf8)))
+    }
+
+    @Test func readsFacesWithTheirSources() throws {
+        let readiness = try Self.answer()
+        #expect(readiness.fonts == [FontFaceReport(family: "Open Sans", weight: "400", style: "normal", status: "loaded", sources: [Self.font])])
+        #expect(readiness.blocked.map(\.value) == [BlockedRequest(url: "https://example.invalid/x", reason: "connect-src")])
+        #expect(LoadVerdict.failure(of: readiness, loading: Self.entry, requests: [], bundle: Self.bundle) == nil)
+    }
+
+    @Test func aFaceThatIsNotLoadedNamesItsSource() throws {
+        let readiness = try Self.answer(faces: #"[{"family":"Open Sans","weight":"400","style":"normal","status":"error"}]"#)
+        let failure = try #require(LoadVerdict.failure(of: readiness, loading: Self.entry, requests: [], bundle: Self.bundle))
+        #expect(failure.code == .renderer)
+        #expect(failure.resource == Self.font)
+        #expect(failure.message.contains("'Open Sans'") && failure.message.contains("'error'"))
+    }
+
+    @Test func aFailedEssentialRequestComesFirst() throws {
+        let readiness = try Self.answer(faces: #"[{"family":"Open Sans","weight":"400","style":"normal","status":"error"}]"#)
+        let served = HostError(.renderer, "cannot resolve the font", resource: Self.font)
+        let requests = [
+            AnsweredRequest(record: ServedRequest(url: Self.entry + "x", status: 404, bytes: 0), failure: HostError(.renderer, "no"), essential: false),
+            AnsweredRequest(record: ServedRequest(url: Self.font, status: 500, bytes: 0), failure: served, essential: true),
+        ]
+        let failure = try #require(LoadVerdict.failure(of: readiness, loading: Self.entry, requests: requests, bundle: Self.bundle))
+        #expect(failure.message == "cannot resolve the font")
+    }
+
+    @Test func aNonEssentialFailureDoesNotFailTheLoad() throws {
+        let requests = [AnsweredRequest(record: ServedRequest(url: "x", status: 404, bytes: 0), failure: HostError(.renderer, "no"), essential: false)]
+        #expect(LoadVerdict.failure(of: try Self.answer(), loading: Self.entry, requests: requests, bundle: Self.bundle) == nil)
+    }
+
+    @Test func aScriptErrorNamesTheScriptByBundlePath() throws {
+        let errors = #"[{"seq":1,"message":"Error: boom","source":"\#(Self.entry.replacingOccurrences(of: "index.html", with: "js/app.js"))","line":3,"column":9}]"#
+        let failure = try #require(LoadVerdict.failure(of: try Self.answer(errors: errors), loading: Self.entry, requests: [], bundle: Self.bundle))
+        #expect(failure.resource == "js/app.js")
+        #expect(failure.message.contains("Error: boom") && failure.message.contains("js/app.js:3:9"))
+    }
+
+    @Test func aPageThatLeftDuringTheLoadIsNotReady() throws {
+        let failure = try #require(
+            LoadVerdict.failure(of: try Self.answer(href: "about:blank"), loading: Self.entry, requests: [], bundle: Self.bundle))
+        #expect(failure.resource == "index.html")
+    }
+
+    @Test(arguments: [
+        "[]", #"{"href":1}"#, #"{"href":"x","visibility":"hidden","faces":[1],"rules":[],"errors":[],"blocked":[]}"#,
+        #"{"href":"x","visibility":"hidden","faces":[],"rules":[],"errors":[{"seq":"1"}],"blocked":[]}"#,
+    ])
+    func malformedAnswersAreErrors(_ json: String) throws {
+        #expect(throws: HostError.self) { try PageReadiness(json: try JSONValue.parse(Array(json.utf8))) }
+    }
+
+    @Test func sourcesAreReadFromSerialisedSrcLists() {
+        #expect(PageReadiness.urls(in: #"url("a.woff2") format("woff2"), url('b.ttf'), url(c.otf)"#) == ["a.woff2", "b.ttf", "c.otf"])
+        #expect(PageReadiness.unquoted("\"Fira Code\"") == "Fira Code")
+        #expect(PageReadiness.unquoted("Lato") == "Lato")
+    }
+}

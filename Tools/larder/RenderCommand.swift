@@ -1,0 +1,156 @@
+import Foundation
+import LarderCache
+import LarderFormat
+import LarderHost
+import LarderWebKit
+
+/// `larder render`: renders a flow's entry screen from a cache in the web engine and writes a
+/// PNG, for build pipelines and designers.
+enum RenderCommand {
+    static let spec = CommandSpec(
+        name: "render",
+        overview: "Render a flow's entry screen in the web engine from a cache and write a PNG.",
+        usage: "larder render <archive-or-bundle> --screenshot <png> [--viewport <WxH>] [--cache <dir>] [--json]",
+        arguments: [
+            ("<archive-or-bundle>", "A bundle archive (installed into the cache first), or a bundle in the cache: digest, hex prefix or name.")
+        ],
+        options: [
+            OptionSpec(names: ["--screenshot"], value: "png", help: "Where to write the PNG (required)."),
+            WebEngineSupport.viewportOption,
+            OptionSpec(
+                names: ["--cache"], value: "dir",
+                help: "The cache (default: $XDG_CACHE_HOME/larder or ~/.cache/larder; an archive given without it goes to a temporary cache)."),
+            OptionSpec(names: ["--json"], value: nil, help: "Print the report as JSON."),
+        ],
+        discussion: """
+            The entry document is loaded hidden through the larder:// scheme (the bundle's verified
+            bytes) with its fonts through larder-font://, exactly as an app's renderer loads it, and
+            is captured once it is ready: loaded, every FontFace loaded, every essential file served
+            and no script error. Remote requests are blocked and listed.
+
+            \(WebEngineSupport.displayNote)
+
+            EXIT STATUS: 0 rendered, 64 usage error, 65 the archive is invalid or the flow did not
+            render (a missing or corrupt object, a font that did not load, a script error), 66 no
+            such archive or bundle, 69 no display, 73 the PNG cannot be written, 1 anything else.
+            """)
+
+    static func run(_ arguments: [String]) -> ExitCode {
+        let parsed: ParsedArguments
+        let viewport: Viewport
+        let output: String
+        do throws(UsageError) {
+            parsed = try ParsedArguments(arguments, spec: spec, positionalCount: 1...1)
+            if parsed.wantsHelp { Console.out(spec.helpText); return .success }
+            viewport = try WebEngineSupport.viewport(parsed, spec: spec)
+            guard let path = parsed.value("--screenshot"), !path.isEmpty else {
+                throw UsageError(message: "Missing '--screenshot <png>'", command: spec)
+            }
+            output = path
+        } catch {
+            return Console.usageError(error)
+        }
+        let source = parsed.positionals[0]
+        let isArchive = FileManager.default.fileExists(atPath: source)
+        var temporary: String?
+        defer {
+            if let temporary {
+                do { try FileManager.default.removeItem(atPath: temporary) } catch { Console.error("warning: cannot remove \(temporary): \(error)") }
+            }
+        }
+        let cache: LarderCache
+        let bundle: Digest
+        do throws(CacheError) {
+            var folder = parsed.value("--cache") ?? LarderCache.defaultPath
+            if isArchive && parsed.value("--cache") == nil {
+                folder = FileManager.default.temporaryDirectory.appendingPathComponent("larder-render-\(getpid())-\(UUID().uuidString)").path
+                temporary = folder
+            }
+            cache = try LarderCache(at: folder)
+            bundle = isArchive ? try cache.install(archiveAt: source).bundle : try CacheCommand.find(source, in: cache).digest
+        } catch {
+            Console.error("Error: \(source): \(error)")
+            switch error.code {
+            case .bundleNotFound: return .noInput
+            case .invalidBundle, .bundleDigestMismatch, .corruptObject, .bundleIncomplete: return .dataError
+            default: return .failure
+            }
+        }
+        let display: String?
+        do { display = try WebEngineSupport.display() } catch {
+            Console.error("Error: \(error)")
+            return .unavailable
+        }
+        let outcome = waitFor { await render(bundle, cache: cache, viewport: viewport) }
+        switch outcome {
+        case .failure(let error):
+            Console.error("Error: \(error)")
+            return error.code == .renderer ? .dataError : .failure
+        case .success(let rendered):
+            do { try WebEngineSupport.write(rendered.png, to: output) } catch {
+                Console.error("Error: cannot write the screenshot: \(error)")
+                return .cannotCreate
+            }
+            print(rendered, bundle: bundle, name: rendered.name, viewport: viewport, output: output, display: display, json: parsed.flag("--json"))
+            return .success
+        }
+    }
+
+    /// What one render produced.
+    struct Rendered: Sendable {
+        var name: String
+        var report: WebKitLoadReport
+        var png: [UInt8]
+    }
+
+    /// Loads the bundle hidden in a new renderer, takes the screenshot and stops it.
+    static func render(_ bundle: Digest, cache: LarderCache, viewport: Viewport) async -> Result<Rendered, HostError> {
+        let renderer = WebKitRenderer(configuration: .init(viewport: viewport))
+        let result = await Result { () async throws(HostError) -> Rendered in
+            let lease: BundleLease
+            do throws(CacheError) { lease = try cache.lease(bundle) } catch { throw HostError(cacheFailure: error) }
+            defer { lease.release() }
+            try await renderer.start(bridge: RendererBridge { _ in })
+            try await renderer.load(RenderContent(journey: lease.manifest.name, revision: 0, lease: lease, cache: cache), visible: false)
+            guard let report = await renderer.lastLoad else { throw HostError(.renderer, "the renderer kept no report") }
+            return Rendered(name: lease.manifest.name, report: report, png: try await renderer.screenshot())
+        }
+        await renderer.stop()
+        return result
+    }
+
+    private static func print(
+        _ rendered: Rendered, bundle: Digest, name: String, viewport: Viewport, output: String, display: String?, json: Bool
+    ) {
+        if json {
+            guard case .object(var fields) = WebEngineSupport.json(rendered.report) else { return }
+            fields["bundle"] = .string(bundle.description)
+            fields["name"] = .string(name)
+            fields["viewport"] = .string(viewport.description)
+            fields["screenshot"] = .string(output)
+            fields["screenshotBytes"] = .int(Int64(rendered.png.count))
+            fields["display"] = display.map(JSONValue.string) ?? .null
+            Console.json(.object(fields))
+            return
+        }
+        var rows = [["Bundle", "\(name) \(bundle)"]]
+        rows += WebEngineSupport.rows(rendered.report)
+        rows.append(["Screenshot", "\(output) (\(viewport), \(humanSize(Int64(rendered.png.count))))"])
+        if let display { rows.append(["Display", "\(display) (Xvfb started for this run)"]) }
+        Console.out(table(rows))
+    }
+}
+
+extension Result where Failure == HostError {
+    /// The outcome of async typed-throwing work.
+    init(_ work: () async throws(HostError) -> Success) async {
+        do { self = .success(try await work()) } catch { self = .failure(error) }
+    }
+}
+
+extension HostError {
+    /// The cache refused or failed.
+    init(cacheFailure error: CacheError) {
+        self.init(.cache, "the cache failed: \(error.message)", digest: error.digest, cacheError: error)
+    }
+}
