@@ -48,6 +48,10 @@ import Testing
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(try cache.bundle(onboarding.bundleDigest)?.complete == true)
+        // The background fetch authorises the revision right after the install: let it.
+        for _ in 0..<100 where await !first.timeline().contains(where: { $0.kind == .fetched }) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         await first.dispose()
 
         let next = try Self.host(origin, cache, work)

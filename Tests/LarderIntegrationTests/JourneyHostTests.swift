@@ -13,10 +13,12 @@ import Testing
 @Suite(.serialized) struct JourneyHostTests {
     static let key = "pk_live_host"
 
-    /// A host as an app would make it on each launch: real transport, system clock.
+    /// A host as an app would make it on each launch: real transport, system clock. The fetch
+    /// deadline is generous: no test here is about it, and a busy test machine can take seconds.
     func launch(_ origin: Origin, _ work: Workspace, renderer: HeadlessRenderer, sink: any CaptureSink) throws -> JourneyHost {
         let configuration = JourneyConfiguration(
-            publishableKey: Self.key, journeyID: "onboarding", identity: JourneyIdentity(externalID: "usr_1"), origin: origin.base)
+            publishableKey: Self.key, journeyID: "onboarding", identity: JourneyIdentity(externalID: "usr_1"), origin: origin.base,
+            fetchDeadline: .seconds(30))
         return try JourneyHost(
             configuration: configuration, cache: try work.cache(), renderer: renderer, storage: work.path + "/host",
             captureSink: sink)

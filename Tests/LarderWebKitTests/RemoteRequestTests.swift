@@ -20,10 +20,18 @@ extension WebKitTests {
             let (renderer, _) = try await fixture.startedRenderer()
             try await renderer.load(try fixture.content(bundle), visible: false)
 
+            // The script's fetch may be refused after the first screen is ready: wait for both
+            // reports (bounded), in the renderer's running list.
+            let both = await within {
+                let blocked = await renderer.blockedRequests
+                return blocked.contains { $0.url.hasPrefix("https://tracker.example.invalid") && $0.reason == "connect-src" }
+                    && blocked.contains { $0.url.hasPrefix("http://127.0.0.1:9") && $0.reason == "img-src" }
+            }
+            let blocked = await renderer.blockedRequests
+            #expect(both, "\(blocked)")
+            #expect(blocked.count == 2, "\(blocked)")
             let report = try #require(await renderer.lastLoad)
-            #expect(report.blocked.contains { $0.url.hasPrefix("https://tracker.example.invalid") && $0.reason == "connect-src" }, "\(report.blocked)")
-            #expect(report.blocked.contains { $0.url.hasPrefix("http://127.0.0.1:9") && $0.reason == "img-src" }, "\(report.blocked)")
-            #expect(await renderer.blockedRequests.count == 2)
+            #expect(report.blocked.allSatisfy { ["connect-src", "img-src"].contains($0.reason) }, "\(report.blocked)")
 
             // A navigation away is refused too, and the page stays.
             _ = try await renderer.evaluate(#"location.href = "https://example.invalid/leave"; undefined"#)
