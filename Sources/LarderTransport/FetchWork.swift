@@ -46,9 +46,12 @@ struct FetchWork: Sendable {
         while true {
             if try await isComplete(bundle) { return nil }
             if let claim = try await blocking({ () throws(CacheError) in try cache.claimDownload(bundle) }) {
-                // Whoever held it may have installed the bundle just before letting go.
+                // Whoever held it may have installed the bundle just before letting go (and
+                // removed the lock file this claim may have made anew): nothing to keep.
                 if try await isComplete(bundle) {
-                    claim.release()
+                    do { try claim.retire() } catch {
+                        // Installed: a leftover lock file is only a name, and `cache gc` removes it.
+                    }
                     return nil
                 }
                 return claim
