@@ -57,7 +57,7 @@ let package = Package(
             path: "Tools/larder-bench"),
 
         .target(
-            name: "LarderTestSupport", dependencies: ["LarderFormat", "CArchive", "CZlib"], path: "Tests/LarderTestSupport"),
+            name: "LarderTestSupport", dependencies: ["LarderFormat", "LarderCache", "LarderPack", "LarderHost", "CArchive", "CZlib"], path: "Tests/LarderTestSupport"),
         .testTarget(name: "LarderFormatTests", dependencies: ["LarderFormat", "LarderTestSupport", "CArchive", "CZlib"]),
         .testTarget(name: "LarderPackTests", dependencies: ["LarderPack", "LarderTestSupport"]),
         .testTarget(name: "LarderCLITests", dependencies: ["larder", "LarderFormat", "LarderCache", "LarderTestSupport"]),

@@ -7,41 +7,7 @@ import LarderTestSupport
 import Synchronization
 import Testing
 
-/// A scratch folder with a cache, removed when the test ends.
-final class RendererFixture: @unchecked Sendable {
-    let root: String
-    let cache: LarderCache
-
-    init() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("larder-renderer-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        cache = try LarderCache(at: root + "/cache")
-    }
-
-    deinit {
-        do { try FileManager.default.removeItem(atPath: root) } catch { print("could not remove \(root): \(error)") }
-    }
-
-    /// Packs a folder of SampleBundles with the packer and installs the archive.
-    func installSample(_ name: String) throws -> (bundle: Digest, manifest: Manifest) {
-        let report = try Packer.pack(source: sampleBundles + "/" + name, into: root + "/packed")
-        let bundle = try cache.install(archiveAt: report.archivePath).bundle
-        return (bundle, try cache.manifest(bundle))
-    }
-
-    /// Installs a bundle made of exactly these files (all essential, entry `index.html`), which
-    /// the packer would refuse.
-    func installFiles(_ files: [String: String]) throws -> (bundle: Digest, manifest: Manifest) {
-        let (archive, manifest) = try makeBundleArchive(files: files.mapValues { Array($0.utf8) })
-        let path = root + "/" + UUID().uuidString + ".tar.gz"
-        try Data(archive).write(to: URL(fileURLWithPath: path))
-        return (try cache.install(archiveAt: path).bundle, manifest)
-    }
-
-    func content(_ bundle: Digest) throws -> RenderContent {
-        RenderContent(journey: "journey_123", revision: 7, lease: try cache.lease(bundle), cache: cache)
-    }
-
+extension RendererFixture {
     /// Starts a new renderer and loads `bundle` hidden, expecting a failure.
     /// - Returns: the renderer and the error the load threw (nil if it succeeded).
     func failingLoad(_ bundle: Digest) async throws -> (renderer: HeadlessRenderer, error: HostError?) {
@@ -53,25 +19,8 @@ final class RendererFixture: @unchecked Sendable {
 
     /// Flips one byte of a stored object, as disk rot would.
     func flipByte(of object: Digest) throws {
-        try flipFirstByte(at: CacheLayout(root: root + "/cache").objectPath(object))
+        try flipFirstByte(at: objectPath(object))
     }
-}
-
-/// Collects what the renderer passes to the bridge.
-final class Inbox: Sendable {
-    let messages = Mutex<[BridgeMessage]>([])
-    var bridge: RendererBridge { RendererBridge { message in self.messages.withLock { $0.append(message) } } }
-    var received: [BridgeMessage] { messages.withLock { $0 } }
-}
-
-func session(_ id: String, _ bundle: Digest) -> PresentationSession {
-    PresentationSession(id: id, journey: "journey_123", revision: 7, bundle: bundle)
-}
-
-/// Runs `body` and returns the HostError it throws (nil if it does not throw one).
-func hostError(_ body: () async throws(HostError) -> Void) async -> HostError? {
-    do { try await body() } catch { return error }
-    return nil
 }
 
 /// Sends `json` as content and returns the HostError it throws (nil if it does not throw one).

@@ -1,6 +1,7 @@
 import Foundation
 import LarderFormat
 import LarderHost
+import LarderTestSupport
 import LarderWebKit
 import Testing
 

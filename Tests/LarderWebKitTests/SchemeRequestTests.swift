@@ -2,6 +2,7 @@ import Foundation
 import LarderCache
 import LarderFormat
 import LarderHost
+import LarderTestSupport
 @testable import LarderWebKit
 import Testing
 
