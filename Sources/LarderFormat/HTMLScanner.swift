@@ -147,9 +147,12 @@ package struct HTMLScanner {
         }
         let raw = UnsafeBufferPointer(rebasing: bytes[valueRange])
         let decoded = HTMLEntities.decode(raw)
+        // Exact only when the value's bytes are the raw bytes: no character reference, and no
+        // invalid UTF-8 (decoding replaces it with U+FFFD, three bytes), so offsets within the
+        // value are offsets within the document.
         return Attribute(
             name: name, value: decoded, valueOffset: valueRange.lowerBound, valueRange: valueRange,
-            decodedExactly: !raw.contains(UInt8(ascii: "&")))
+            decodedExactly: decoded.utf8.elementsEqual(raw))
     }
 
     private static let loadingRels: Set<String> = [

@@ -3,22 +3,43 @@ import Dispatch
 extension Array where Element: Sendable {
     /// Maps the elements on all cores (`DispatchQueue.concurrentPerform`), keeping order.
     func parallelMap<T: Sendable>(_ transform: @Sendable (Element) -> T) -> [T] {
+        // Nothing to map: and `Array(unsafeUninitializedCapacity: 0)` would write its count
+        // into the shared empty-array storage, which ThreadSanitizer reports between threads.
+        guard !isEmpty else { return [] }
         let results = ResultSlots<T>(count: count)
         let input = self
         DispatchQueue.concurrentPerform(iterations: count) { index in
             results.set(index, transform(input[index]))
         }
-        return results.values
+        return results.take()
     }
 }
 
-/// Slots that concurrent iterations fill, each slot written by exactly one iteration and read
-/// only after `concurrentPerform` has returned.
+/// Preallocated, uninitialized storage that concurrent iterations fill: each slot is
+/// initialized by exactly one iteration, through its own address (no shared `Array` value is
+/// mutated, so no copy-on-write check races), and read only after `concurrentPerform`
+/// returned.
 private final class ResultSlots<T>: @unchecked Sendable {
-    private var slots: [T?]
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-    func set(_ index: Int, _ value: T) {
-        slots.withUnsafeMutableBufferPointer { $0[index] = value }
+    private let slots: UnsafeMutableBufferPointer<T>
+    private var taken = false
+
+    init(count: Int) { slots = .allocate(capacity: count) }
+
+    deinit {
+        if !taken { slots.deinitialize() }  // every slot was set: concurrentPerform ran them all
+        slots.deallocate()
     }
-    var values: [T] { slots.map { $0! } }
+
+    func set(_ index: Int, _ value: T) {
+        (slots.baseAddress! + index).initialize(to: value)
+    }
+
+    /// Moves the values out, in order. Call once, after every slot was set.
+    func take() -> [T] {
+        taken = true
+        return Array(unsafeUninitializedCapacity: slots.count) { buffer, initialized in
+            _ = buffer.moveInitialize(fromContentsOf: slots)
+            initialized = slots.count
+        }
+    }
 }

@@ -16,14 +16,17 @@ enum CLI {
         return me.deletingLastPathComponent().appendingPathComponent("larder").path
     }()
 
-    static func run(_ arguments: [String], environment: [String: String] = [:], umask mask: String? = nil) throws -> CLIResult {
+    /// - Parameter stdout: where standard output goes (default: captured).
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], umask mask: String? = nil, stdout: String? = nil
+    ) throws -> CLIResult {
         let command = mask.map { ["/bin/sh", "-c", "umask \($0) && exec \"$0\" \"$@\"", executable] + arguments } ?? [executable] + arguments
         var env = ProcessInfo.processInfo.environment
         env["COLUMNS"] = "80"
         for (key, value) in environment { env[key] = value }
         let out = try CaptureFile()
         let err = try CaptureFile()
-        let status = try wait(spawn(command, environment: env, stdout: out.path, stderr: err.path))
+        let status = try wait(spawn(command, environment: env, stdout: stdout ?? out.path, stderr: err.path))
         return CLIResult(
             status: status, stdout: String(decoding: try out.contents(), as: UTF8.self),
             stderr: String(decoding: try err.contents(), as: UTF8.self))

@@ -104,6 +104,8 @@ import Testing
         ("cache frobnicate", 64),
         ("cache evict", 64),
         ("cache evict --to banana", 64),
+        ("cache evict --to 10000000000000000000", 64),
+        ("cache evict --to 99999999TiB", 64),
         ("cache show", 64),
         ("cache show nothing-like-this", 66),
         ("cache install /nonexistent.tar.gz", 66),
@@ -123,6 +125,19 @@ import Testing
         let arguments = command.split(separator: " ").map(String.init)
         let result = try CLI.run(arguments + ["--cache", scratch.path + "/cache"])
         #expect(result.status == status, "\(result.stderr)")
+    }
+
+    /// Output that cannot be written ends the command with a message and exit 74 (EX_IOERR),
+    /// never a trap: a full device, and a reader that went away.
+    @Test func anUnwritableOutputIsExit74() throws {
+        let (scratch, cache, _) = try installedSamples()
+        let full = try CLI.run(["cache", "ls", "--cache", cache, "--json"], stdout: "/dev/full")
+        #expect(full.status == 74)
+        #expect(full.stderr.hasPrefix("Error: cannot write the output: No space left on device"), "\(full.stderr)")
+        // The reader closes its end before larder starts writing.
+        let status = scratch.path + "/status"
+        try CLI.shell("(sleep 0.3; '\(CLI.executable)' cache ls --cache '\(cache)' 2>/dev/null; echo $? > '\(status)') | (exec 0<&-; sleep 1)")
+        #expect(try String(contentsOfFile: status, encoding: .utf8) == "74\n")
     }
 
     @Test func refusesAHostileArchiveWithExit65() throws {

@@ -115,3 +115,24 @@ import Testing
         #expect(ReferenceResolver.resolve(url, from: document) == expected)
     }
 }
+
+/// Offsets stay those of the document's bytes when a value holds invalid UTF-8 (a fuzzer found
+/// `srcset` candidates reported after the replacement characters, at the wrong column).
+@Suite struct ScannerOffsetTests {
+    @Test func aSrcsetAfterInvalidUTF8IsReportedAtItsOwnBytes() {
+        var bytes = Array(#"<img srcset="x"#.utf8) + [0xFF, 0xFE] + Array(#".png 1x, second.png 2x">"#.utf8)
+        let references = bytes.withUnsafeBufferPointer { HTMLScanner.scan($0) }
+        let second = references.first { $0.url == "second.png" }
+        // Not exact any more: reported at the attribute's value, which is where it really starts.
+        let valueStart = Array(#"<img srcset=""#.utf8).count
+        #expect(second?.offset == valueStart)
+        // Valid text keeps each candidate's own offset.
+        bytes = Array(#"<img srcset="é.png 1x, second.png 2x">"#.utf8)
+        let exact = bytes.withUnsafeBufferPointer { HTMLScanner.scan($0) }
+        guard let offset = exact.first(where: { $0.url == "second.png" })?.offset else {
+            Issue.record("second.png was not found")
+            return
+        }
+        #expect(Array(bytes[offset..<offset + 10]) == Array("second.png".utf8))
+    }
+}

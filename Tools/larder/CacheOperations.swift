@@ -135,7 +135,8 @@ enum CacheOperations {
             "kib": 1024, "mib": 1_048_576, "gib": 1_073_741_824, "tib": 1_099_511_627_776,
         ]
         guard let unit = units[trimmed.dropFirst(number.count).trimmingCharacters(in: .whitespaces).lowercased()] else { return nil }
-        return Int64(value * unit)
+        // Past Int64 (about 9.2 EB) is no size a cache can have: refused, not trapped on.
+        return Int64(exactly: (value * unit).rounded(.down))
     }
 }
 
@@ -159,11 +160,11 @@ final class ProgressBar: @unchecked Sendable {
         let width = 30
         let filled = width * done / total
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(percent)% (\(done)/\(total))".utf8))
+        Console.progress("\r\(label) [\(bar)] \(percent)% (\(done)/\(total))")
     }
 
     func finish() {
         guard enabled, lastDrawn >= 0 else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        Console.progress("\r\u{1B}[K")
     }
 }

@@ -20,18 +20,49 @@ enum ExitCode: Int32 {
     case cannotCreate = 73
     /// Try again later (another process holds the sweep lock).
     case temporaryFailure = 75
+    /// The output could not be written (a closed pipe, a full disk): `EX_IOERR`.
+    case ioError = 74
     /// Permission denied: the origin refused the key or the journey.
     case noPermission = 77
 }
 
 /// Where the commands write: stdout for results, stderr for errors, warnings and progress.
+///
+/// Writes go straight to the descriptors (`write(2)`), not through `FileHandle`, whose
+/// `write` traps on an error: output that cannot be written (a reader that went away, a full
+/// disk) ends the command with a message and exit 74. `main` ignores `SIGPIPE` so a closed
+/// pipe is such an error rather than a silent kill.
 enum Console {
     static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+        write(text.hasSuffix("\n") ? text : text + "\n", to: 1)
     }
 
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+        write(text.hasSuffix("\n") ? text : text + "\n", to: 2)
+    }
+
+    /// Progress on stderr, as it is (no newline: a bar redraws its line).
+    static func progress(_ text: String) {
+        write(text, to: 2)
+    }
+
+    private static func write(_ text: String, to descriptor: Int32) {
+        var bytes = Array(text.utf8)
+        var done = 0
+        while done < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + done, $0.count - done) }
+            if written >= 0 {
+                done += written
+                continue
+            }
+            if errno == EINTR { continue }
+            let reason = String(cString: strerror(errno))
+            if descriptor != 2 {
+                bytes = Array("Error: cannot write the output: \(reason)\n".utf8)
+                _ = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress!, $0.count) }  // the exit status says it if this fails too
+            }
+            exit(ExitCode.ioError.rawValue)
+        }
     }
 
     /// Writes a JSON document with stable (sorted) keys and a final newline.

@@ -60,4 +60,7 @@ let commands: [String: (spec: CommandSpec, run: ([String]) -> ExitCode)] = [
     }
 }
 
+// A reader that goes away (`larder cache ls | head -1`) makes writes fail with EPIPE, which
+// Console turns into exit 74, instead of killing the process with SIGPIPE.
+signal(SIGPIPE, SIG_IGN)
 exit(larderMain(Array(CommandLine.arguments.dropFirst())).rawValue)
