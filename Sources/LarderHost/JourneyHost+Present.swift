@@ -21,7 +21,7 @@ extension JourneyHost {
             if current.isReady { return current.journey }
         }
         if let current = prepared, current.journey.stale, current.isReady,
-            let notBefore = try store.record(configuration.scope).notBefore, clock.now < notBefore
+            let notBefore = try await storedRecord(configuration.scope).notBefore, clock.now < notBefore
         {
             // Served stale and the origin may not be asked yet: nothing new to try.
             return current.journey
@@ -126,9 +126,14 @@ extension JourneyHost {
             prepared = current
         } else {
             let next: Prepared
-            do { next = try makePrepared(flow) } catch {
+            do { next = try await makePrepared(flow) } catch {
                 setReadiness(.failed(error.code))
                 throw error
+            }
+            // The lease is taken off the actor: the configuration may have changed meanwhile.
+            guard generation == self.generation else {
+                next.content.lease.release()
+                throw HostError(.cancelled, "the configuration changed")
             }
             if let old = prepared { prepared = nil; retire(old) }
             prepared = next
@@ -201,9 +206,8 @@ extension JourneyHost {
 
     /// Leases a resolved flow's bundle and decides between prepared and direct presentation:
     /// prepared when both the renderer and the bundle support it.
-    func makePrepared(_ flow: ResolvedFlow) throws(HostError) -> Prepared {
-        let lease: BundleLease
-        do { lease = try cache.lease(flow.bundle) } catch { throw HostError(error) }
+    func makePrepared(_ flow: ResolvedFlow) async throws(HostError) -> Prepared {
+        let lease = try await leaseBundle(flow.bundle)
         let capable = renderer.supportsPreparation && lease.manifest.renderer.capabilities.isSuperset(of: [.prepare, .visibility])
         let journey = PreparedJourney(
             journey: flow.journey, revision: flow.revision, bundle: flow.bundle, source: flow.source, renewed: flow.renewed,

@@ -113,9 +113,15 @@ extension JourneyHost {
 
     /// A new revision: staged while a presentation is open, otherwise prepared now.
     private func adopt(_ flow: ResolvedFlow) async {
+        let generation = generation
         let next: Prepared
-        do { next = try makePrepared(flow) } catch {
+        do { next = try await makePrepared(flow) } catch {
             note(.failed, "cannot prepare revision \(flow.revision): \(error)")
+            return
+        }
+        // The lease is taken off the actor: the configuration may have changed meanwhile.
+        guard generation == self.generation, !disposed else {
+            next.content.lease.release()
             return
         }
         if case .presented = presentation {

@@ -48,10 +48,10 @@ extension JourneyHost {
         let configuration = configuration
         let generation = generation
         let scope = configuration.scope
-        let record = try store.record(scope)
+        let record = try await storedRecord(scope)
         let start = clock.now
         if let document = record.document, let renewed = record.renewed, case let decision = freshness(of: document, renewed: renewed),
-            decision != .requiresFetch, try isComplete(document.bundle)
+            decision != .requiresFetch, try await isComplete(document.bundle)
         {
             note(.fresh, "revision \(document.revision) is \(Self.describe(start.duration(since: renewed))) old: shown from the cache")
             var flow = ResolvedFlow(document: document, renewed: renewed, source: .cache, stale: false)
@@ -83,13 +83,13 @@ extension JourneyHost {
             note(.deadline, "no answer within \(Self.describe(configuration.fetchDeadline)); the fetch goes on in the background")
             failure = HostError(.unavailable, "the origin did not answer within \(Self.describe(configuration.fetchDeadline))")
         }
-        let latest = asked ? try store.record(scope) : record
-        if let document = latest.document, try isComplete(document.bundle) {
+        let latest = asked ? try await storedRecord(scope) : record
+        if let document = latest.document, try await isComplete(document.bundle) {
             let age = latest.renewed.map { Self.describe(clock.now.duration(since: $0)) } ?? "unknown"
             note(.servedStale, "revision \(document.revision) from the cache (\(age) old): \(failure.message)")
             return ResolvedFlow(document: document, renewed: latest.renewed, source: .cache, stale: true)
         }
-        if let embedded = try embeddedDefault() {
+        if let embedded = try await embeddedDefault() {
             note(.embedded, "the embedded default: \(failure.message)")
             return ResolvedFlow(
                 journey: configuration.journeyID, revision: 0, bundle: embedded, source: .embedded, renewed: nil, document: nil,
@@ -118,7 +118,7 @@ extension JourneyHost {
     private func performLiveFetch(_ configuration: JourneyConfiguration, generation: Int) async -> LiveOutcome {
         let scope = configuration.scope
         var record: ScopeRecord
-        do { record = try store.record(scope) } catch { return .failed(error) }
+        do { record = try await storedRecord(scope) } catch { return .failed(error) }
         if let notBefore = record.notBefore, clock.now < notBefore { return .failed(backingOff(until: notBefore)) }
         let client = ConfigurationClient(transport: transport, clock: clock)
         let answer = await client.fetch(
@@ -130,22 +130,22 @@ extension JourneyHost {
             switch answer {
             case .fetched(let document, let etag):
                 if let error = await fetchBundle(document.bundle, configuration: configuration) {
-                    return try fail(&record, scope: scope, error, retryAfter: nil)
+                    return try await fail(record, scope: scope, error, retryAfter: nil)
                 }
                 guard generation == self.generation else {
                     return .failed(HostError(.cancelled, "the answer was for a previous configuration"))
                 }
                 let now = clock.now
                 record = ScopeRecord(document: document, etag: etag, renewed: now)
-                try authorise(record, scope: scope)
+                try await authorise(record, scope: scope)
                 note(.fetched, "200: revision \(document.revision), bundle \(document.bundle.hex.prefix(12))")
                 return .authorised(document, renewed: now, source: .network)
             case .notModified:
                 guard let document = record.document else {
-                    return try fail(&record, scope: scope, HostError(.unavailable, "a 304 without a cached document"), retryAfter: nil)
+                    return try await fail(record, scope: scope, HostError(.unavailable, "a 304 without a cached document"), retryAfter: nil)
                 }
-                if try !isComplete(document.bundle), let error = await fetchBundle(document.bundle, configuration: configuration) {
-                    return try fail(&record, scope: scope, error, retryAfter: nil)
+                if try await !isComplete(document.bundle), let error = await fetchBundle(document.bundle, configuration: configuration) {
+                    return try await fail(record, scope: scope, error, retryAfter: nil)
                 }
                 guard generation == self.generation else {
                     return .failed(HostError(.cancelled, "the answer was for a previous configuration"))
@@ -155,7 +155,7 @@ extension JourneyHost {
                 record.failures = 0
                 record.notBefore = nil
                 record.notFound = 0
-                try authorise(record, scope: scope)
+                try await authorise(record, scope: scope)
                 note(.revalidated, "304: revision \(document.revision) is still current")
                 return .authorised(document, renewed: now, source: .revalidated)
             case .denied(let status):
@@ -168,30 +168,31 @@ extension JourneyHost {
                     return .denied(status: 404)
                 }
                 note(.notFound, "404: the journey is unknown; a second 404 will confirm it")
-                return try fail(&record, scope: scope, HostError(.unavailable, "\(configuration.documentURL.absoluteString): the origin does not know journey '\(configuration.journeyID)'", status: 404), retryAfter: nil)
+                return try await fail(record, scope: scope, HostError(.unavailable, "\(configuration.documentURL.absoluteString): the origin does not know journey '\(configuration.journeyID)'", status: 404), retryAfter: nil)
             case .failed(let error, let retryAfter):
-                return try fail(&record, scope: scope, error, retryAfter: retryAfter)
+                return try await fail(record, scope: scope, error, retryAfter: retryAfter)
             }
         } catch {
             return .failed(error)
         }
     }
 
-    private func fail(_ record: inout ScopeRecord, scope: String, _ error: HostError, retryAfter: Duration?) throws(HostError) -> LiveOutcome {
+    private func fail(_ record: ScopeRecord, scope: String, _ error: HostError, retryAfter: Duration?) async throws(HostError) -> LiveOutcome {
+        var record = record
         record.failures += 1
         let wait = Backoff.delay(failures: record.failures, retryAfter: retryAfter)
         record.notBefore = clock.now.adding(wait)
         if error.status != 404 { record.notFound = 0 }
-        try store.save(record, for: scope)
+        try await saveRecord(record, for: scope)
         note(.failed, "\(error); next attempt after \(Self.describe(wait))" + (retryAfter == nil ? "" : " (Retry-After)"))
         return .failed(error)
     }
 
-    private func authorise(_ record: ScopeRecord, scope: String) throws(HostError) {
-        try store.save(record, for: scope)
+    private func authorise(_ record: ScopeRecord, scope: String) async throws(HostError) {
+        try await saveRecord(record, for: scope)
         authorisedThisLaunch.insert(scope)
         guard let bundle = record.document?.bundle else { return }
-        do { _ = try cache.retain(scope: scope, keeping: [bundle]) } catch { throw HostError(error) }
+        try await retainBundles([bundle], for: scope)
     }
 
     /// Brings a bundle into the cache; nil on success.
@@ -221,9 +222,9 @@ extension JourneyHost {
     /// A definitive denial: forget the scope's document and validator, let the cache drop its
     /// bundles, end any presentation of it and discard prepared content.
     func discard(scope: String, status: Int) async throws(HostError) {
-        try store.save(ScopeRecord(), for: scope)
+        try await saveRecord(ScopeRecord(), for: scope)
         authorisedThisLaunch.remove(scope)
-        do { _ = try cache.retain(scope: scope, keeping: []) } catch { throw HostError(error) }
+        try await retainBundles([], for: scope)
         note(.denied, "\(status): content for journey '\(configuration.journeyID)' discarded; the next attempt authorises afresh")
         guard scope == configuration.scope else { return }
         cancelRefresh()
@@ -232,20 +233,12 @@ extension JourneyHost {
         setReadiness(.denied(status: status))
     }
 
-    func isComplete(_ bundle: Digest) throws(HostError) -> Bool {
-        do { return try cache.bundle(bundle)?.complete == true } catch { throw HostError(error) }
-    }
-
-    func embeddedDefault() throws(HostError) -> Digest? {
+    func embeddedDefault() async throws(HostError) -> Digest? {
         if let embeddedBundle { return embeddedBundle }
         guard let path = configuration.embeddedDefault else { return nil }
-        do {
-            let result = try cache.importEmbeddedDefault(archiveAt: path)
-            embeddedBundle = result.bundle
-            return result.bundle
-        } catch {
-            throw HostError(error)
-        }
+        let bundle = try await importEmbedded(path)
+        embeddedBundle = bundle
+        return bundle
     }
 
     static func describe(_ duration: Duration) -> String {

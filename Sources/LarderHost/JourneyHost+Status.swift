@@ -26,17 +26,21 @@ public struct JourneyStatus: Sendable, Equatable {
 }
 
 extension JourneyHost {
-    /// The stored state of the current scope; reads only local state.
-    public func status() throws(HostError) -> JourneyStatus {
-        let record = try store.record(configuration.scope)
+    /// The stored state of the current scope; reads only local state, off the actor's thread,
+    /// so it answers while another call waits on the cache's lock.
+    public func status() async throws(HostError) -> JourneyStatus {
+        let configuration = configuration
+        let record = try await storedRecord(configuration.scope)
         let document = record.document
         let decision = zip(document, record.renewed).map { freshness(of: $0, renewed: $1) }
         var cached = false
-        if let document { cached = try isComplete(document.bundle) }
+        if let document { cached = try await isComplete(document.bundle) }
+        let queue = try captureQueue()
+        let pending = try await Self.offPool { () throws(HostError) in try queue.pendingCount() }
         return JourneyStatus(
             journey: configuration.journeyID, revision: document?.revision, bundle: document?.bundle, refresh: document?.refresh,
             renewed: record.renewed, freshness: decision, authorisedSinceStart: authorisedThisLaunch.contains(configuration.scope), cached: cached,
-            failures: record.failures, nextAttempt: record.notBefore, pendingCaptures: try captureQueue().pendingCount())
+            failures: record.failures, nextAttempt: record.notBefore, pendingCaptures: pending)
     }
 }
 

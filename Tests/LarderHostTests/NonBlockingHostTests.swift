@@ -1,0 +1,73 @@
+import Foundation
+import LarderCache
+import LarderHost
+import LarderTestSupport
+import Testing
+
+/// The host never holds a cooperative-pool thread while its storage waits: with the cache's
+/// sweep lock held by another process, a preparation waits for it off the actor, and the host
+/// keeps answering.
+@Suite struct NonBlockingHostTests {
+    /// Holds `path`'s lock exclusively in another process (`flock(1)`) for `seconds`.
+    static func holdLock(_ path: String, seconds: Int) throws -> pid_t {
+        let arguments = ["/usr/bin/flock", "-x", path, "sleep", String(seconds)]
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, "/usr/bin/flock", nil, nil, argv, environ)
+        guard status == 0 else { throw HostError(.storage, "cannot start flock: \(String(cString: strerror(status)))") }
+        return pid
+    }
+
+    /// Whether another process holds `path`'s lock.
+    static func isHeld(_ path: String) -> Bool {
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
+        flock(fd, LOCK_UN)
+        return false
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = start.duration(to: .now)
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    @Test func statusAnswersWhileAPreparationWaitsForTheCacheLock() async throws {
+        let fixture = try HostFixture()
+        try fixture.publish("onboarding")
+        // The bundle is cached, so the preparation's only wait is the authorisation's retain,
+        // which takes the sweep lock exclusively.
+        _ = try fixture.cache.install(archiveAt: try fixture.archive("onboarding"))
+        let host = try fixture.host()
+        let lock = fixture.cache.root + "/sweep.lock"
+        let holder = try Self.holdLock(lock, seconds: 3)
+        defer {
+            var status: Int32 = 0
+            waitpid(holder, &status, 0)
+        }
+        for _ in 0..<200 where !Self.isHeld(lock) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(Self.isHeld(lock))
+
+        let started = ContinuousClock.now
+        let preparation = Task { try await host.prepare() }
+        try await Task.sleep(for: .milliseconds(300))
+        // Meanwhile the host answers, and other tasks run.
+        let asked = ContinuousClock.now
+        let status = try await host.status()
+        let answered = Self.seconds(since: asked)
+        let ticks = ContinuousClock.now
+        for _ in 0..<20 { try await Task.sleep(for: .milliseconds(5)) }
+        let ticked = Self.seconds(since: ticks)
+        #expect(answered < 1, "status took \(answered) s while the lock was held")
+        #expect(ticked < 1.5, "20 short sleeps took \(ticked) s")
+        #expect(status.journey == HostFixture.journey)
+        #expect(Self.isHeld(lock), "the lock must still be held for the numbers above to mean anything")
+
+        let prepared = try await preparation.value
+        #expect(prepared.bundle == (try fixture.cache.bundles().first?.digest))
+        #expect(Self.seconds(since: started) >= 2, "the preparation waited for the lock")
+        await host.dispose()
+    }
+}
