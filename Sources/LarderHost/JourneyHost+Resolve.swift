@@ -48,10 +48,10 @@ extension JourneyHost {
         let configuration = configuration
         let generation = generation
         let scope = configuration.scope
-        let record = try await storedRecord(scope)
+        let (record, complete) = try await storedState(scope)
         let start = clock.now
         if let document = record.document, let renewed = record.renewed, case let decision = freshness(of: document, renewed: renewed),
-            decision != .requiresFetch, try await isComplete(document.bundle)
+            decision != .requiresFetch, complete
         {
             note(.fresh, "revision \(document.revision) is \(Self.describe(start.duration(since: renewed))) old: shown from the cache")
             var flow = ResolvedFlow(document: document, renewed: renewed, source: .cache, stale: false)
@@ -83,8 +83,8 @@ extension JourneyHost {
             note(.deadline, "no answer within \(Self.describe(configuration.fetchDeadline)); the fetch goes on in the background")
             failure = HostError(.unavailable, "the origin did not answer within \(Self.describe(configuration.fetchDeadline))")
         }
-        let latest = asked ? try await storedRecord(scope) : record
-        if let document = latest.document, try await isComplete(document.bundle) {
+        let (latest, latestComplete) = asked ? try await storedState(scope) : (record, complete)
+        if let document = latest.document, latestComplete {
             let age = latest.renewed.map { Self.describe(clock.now.duration(since: $0)) } ?? "unknown"
             note(.servedStale, "revision \(document.revision) from the cache (\(age) old): \(failure.message)")
             return ResolvedFlow(document: document, renewed: latest.renewed, source: .cache, stale: true)

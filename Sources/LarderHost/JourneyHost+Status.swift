@@ -30,11 +30,9 @@ extension JourneyHost {
     /// so it answers while another call waits on the cache's lock.
     public func status() async throws(HostError) -> JourneyStatus {
         let configuration = configuration
-        let record = try await storedRecord(configuration.scope)
+        let (record, cached) = try await storedState(configuration.scope)
         let document = record.document
         let decision = zip(document, record.renewed).map { freshness(of: $0, renewed: $1) }
-        var cached = false
-        if let document { cached = try await isComplete(document.bundle) }
         let queue = try captureQueue()
         let pending = try await Self.offPool { () throws(HostError) in try queue.pendingCount() }
         return JourneyStatus(

@@ -30,6 +30,18 @@ extension JourneyHost {
         return try await Self.offPool { () throws(HostError) in try store.record(scope) }
     }
 
+    /// The stored record of a scope and whether its document's bundle is complete in the
+    /// cache (false without a document), in one hop.
+    func storedState(_ scope: String) async throws(HostError) -> (record: ScopeRecord, complete: Bool) {
+        let store = store
+        let cache = cache
+        return try await Self.offPool { () throws(HostError) in
+            let record = try store.record(scope)
+            guard let bundle = record.document?.bundle else { return (record, false) }
+            do throws(CacheError) { return (record, try cache.bundle(bundle)?.complete == true) } catch { throw HostError(error) }
+        }
+    }
+
     /// Stores a scope's record.
     func saveRecord(_ record: ScopeRecord, for scope: String) async throws(HostError) {
         let store = store
