@@ -36,6 +36,9 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         /// The file system is full (or the quota is used up); nothing was installed. Free
         /// space (`larder cache gc`, `evict`) and try again.
         public static let diskFull = Code("disk-full")
+        /// Another connection held the index's lock past the time allowed (none, for a call
+        /// that must not wait); try again.
+        public static let busy = Code("busy")
     }
 
     public var code: Code

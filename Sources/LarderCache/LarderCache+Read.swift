@@ -71,8 +71,22 @@ extension LarderCache {
     /// Leases a complete bundle for presentation and marks it used.
     /// - Throws: ``CacheError/Code/bundleNotFound`` or ``CacheError/Code/bundleIncomplete``.
     public func lease(_ digest: Digest) throws(CacheError) -> BundleLease {
+        guard let lease = try lease(digest, waiting: true) else {
+            throw CacheError(.busy, "the index stayed locked by another process", digest: digest)
+        }
+        return lease
+    }
+
+    /// ``lease(_:)`` for a thread that must not wait (an actor's): nil, with nothing changed,
+    /// when another process holds the index's write lock at this moment; then call
+    /// ``lease(_:)`` where waiting is allowed.
+    public func leaseWithoutWaiting(_ digest: Digest) throws(CacheError) -> BundleLease? {
+        try lease(digest, waiting: false)
+    }
+
+    private func lease(_ digest: Digest, waiting: Bool) throws(CacheError) -> BundleLease? {
         let token = nextLeaseToken.add(1, ordering: .relaxed).newValue
-        let manifest = try index.with { (index) throws(CacheError) -> Manifest in
+        let manifest = try index.with { (index) throws(CacheError) -> Manifest? in
             guard let record = try index.bundle(digest) else {
                 throw CacheError(.bundleNotFound, "no such bundle in the cache; fetch it", digest: digest)
             }
@@ -82,12 +96,21 @@ extension LarderCache {
             guard let manifest = try index.manifest(digest) else {
                 throw CacheError(.bundleNotFound, "no such bundle in the cache; fetch it", digest: digest)
             }
-            try index.database.hintTransaction { () throws(CacheError) in
-                try index.touch(digest, now: configuration.now())
-                try index.addLease(digest, pid: getpid(), token: token)
+            let now = configuration.now()
+            func write(_ index: inout CacheIndex) throws(CacheError) {
+                try index.database.hintTransaction { () throws(CacheError) in
+                    try index.touch(digest, now: now)
+                    try index.addLease(digest, pid: getpid(), token: token)
+                }
+            }
+            if waiting {
+                try write(&index)
+            } else if try index.database.withoutWaiting({ () throws(CacheError) in try write(&index) }) == nil {
+                return nil
             }
             return manifest
         }
+        guard let manifest else { return nil }
         leases.withLock { $0[digest, default: 0] += 1 }
         return BundleLease(bundle: digest, manifest: manifest, cache: self, token: token)
     }

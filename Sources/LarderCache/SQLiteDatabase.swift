@@ -18,7 +18,7 @@ package final class SQLiteDatabase: @unchecked Sendable {
         }
         handle = db
         self.path = path
-        sqlite3_busy_timeout(db, 30_000)
+        sqlite3_busy_timeout(db, Self.busyTimeout)
         // Keep the -wal file when the last connection closes: a new process's first write then
         // reuses it instead of creating and syncing a new one (and its folder).
         var persist: Int32 = 1
@@ -34,7 +34,7 @@ package final class SQLiteDatabase: @unchecked Sendable {
         if status != SQLITE_OK {
             let message = error.map { String(cString: $0) } ?? "status \(status)"
             sqlite3_free(error)
-            throw CacheError(status & 0xFF == SQLITE_FULL ? .diskFull : .storage, "cache index: \(message) (in \(sql.prefix(40)))", path: path)
+            throw CacheError(Self.code(status), "cache index: \(message) (in \(sql.prefix(40)))", path: path)
         }
     }
 
@@ -82,10 +82,30 @@ package final class SQLiteDatabase: @unchecked Sendable {
 
     var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// The error code for an SQLite status: a full disk and a lock held elsewhere have their own.
+    private static func code(_ status: Int32) -> CacheError.Code {
+        switch status & 0xFF {
+        case SQLITE_FULL: .diskFull
+        case SQLITE_BUSY, SQLITE_LOCKED: .busy
+        default: .storage
+        }
+    }
+
+    /// Runs `body` without waiting for a lock another connection holds (`sqlite3_busy_timeout`
+    /// 0 for its duration).
+    /// - Returns: nil when the lock was held (nothing was changed: the transaction rolled
+    ///   back); the caller may try again where waiting is allowed.
+    package func withoutWaiting<T>(_ body: () throws(CacheError) -> T) throws(CacheError) -> T? {
+        sqlite3_busy_timeout(handle, 0)
+        defer { sqlite3_busy_timeout(handle, Self.busyTimeout) }
+        do { return try body() } catch where error.code == .busy { return nil }
+    }
+
+    /// How long a call waits for another connection's lock.
+    static let busyTimeout: Int32 = 30_000
+
     package func failure(_ status: Int32, _ action: String) -> CacheError {
-        CacheError(
-            status & 0xFF == SQLITE_FULL ? .diskFull : .storage,
-            "cache index \(action) failed: \(String(cString: sqlite3_errmsg(handle))) (\(status))", path: path)
+        CacheError(Self.code(status), "cache index \(action) failed: \(String(cString: sqlite3_errmsg(handle))) (\(status))", path: path)
     }
 }
 

@@ -65,9 +65,27 @@ final class HostStore: Sendable {
         }
     }
 
-    func save(_ record: ScopeRecord, for scope: String) throws(HostError) {
+    /// Stores a scope's record.
+    /// - Parameter waiting: false to give up at once, changing nothing, when another
+    ///   connection holds the write lock.
+    /// - Returns: false when it gave up.
+    @discardableResult
+    func save(_ record: ScopeRecord, for scope: String, waiting: Bool = true) throws(HostError) -> Bool {
         do {
-            try database.with { (database) throws(CacheError) in
+            return try database.with { (database) throws(CacheError) -> Bool in
+                if waiting {
+                    try Self.write(record, for: scope, in: database)
+                } else if try database.withoutWaiting({ () throws(CacheError) in try Self.write(record, for: scope, in: database) }) == nil {
+                    return false
+                }
+                return true
+            }
+        } catch {
+            throw HostError(.storage, "cannot write the host state", cacheError: error)
+        }
+    }
+
+    private static func write(_ record: ScopeRecord, for scope: String, in database: SQLiteDatabase) throws(CacheError) {
                 try database.prepare(
                     """
                     INSERT OR REPLACE INTO scopes(scope, document, etag, renewed_ms, failures, not_before_ms, not_found)
@@ -79,10 +97,6 @@ final class HostStore: Sendable {
                     .int(Int64(record.failures)), record.notBefore.map { .int($0.milliseconds) } ?? .null,
                     .int(Int64(record.notFound))
                 ).run()
-            }
-        } catch {
-            throw HostError(.storage, "cannot write the host state", cacheError: error)
-        }
     }
 }
 

@@ -21,7 +21,7 @@ extension JourneyHost {
             if current.isReady { return current.journey }
         }
         if let current = prepared, current.journey.stale, current.isReady,
-            let notBefore = try await storedRecord(configuration.scope).notBefore, clock.now < notBefore
+            let notBefore = try store.record(configuration.scope).notBefore, clock.now < notBefore
         {
             // Served stale and the origin may not be asked yet: nothing new to try.
             return current.journey

@@ -48,7 +48,7 @@ extension JourneyHost {
         let configuration = configuration
         let generation = generation
         let scope = configuration.scope
-        let (record, complete) = try await storedState(scope)
+        let (record, complete) = try storedState(scope)
         let start = clock.now
         if let document = record.document, let renewed = record.renewed, case let decision = freshness(of: document, renewed: renewed),
             decision != .requiresFetch, complete
@@ -83,7 +83,7 @@ extension JourneyHost {
             note(.deadline, "no answer within \(Self.describe(configuration.fetchDeadline)); the fetch goes on in the background")
             failure = HostError(.unavailable, "the origin did not answer within \(Self.describe(configuration.fetchDeadline))")
         }
-        let (latest, latestComplete) = asked ? try await storedState(scope) : (record, complete)
+        let (latest, latestComplete) = asked ? try storedState(scope) : (record, complete)
         if let document = latest.document, latestComplete {
             let age = latest.renewed.map { Self.describe(clock.now.duration(since: $0)) } ?? "unknown"
             note(.servedStale, "revision \(document.revision) from the cache (\(age) old): \(failure.message)")
@@ -118,7 +118,7 @@ extension JourneyHost {
     private func performLiveFetch(_ configuration: JourneyConfiguration, generation: Int) async -> LiveOutcome {
         let scope = configuration.scope
         var record: ScopeRecord
-        do { record = try await storedRecord(scope) } catch { return .failed(error) }
+        do { record = try store.record(scope) } catch { return .failed(error) }
         if let notBefore = record.notBefore, clock.now < notBefore { return .failed(backingOff(until: notBefore)) }
         let client = ConfigurationClient(transport: transport, clock: clock)
         let answer = await client.fetch(
@@ -144,7 +144,7 @@ extension JourneyHost {
                 guard let document = record.document else {
                     return try await fail(record, scope: scope, HostError(.unavailable, "a 304 without a cached document"), retryAfter: nil)
                 }
-                if try await !isComplete(document.bundle), let error = await fetchBundle(document.bundle, configuration: configuration) {
+                if try !isComplete(document.bundle), let error = await fetchBundle(document.bundle, configuration: configuration) {
                     return try await fail(record, scope: scope, error, retryAfter: nil)
                 }
                 guard generation == self.generation else {

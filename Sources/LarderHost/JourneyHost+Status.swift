@@ -26,15 +26,14 @@ public struct JourneyStatus: Sendable, Equatable {
 }
 
 extension JourneyHost {
-    /// The stored state of the current scope; reads only local state, off the actor's thread,
-    /// so it answers while another call waits on the cache's lock.
+    /// The stored state of the current scope; reads only local state, and answers while
+    /// another call waits on the cache's lock.
     public func status() async throws(HostError) -> JourneyStatus {
         let configuration = configuration
-        let (record, cached) = try await storedState(configuration.scope)
+        let (record, cached) = try storedState(configuration.scope)
         let document = record.document
         let decision = zip(document, record.renewed).map { freshness(of: $0, renewed: $1) }
-        let queue = try captureQueue()
-        let pending = try await Self.offPool { () throws(HostError) in try queue.pendingCount() }
+        let pending = try captureQueue().pendingCount()
         return JourneyStatus(
             journey: configuration.journeyID, revision: document?.revision, bundle: document?.bundle, refresh: document?.refresh,
             renewed: record.renewed, freshness: decision, authorisedSinceStart: authorisedThisLaunch.contains(configuration.scope), cached: cached,

@@ -1,5 +1,5 @@
 import Foundation
-import LarderCache
+@testable import LarderCache
 import LarderHost
 import LarderTestSupport
 import Synchronization
@@ -104,6 +104,39 @@ import Testing
         let prepared = try await preparation.value
         #expect(prepared.bundle == (try fixture.cache.bundles().first?.digest))
         #expect(waited >= 0.3)
+        await host.dispose()
+    }
+
+    @Test func statusAnswersWhileARecordWaitsForTheHostStoresWriteLock() async throws {
+        let fixture = try HostFixture()
+        fixture.origin.behaviour = .offline
+        let host = try fixture.host()
+        _ = try await host.status()  // the host store exists
+        // Another connection (as another process sharing the storage would) holds the write lock.
+        let other = try SQLiteDatabase(path: fixture.root + "/host/host.sqlite")
+        try other.execute("BEGIN IMMEDIATE")
+        var committed = false
+        defer { if !committed { _ = try? other.execute("ROLLBACK") } }  // already ended: nothing to undo
+
+        let preparation = Task { try await host.prepare() }
+        try await Task.sleep(for: .milliseconds(300))
+        let status = await Self.within(.seconds(10)) { try? await host.status() }
+        guard status != nil else {
+            Issue.record("no status within 10 s while the host store's write lock was held")
+            try other.execute("COMMIT")
+            committed = true
+            return
+        }
+        #expect(await host.readiness == .preparing, "the failure's record is still waiting for the lock")
+        try other.execute("COMMIT")
+        committed = true
+        do {
+            _ = try await preparation.value
+            Issue.record("prepared with nothing cached and the origin offline")
+        } catch let error as HostError {
+            #expect(error.code == .unavailable)
+        }
+        #expect(try await host.status().failures == 1, "the failure was recorded once the lock was free")
         await host.dispose()
     }
 }
