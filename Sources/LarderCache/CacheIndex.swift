@@ -110,6 +110,14 @@ final class CacheIndex: @unchecked Sendable {
         return result
     }
 
+    /// Bundles that lost an object to corruption (`complete = 0`), sorted.
+    func incompleteBundles() throws(CacheError) -> [Digest] {
+        let query = try database.prepare("SELECT digest FROM bundles WHERE complete = 0 ORDER BY digest")
+        var digests: [Digest] = []
+        while try query.step() { digests.append(try query.digest(0)) }
+        return digests
+    }
+
     func manifest(_ digest: Digest) throws(CacheError) -> Manifest? {
         let query = try database.prepare("SELECT manifest FROM bundles WHERE digest = ?")
         try query.bind(.text(digest.description))

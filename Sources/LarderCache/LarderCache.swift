@@ -40,8 +40,8 @@ public final class LarderCache: Sendable {
     let index: Locked<CacheIndex>
     let memory: MemoryTier<Digest, [UInt8]>
     let verified = Mutex<Set<Digest>>([])
-    /// Font objects and their media types, loaded from the index on first use.
-    let fonts = Mutex<[Digest: String]?>(nil)
+    /// Font objects, their media types and sizes, loaded from the index on first use.
+    let fonts = Mutex<[Digest: FontRecord]?>(nil)
     let installs = Mutex<[Digest: InstallWaiter]>([:])
     let leases = Mutex<[Digest: Int]>([:])
     let nextLeaseToken = Atomic<Int64>(1)

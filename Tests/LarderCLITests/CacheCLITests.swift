@@ -71,11 +71,20 @@ import Testing
         let repair = try CLI.run(["cache", "verify", "--repair", "--cache", cache, "--json"])
         #expect(repair.status == 65)
         #expect(repair.stdout.contains(#""repaired":true"#))
-        let after = try CLI.run(["cache", "verify", "--cache", cache])
-        #expect(after.status == 0)
-        let ls = try CLI.run(["cache", "ls", "--cache", cache])
-        #expect(ls.stdout.contains("INCOMPLETE"))
-        _ = digests
+        // Afterwards verify and ls agree: the bundles that lost the object are incomplete.
+        let after = try CLI.run(["cache", "verify", "--cache", cache, "--json"])
+        #expect(after.status == 65)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [String: Any])
+        #expect((report["corrupt"] as? [String])?.isEmpty == true)
+        let incomplete = try #require(report["incomplete"] as? [String])
+        #expect(!incomplete.isEmpty)
+        let ls = try CLI.run(["cache", "ls", "--cache", cache, "--json"])
+        let bundles = try #require(try JSONSerialization.jsonObject(with: Data(ls.stdout.utf8)) as? [[String: Any]])
+        let flagged = bundles.filter { $0["complete"] as? Bool == false }.compactMap { $0["digest"] as? String }
+        #expect(flagged.sorted() == incomplete)
+        #expect(Set(incomplete).isSubset(of: Set(digests.values)))
+        let text = try CLI.run(["cache", "verify", "--cache", cache])
+        #expect(text.stderr.hasSuffix("FAILED: \(incomplete.count) bundle\(incomplete.count == 1 ? " is" : "s are") incomplete; refetch the bundles listed\n"))
     }
 
     @Test func pinsEvictsSweepsAndPurges() throws {

@@ -43,6 +43,12 @@ final class CacheFixture: @unchecked Sendable {
         return all.filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }.sorted()
     }
 
+    /// Every entry under the cache folder but the index files, byte for byte (see
+    /// ``folderSnapshot(_:include:)``).
+    var snapshot: [String: String] {
+        folderSnapshot(root) { !$0.hasPrefix("index.sqlite") }
+    }
+
     /// The index's content, row by row.
     func indexDump(_ cache: LarderCache) throws -> [String] {
         try cache.index.with { (index) throws(CacheError) -> [String] in

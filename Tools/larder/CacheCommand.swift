@@ -32,13 +32,13 @@ enum CacheCommand {
               A <bundle> is its digest (sha256:<hex> or <hex>), a unique hex prefix, or its name.
               See 'larder cache <subcommand> --help' for detailed help.
 
-            EXIT STATUS: 0 success, 64 usage error, 65 verification found corruption or the
-            archive was refused (or the origin sent bytes that do not match, more than the
-            bundle implies, or an encoding it was not asked for), 66 no such bundle, font or
-            archive, 69 the origin redirects in a loop, 73 the disk is full (nothing was left
-            behind), 75 another process is sweeping, or is still downloading the same bundle at
-            the deadline, or the origin could not be reached or was too slow (a later fetch
-            resumes), 1 anything else.
+            EXIT STATUS: 0 success, 64 usage error, 65 verification found corruption or an
+            incomplete bundle, or the archive was refused (or the origin sent bytes that do not
+            match, more than the bundle implies, or an encoding it was not asked for), 66 no
+            such bundle, font or archive, 69 the origin redirects in a loop, 73 the disk is full
+            (nothing was left behind), 75 another process is sweeping, or is still downloading
+            the same bundle at the deadline, or the origin could not be reached or was too slow
+            (a later fetch resumes), 1 anything else.
             """)
 
     struct Subcommand: Sendable {
@@ -70,7 +70,7 @@ enum CacheCommand {
             positionals: 1...1, run: CacheFetch.run),
         sub("resolve", "Resolve a larder-font:// URL to its stored font.", " <url>",
             arguments: [("<url>", "larder-font://sha256/<hex>")], positionals: 1...1, run: CacheOperations.resolve),
-        sub("verify", "Re-hash every stored object.", " [--repair]",
+        sub("verify", "Re-hash every stored object and list incomplete bundles.", " [--repair]",
             options: [OptionSpec(names: ["--repair"], value: nil, help: "Quarantine corrupt objects and list the bundles to refetch.")],
             run: CacheOperations.verify),
         sub("gc", "Remove objects no bundle uses, and stray files.", " [--dry-run]",
