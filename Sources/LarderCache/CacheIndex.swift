@@ -35,6 +35,31 @@ final class CacheIndex: @unchecked Sendable {
     ///   take turns.
     init(path: String, setupLock: String) throws(CacheError) {
         database = try SQLiteDatabase(path: path)
+        try setUp(setupLock: setupLock)
+    }
+
+    /// Opens an existing index only to read it: no table is created and nothing written.
+    /// - Throws: ``CacheError/Code/cacheNotFound`` when the file is no Larder index,
+    ///   ``CacheError/Code/readOnly`` when it cannot be read without writing,
+    ///   ``CacheError/Code/storage`` when another Larder version wrote it.
+    init(readingOnly path: String) throws(CacheError) {
+        database = try SQLiteDatabase(readingOnly: path)
+        try database.execute("PRAGMA mmap_size=268435456")
+        try database.execute("PRAGMA cache_size=-16384")
+        let version: Statement
+        do { version = try database.prepare("SELECT value FROM meta WHERE key = 'schema'") } catch {
+            throw CacheError(.cacheNotFound, "this is not a Larder cache index (\(error.message))", path: path)
+        }
+        guard try version.step() else {
+            throw CacheError(.cacheNotFound, "this cache index was never finished; open the cache read-write once", path: path)
+        }
+        guard version.text(0) == String(Self.schemaVersion) else {
+            throw CacheError(.storage, "the cache index was written by another Larder version; purge it", path: path)
+        }
+    }
+
+    /// Switches a new index to WAL and creates its tables.
+    private func setUp(setupLock: String) throws(CacheError) {
         if try Self.journalMode(database) != "wal" {
             let lock = try FileLock.acquire(setupLock, .exclusive)
             defer { withExtendedLifetime(lock) {} }
@@ -50,7 +75,7 @@ final class CacheIndex: @unchecked Sendable {
             try database.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             let version = try database.prepare("SELECT value FROM meta WHERE key = 'schema'")
             if try version.step(), version.text(0) != String(Self.schemaVersion) {
-                throw CacheError(.storage, "the cache index was written by another Larder version; purge it", path: path)
+                throw CacheError(.storage, "the cache index was written by another Larder version; purge it", path: database.path)
             }
             try database.execute(
                 """

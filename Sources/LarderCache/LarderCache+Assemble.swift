@@ -8,7 +8,7 @@ extension LarderCache {
     ///
     /// An object counts as held once its file checks out: a regular file of the size the
     /// manifest gives, and of the right digest the first time this process looks. Anything
-    /// else in its place is quarantined, so it is fetched again.
+    /// else in its place is quarantined (in a read-write cache), so it is fetched again.
     public func missingObjects(of manifest: Manifest) throws(CacheError) -> Set<Digest> {
         var sizes: [Digest: Int64] = [:]
         for file in manifest.files { sizes[file.digest] = file.size }
@@ -37,6 +37,7 @@ extension LarderCache {
         do { manifest = try Manifest(decoding: manifestBytes) } catch {
             throw CacheError(.invalidBundle, "the manifest was refused", digest: digest, cause: error)
         }
+        try requireWritable("install a bundle")
         return try coalesced(manifest, digest: digest, embedded: false) { () throws(CacheError) in
             guard let lock = try FileLock.acquire(layout.sweepLock, .shared) else {
                 throw CacheError(.storage, "cannot take the install lock", path: layout.sweepLock)

@@ -48,6 +48,7 @@ extension LarderCache {
     }
 
     func install(expected: Digest?, embedded: Bool, from source: @escaping ArchiveReader.Source) throws(CacheError) -> InstallResult {
+        try requireWritable("install a bundle")
         let reader: ArchiveReader
         let manifest: Manifest
         let manifestBytes: [UInt8]

@@ -59,6 +59,7 @@ extension LarderCache {
     /// are dropped from it (and deleted when no other scope, pin or embedding keeps them).
     /// - Returns: what changed, and which wanted bundles must be fetched.
     public func retain(scope: String, keeping: Set<Digest>) throws(CacheError) -> InvalidationResult {
+        try requireWritable("change a scope")
         let (dropped, missing) = try index.with { (index) throws(CacheError) in
             try index.database.transaction { () throws(CacheError) in try index.setScope(scope, bundles: keeping) }
         }
@@ -69,6 +70,7 @@ extension LarderCache {
     /// Pins or unpins a bundle; pinned bundles are never evicted.
     /// - Throws: ``CacheError/Code/bundleNotFound``.
     public func setPinned(_ digest: Digest, _ pinned: Bool) throws(CacheError) {
+        try requireWritable(pinned ? "pin a bundle" : "unpin a bundle")
         let changed = try index.with { (index) throws(CacheError) in try index.setPinned(digest, pinned) }
         guard changed else { throw CacheError(.bundleNotFound, "no such bundle in the cache", digest: digest) }
     }
@@ -76,6 +78,7 @@ extension LarderCache {
     /// Removes every bundle but the embedded default (on logout) and the partial downloads no
     /// process is working on, and empties the memory tier.
     public func clearAll() throws(CacheError) {
+        try requireWritable("clear it")
         _ = try removeBundles { (index) throws(CacheError) in try index.nonEmbeddedBundles() }
         try removeDownloads(everything: true)
         memory.removeAll()
@@ -84,6 +87,7 @@ extension LarderCache {
     /// Evicts least recently used bundles until the cache holds at most `bytes`, never touching
     /// pinned, leased or embedded bundles.
     public func evict(toBytes bytes: Int64) throws(CacheError) -> EvictionReport {
+        try requireWritable("evict")
         var evicted: [Digest] = []
         var before: Int64 = 0
         var after: Int64 = 0
@@ -180,6 +184,7 @@ extension LarderCache {
     /// Removes files in the object store that no bundle uses, and recounts the stored totals.
     /// One process sweeps at a time: when another holds the sweep lock, this returns nil at once.
     public func sweep(dryRun: Bool = false) throws(CacheError) -> SweepReport? {
+        try requireWritable("sweep it (the sweep lock is taken for writing)")
         let started = DispatchTime.now().uptimeNanoseconds
         guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive, wait: false) else { return nil }
         defer { withExtendedLifetime(lock) {} }
@@ -213,7 +218,9 @@ extension LarderCache {
     /// as `larder cache ls` does. With `repair`, corrupt or missing objects are quarantined and
     /// their bundles marked incomplete (to refetch).
     /// - Parameter progress: called with (objects done, objects in all).
+    /// - Throws: ``CacheError/Code/readOnly`` for a repair of a read-only cache.
     public func verify(repair: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws(CacheError) -> CacheVerification {
+        if repair { try requireWritable("repair it") }
         let objects = try index.with { (index) throws(CacheError) in try index.objects() }
         var result = CacheVerification(objectsChecked: 0, bytesChecked: 0, corrupt: [], bundlesToRefetch: [], repaired: repair)
         let hasher = SHA256Hasher()
@@ -254,6 +261,7 @@ extension LarderCache {
     /// Deletes everything: bundles (embedded too), objects, quarantine, staging, and the partial
     /// downloads no process is working on.
     public func purge() throws(CacheError) {
+        try requireWritable("purge it")
         guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive) else { return }
         defer { withExtendedLifetime(lock) {} }
         try index.with { (index) throws(CacheError) in

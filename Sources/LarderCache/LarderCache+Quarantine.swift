@@ -8,6 +8,7 @@ import Glibc
 /// missing file, or anything planted in its place (a symbolic link, folder, FIFO, device,
 /// socket, a file of another size). Each is quarantined the same way: moved to `quarantine/`,
 /// its bundles marked incomplete, and the caller told which digest and bundles to refetch.
+/// A read-only cache reports the same error and moves nothing.
 extension LarderCache {
     /// Opens an object for a caller about to read it.
     /// - Throws: what ``failure(reading:_:)`` makes of a problem.
@@ -41,11 +42,20 @@ extension LarderCache {
     }
 
     /// Moves a corrupt object out of the store, marks its bundles incomplete, and returns the
-    /// error to throw.
+    /// error to throw. In a read-only cache nothing moves: the error names the bundles all the
+    /// same.
     func quarantine(_ object: Digest, reason: String) throws(CacheError) -> CacheError {
         let path = layout.objectPath(object)
         memory.remove(object)
         verified.withLock { _ = $0.remove(object) }
+        guard configuration.mode == .readWrite else {
+            let bundles = try index.with { (index) throws(CacheError) in try index.bundles(using: object) }
+            return CacheError(
+                .corruptObject,
+                "a stored object failed verification (\(reason)); the cache is read-only, so it stays in place: "
+                    + "run 'larder cache verify --repair' where the cache is writable, then refetch", digest: object, bundles: bundles,
+                path: path)
+        }
         try moveToQuarantine(object)
         fonts.withLock { _ = $0?.removeValue(forKey: object) }
         let bundles = try index.with { (index) throws(CacheError) in
@@ -83,7 +93,7 @@ extension LarderCache {
     /// The objects among `sizes` (digest and recorded size) whose files in the store an install
     /// may reuse instead of writing them: regular files of the recorded size, and, the first
     /// time this process meets them, of the right digest. Anything else found at an object's
-    /// path is quarantined, so the install writes the object anew.
+    /// path is quarantined (in a read-write cache), so the install writes the object anew.
     func reusableObjects(_ sizes: [Digest: Int64]) throws(CacheError) -> Set<Digest> {
         var reusable = Set<Digest>()
         let hasher = SHA256Hasher()
@@ -114,7 +124,8 @@ extension LarderCache {
                 }
                 damage = found
             }
-            _ = try quarantine(object, reason: damage + ", found by an install")  // reported by the counter; written anew
+            // The integrity counter reports it; the install writes the object anew.
+            if configuration.mode == .readWrite { _ = try quarantine(object, reason: damage + ", found by an install") }
         }
         return reusable
     }

@@ -75,8 +75,10 @@ public final class BundleLease: @unchecked Sendable {
 
 extension LarderCache {
     /// Leases a complete bundle for presentation and marks it used.
-    /// - Throws: ``CacheError/Code/bundleNotFound`` or ``CacheError/Code/bundleIncomplete``.
+    /// - Throws: ``CacheError/Code/bundleNotFound`` or ``CacheError/Code/bundleIncomplete``;
+    ///   ``CacheError/Code/readOnly`` in a read-only cache (a lease is a row in the index).
     public func lease(_ digest: Digest) throws(CacheError) -> BundleLease {
+        try requireWritable("lease a bundle (a lease is recorded in the index)")
         let token = nextLeaseToken.add(1, ordering: .relaxed).newValue
         let manifest = try index.with { (index) throws(CacheError) -> Manifest in
             guard let record = try index.bundle(digest) else {

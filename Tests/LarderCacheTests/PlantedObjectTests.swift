@@ -153,6 +153,25 @@ import Testing
         #expect(try setup.fixture.indexDump(cache) == rows, "\(kind)")
     }
 
+    @Test(arguments: Kind.all)
+    func aReadOnlyCacheReportsWhatIsPlantedAndMovesNothing(_ kind: Kind) throws {
+        let setup = try Setup()
+        guard try kind.plant(at: setup.objectPath, object: Self.font, scratch: setup.scratch) else { return }
+        let files = setup.fixture.snapshot
+        let rows = try setup.fixture.indexDump(setup.cache)
+        let readOnly = try LarderCache(at: setup.fixture.root, configuration: .init(mode: .readOnly))
+        #expect {
+            _ = try withWatchdog { try readOnly.resolveFont(FontURL.prefix + Self.object.hex) }
+        } throws: { error in
+            guard let error = error as? CacheError else { return false }
+            return error.code == .corruptObject && error.digest == Self.object && error.bundles == [setup.bundle]
+                && error.message.contains(kind.damage(size: Self.font.count)) && error.message.contains("read-only")
+        }
+        #expect(try withWatchdog { try readOnly.verify() }.corrupt == [Self.object])
+        #expect(setup.fixture.snapshot == files, "\(kind)")
+        #expect(try setup.fixture.indexDump(setup.cache) == rows, "\(kind)")
+    }
+
     /// An install checks an object file it finds in place before reusing it: in an empty cache
     /// (planted before anything was installed) and under a bundle that already uses it.
     @Test(arguments: Kind.all)
