@@ -43,7 +43,8 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         /// or its folder or index is not writable (a read-only file system, another user's
         /// cache). Nothing was changed; change it read-write, as a user who may write it.
         public static let readOnly = Code("read-only")
-        /// The folder holds no cache index. Opened read-only, nothing was created there.
+        /// The cache's path is something other than a folder. (A read-only open of a folder
+        /// with no cache in it finds an empty cache, and creates nothing.)
         public static let cacheNotFound = Code("cache-not-found")
     }
 

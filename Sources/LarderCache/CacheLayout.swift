@@ -32,20 +32,16 @@ struct CacheLayout: Sendable {
         return objects + "/" + hex.prefix(2) + "/" + hex.dropFirst(2)
     }
 
-    /// The index's path, for a read-only open that must not create it.
-    /// - Throws: ``CacheError/Code/cacheNotFound`` when there is no folder or no index in it.
-    func existingIndex() throws(CacheError) -> String {
+    /// The index's path for a read-only open, which must not create it: nil when there is no
+    /// folder or no index in it (yet).
+    /// - Throws: ``CacheError/Code/cacheNotFound`` when the path is something other than a folder.
+    func existingIndex() throws(CacheError) -> String? {
         var status = stat()
-        guard stat(root, &status) == 0 else {
-            throw CacheError(.cacheNotFound, "there is no cache folder here (\(Errno.current)); nothing was created", path: root)
-        }
+        guard stat(root, &status) == 0 else { return nil }
         guard status.st_mode & S_IFMT == S_IFDIR else {
-            throw CacheError(.cacheNotFound, "this is not a folder, so not a cache; nothing was created", path: root)
+            throw CacheError(.cacheNotFound, "this is not a folder, so not a cache; nothing was changed", path: root)
         }
-        guard stat(index, &status) == 0 else {
-            throw CacheError(.cacheNotFound, "the folder holds no cache index (\(Errno.current)); nothing was created", path: root)
-        }
-        return index
+        return stat(index, &status) == 0 ? index : nil
     }
 
     /// Throws ``CacheError/Code/readOnly`` when the folder or its index exists but this process

@@ -19,7 +19,9 @@ public final class LarderCache: Sendable {
         case readWrite
         /// Looks inside an existing cache without changing anything, so it works on a
         /// read-only file system and in another user's cache: the index is opened read-only,
-        /// no folder or file is created, nothing is recovered or swept, and every method that
+        /// no folder or file is created (but SQLite's `-wal` and `-shm` files, which a reader
+        /// makes where it may and a cache Larder made always has), a folder with no cache reads
+        /// as an empty cache, nothing is recovered or swept, and every method that
         /// would change the folder or the index (installing, leasing, pinning, evicting,
         /// sweeping, repairing, purging, claiming a download) throws
         /// ``CacheError/Code/readOnly``. A corrupt object is still reported as
@@ -74,10 +76,11 @@ public final class LarderCache: Sendable {
     ///
     /// Read-write (the default), it creates the folder when needed, removes leases of
     /// processes that are gone and, when no install is running anywhere, what crashed installs
-    /// left in staging. Read-only (``Mode/readOnly``), it only opens the index for reading.
+    /// left in staging. Read-only (``Mode/readOnly``), it only opens the index for reading; a
+    /// folder with no cache in it (yet) reads as an empty cache, and nothing is created.
     /// - Throws: ``CacheError`` with code ``CacheError/Code/storage``,
     ///   ``CacheError/Code/readOnly`` when a read-write open finds the cache not writable, or
-    ///   ``CacheError/Code/cacheNotFound`` when a read-only open finds no cache.
+    ///   ``CacheError/Code/cacheNotFound`` when the path is not a folder.
     public init(at path: String, configuration: Configuration = .init()) throws(CacheError) {
         root = path
         self.configuration = configuration

@@ -43,6 +43,9 @@ package final class SQLiteDatabase: @unchecked Sendable {
         guard status == SQLITE_OK else {
             let message = String(cString: sqlite3_errmsg(handle))
             sqlite3_close_v2(handle)
+            guard [SQLITE_CANTOPEN, SQLITE_READONLY].contains(status & 0xFF) else {
+                throw CacheError(.storage, "cannot read the cache index: \(message) (\(status))", path: path)
+            }
             throw CacheError(
                 .readOnly,
                 "cannot read the cache index without writing to its folder (\(message)): its write-ahead log needs "

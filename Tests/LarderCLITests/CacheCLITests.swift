@@ -108,6 +108,29 @@ import Testing
         #expect(try CLI.run(["cache", "ls", "--cache", cache]).stdout.contains("is empty"))
     }
 
+    /// The inspecting subcommands open the cache read-only: a cache that is not there reads as
+    /// empty, and is not created.
+    @Test func inspectingAMissingCacheCreatesNothing() throws {
+        let scratch = try Scratch()
+        let cache = scratch.path + "/cache"
+        let ls = try CLI.run(["cache", "ls", "--cache", cache])
+        #expect(ls.status == 0, "\(ls.stderr)")
+        #expect(ls.stdout == "The cache at \(cache) is empty.\n")
+        let stats = try CLI.run(["cache", "stats", "--json", "--cache", cache])
+        #expect(stats.status == 0, "\(stats.stderr)")
+        #expect(stats.stdout.contains(#""bundles":0"#))
+        let verify = try CLI.run(["cache", "verify", "--cache", cache])
+        #expect(verify.status == 0, "\(verify.stderr)")
+        #expect(verify.stdout == "OK: 0 objects, 0 B verified\n")
+        #expect(try CLI.run(["cache", "show", "paywall", "--cache", cache]).status == 66)
+        #expect(!FileManager.default.fileExists(atPath: cache))
+        let file = scratch.path + "/file"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        let notAFolder = try CLI.run(["cache", "ls", "--cache", file])
+        #expect(notAFolder.status == 66)
+        #expect(notAFolder.stderr == "error: \(file): this is not a folder, so not a cache; nothing was changed\n")
+    }
+
     static let exitCases: [(String, Int32)] = [
         ("cache", 64),
         ("cache frobnicate", 64),

@@ -7,7 +7,8 @@ import Testing
 /// A read-only cache (``LarderCache/Mode/readOnly``) answers every question a read-write one
 /// does, refuses every change with ``CacheError/Code/readOnly``, and leaves the folder byte for
 /// byte as it was (SQLite's shared-memory file aside, which readers may write). The read-only
-/// file system and another user's cache are tested in the integration tests.
+/// file system and another user's cache are tested in the integration tests (where nothing at
+/// all can change).
 @Suite struct ReadOnlyCacheTests {
     static let readOnly = LarderCache.Configuration(mode: .readOnly)
     static let font = noise(30_000, seed: 5)
@@ -39,25 +40,58 @@ import Testing
         var snapshot: [String: String] { folderSnapshot(fixture.root) { !$0.hasSuffix("-shm") } }
     }
 
-    @Test func opensNothingThatIsNotACache() throws {
+    /// No folder, an empty one, an empty index, an index another process is still creating (in
+    /// WAL mode, no tables yet): each reads as an empty cache, and nothing is created.
+    @Test func aFolderWithNoCacheReadsAsEmptyAndNothingIsCreated() throws {
         let fixture = try CacheFixture()
+        let index = fixture.root + "/index.sqlite"
+        let (_, manifest) = try makeBundleArchive(files: ["index.html": Array("<p>".utf8), "fonts/f.woff2": Self.font])
         let cases: [(String, () throws -> Void)] = [
             ("no folder", {}),
             ("an empty folder", { try FileManager.default.createDirectory(atPath: fixture.root, withIntermediateDirectories: true) }),
-            ("a file", { try Data("x".utf8).write(to: URL(fileURLWithPath: fixture.root)) }),
             ("an empty index", {
                 try FileManager.default.createDirectory(atPath: fixture.root, withIntermediateDirectories: true)
-                try Data().write(to: URL(fileURLWithPath: fixture.root + "/index.sqlite"))
+                try Data().write(to: URL(fileURLWithPath: index))
+            }),
+            ("an index being created", {
+                try FileManager.default.createDirectory(atPath: fixture.root, withIntermediateDirectories: true)
+                try SQLiteDatabase(path: index).execute("PRAGMA journal_mode=WAL")
             }),
         ]
         for (name, make) in cases {
             if FileManager.default.fileExists(atPath: fixture.root) { try FileManager.default.removeItem(atPath: fixture.root) }
             try make()
-            let before = folderSnapshot(fixture.root)
+            // SQLite's -wal and -shm files aside: a reader makes them where it may, as it must
+            // to read alongside a writer (a cache Larder made always has them).
+            func files() -> [String: String] { folderSnapshot(fixture.root) { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") } }
+            let before = files()
+            let exists = FileManager.default.fileExists(atPath: fixture.root)
+            let cache = try LarderCache(at: fixture.root, configuration: Self.readOnly)
+            #expect(try cache.bundles().isEmpty, Comment(rawValue: name))
+            let statistics = try cache.statistics()
+            #expect(statistics.bundles == 0 && statistics.objects == 0 && statistics.bytesOnDisk == 0, Comment(rawValue: name))
+            #expect(try cache.verify().isClean, Comment(rawValue: name))
+            #expect(try cache.missingObjects(of: manifest) == Set(manifest.files.map(\.digest)), Comment(rawValue: name))
             #expect(Comment(rawValue: name)) {
-                _ = try LarderCache(at: fixture.root, configuration: Self.readOnly)
-            } throws: { ($0 as? CacheError)?.code == .cacheNotFound }
-            #expect(folderSnapshot(fixture.root) == before, "\(name): something was created")
+                _ = try cache.resolveFont(FontURL.prefix + SHA256Hasher.hash(Self.font).hex)
+            } throws: { ($0 as? CacheError)?.code == .unknownFont }
+            #expect(throws: CacheError.self) { _ = try cache.lease(manifest.bundleDigest) }
+            #expect(files() == before, "\(name): something was created")
+            #expect(FileManager.default.fileExists(atPath: fixture.root) == exists, Comment(rawValue: name))
+        }
+    }
+
+    @Test func aPathThatIsNoFolderOrNoIndexIsAnError() throws {
+        let fixture = try CacheFixture()
+        try Data("x".utf8).write(to: URL(fileURLWithPath: fixture.root))
+        #expect { _ = try LarderCache(at: fixture.root, configuration: Self.readOnly) } throws: {
+            ($0 as? CacheError)?.code == .cacheNotFound
+        }
+        try FileManager.default.removeItem(atPath: fixture.root)
+        try FileManager.default.createDirectory(atPath: fixture.root, withIntermediateDirectories: true)
+        try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: fixture.root + "/index.sqlite"))
+        #expect { _ = try LarderCache(at: fixture.root, configuration: Self.readOnly) } throws: {
+            ($0 as? CacheError)?.code == .storage
         }
     }
 
