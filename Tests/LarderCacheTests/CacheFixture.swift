@@ -14,7 +14,10 @@ final class CacheFixture: @unchecked Sendable {
     }
 
     deinit {
-        do { try FileManager.default.removeItem(atPath: root) } catch { print("could not remove \(root): \(error)") }
+        // The archives folder is made only when a test writes an archive (``file(_:name:)``).
+        for path in [root, root + "-archives"] where FileManager.default.fileExists(atPath: path) {
+            do { try FileManager.default.removeItem(atPath: path) } catch { print("could not remove \(path): \(error)") }
+        }
     }
 
     /// Opens the cache with a manual clock (advance with ``tick(_:)``).
