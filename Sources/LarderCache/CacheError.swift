@@ -1,4 +1,7 @@
 import LarderFormat
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An error from the device-side cache.
 ///
@@ -39,6 +42,13 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         /// Another connection held the index's lock past the time allowed (none, for a call
         /// that must not wait); try again.
         public static let busy = Code("busy")
+        /// The cache cannot be changed: it was opened read-only (``LarderCache/Mode/readOnly``),
+        /// or its folder or index is not writable (a read-only file system, another user's
+        /// cache). Nothing was changed; change it read-write, as a user who may write it.
+        public static let readOnly = Code("read-only")
+        /// The cache's path is something other than a folder. (A read-only open of a folder
+        /// with no cache in it finds an empty cache, and creates nothing.)
+        public static let cacheNotFound = Code("cache-not-found")
     }
 
     public var code: Code
@@ -67,10 +77,13 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
-    /// A failed file-system call: ``Code/diskFull`` when the disk is full, ``Code/storage``
+    /// A failed file-system call: ``Code/diskFull`` when the disk is full, ``Code/readOnly``
+    /// when the file system is read-only or the folder belongs to someone else, ``Code/storage``
     /// otherwise.
     static func fileSystem(_ message: String, _ error: Errno, path: String? = nil, digest: Digest? = nil) -> CacheError {
-        CacheError(error.isNoSpace ? .diskFull : .storage, "\(message): \(error)", digest: digest, path: path)
+        let code: Code =
+            if error.isNoSpace { .diskFull } else if [EROFS, EACCES, EPERM].contains(error.rawValue) { .readOnly } else { .storage }
+        return CacheError(code, "\(message): \(error)", digest: digest, path: path)
     }
 
     public var description: String {

@@ -165,12 +165,12 @@ extension CacheIndex {
         return result
     }
 
-    /// Stored font objects and their media types, for `larder-font:` resolution.
-    func fonts() throws(CacheError) -> [Digest: String] {
+    /// Stored font objects, their media types and sizes, for `larder-font:` resolution.
+    func fonts() throws(CacheError) -> [Digest: FontRecord] {
         let query = try database.prepare(
-            "SELECT DISTINCT object, media_type FROM files WHERE role = 'font' AND object NOT IN (SELECT digest FROM quarantined)")
-        var result: [Digest: String] = [:]
-        while try query.step() { result[try query.digest(0)] = query.text(1) }
+            "SELECT DISTINCT object, media_type, size FROM files WHERE role = 'font' AND object NOT IN (SELECT digest FROM quarantined)")
+        var result: [Digest: FontRecord] = [:]
+        while try query.step() { result[try query.digest(0)] = FontRecord(mediaType: query.text(1), size: query.int(2)) }
         return result
     }
 }

@@ -35,6 +35,41 @@ final class CacheIndex: @unchecked Sendable {
     ///   take turns.
     init(path: String, setupLock: String) throws(CacheError) {
         database = try SQLiteDatabase(path: path)
+        try setUp(setupLock: setupLock)
+    }
+
+    /// Opens an index only to read it: nothing is created or written. With no index file (nil),
+    /// or one another process is still creating (no tables yet), the index is an empty one kept
+    /// in memory: a cache that is not there (yet) reads as empty.
+    /// - Throws: ``CacheError/Code/readOnly`` when it cannot be read without writing,
+    ///   ``CacheError/Code/storage`` when another Larder version wrote it or it is damaged.
+    init(readingOnly path: String?) throws(CacheError) {
+        if let path, let existing = try Self.openForReading(path) {
+            database = existing
+        } else {
+            database = try SQLiteDatabase(path: ":memory:")
+            try createTables()
+        }
+    }
+
+    /// The index at `path` opened read-only, or nil when it has no tables yet.
+    private static func openForReading(_ path: String) throws(CacheError) -> SQLiteDatabase? {
+        let database = try SQLiteDatabase(readingOnly: path)
+        try database.execute("PRAGMA mmap_size=268435456")
+        try database.execute("PRAGMA cache_size=-16384")
+        let tables = try database.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'")
+        guard try tables.step(), tables.int(0) == 1 else { return nil }
+        let version = try database.prepare("SELECT value FROM meta WHERE key = 'schema'")
+        // The tables and the version row commit together, so a table without its row is damage.
+        guard try version.step() else { throw CacheError(.storage, "the cache index has no schema version; purge it", path: path) }
+        guard version.text(0) == String(Self.schemaVersion) else {
+            throw CacheError(.storage, "the cache index was written by another Larder version; purge it", path: path)
+        }
+        return database
+    }
+
+    /// Switches a new index to WAL and creates its tables.
+    private func setUp(setupLock: String) throws(CacheError) {
         if try Self.journalMode(database) != "wal" {
             let lock = try FileLock.acquire(setupLock, .exclusive)
             defer { withExtendedLifetime(lock) {} }
@@ -46,11 +81,16 @@ final class CacheIndex: @unchecked Sendable {
         // is a few tens of megabytes, and lookups then cost no system calls.
         try database.execute("PRAGMA mmap_size=268435456")
         try database.execute("PRAGMA cache_size=-16384")
+        try createTables()
+    }
+
+    /// Creates the tables that are missing, in one transaction, checking the schema version.
+    private func createTables() throws(CacheError) {
         try database.transaction { () throws(CacheError) in
             try database.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             let version = try database.prepare("SELECT value FROM meta WHERE key = 'schema'")
             if try version.step(), version.text(0) != String(Self.schemaVersion) {
-                throw CacheError(.storage, "the cache index was written by another Larder version; purge it", path: path)
+                throw CacheError(.storage, "the cache index was written by another Larder version; purge it", path: database.path)
             }
             try database.execute(
                 """
@@ -108,6 +148,14 @@ final class CacheIndex: @unchecked Sendable {
             result.append(record(try query.digest(0), query, offset: 1))
         }
         return result
+    }
+
+    /// Bundles that lost an object to corruption (`complete = 0`), sorted.
+    func incompleteBundles() throws(CacheError) -> [Digest] {
+        let query = try database.prepare("SELECT digest FROM bundles WHERE complete = 0 ORDER BY digest")
+        var digests: [Digest] = []
+        while try query.step() { digests.append(try query.digest(0)) }
+        return digests
     }
 
     func manifest(_ digest: Digest) throws(CacheError) -> Manifest? {

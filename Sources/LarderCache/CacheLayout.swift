@@ -32,6 +32,31 @@ struct CacheLayout: Sendable {
         return objects + "/" + hex.prefix(2) + "/" + hex.dropFirst(2)
     }
 
+    /// The index's path for a read-only open, which must not create it: nil when there is no
+    /// folder or no index in it (yet).
+    /// - Throws: ``CacheError/Code/cacheNotFound`` when the path is something other than a folder.
+    func existingIndex() throws(CacheError) -> String? {
+        var status = stat()
+        guard stat(root, &status) == 0 else { return nil }
+        guard status.st_mode & S_IFMT == S_IFDIR else {
+            throw CacheError(.cacheNotFound, "this is not a folder, so not a cache; nothing was changed", path: root)
+        }
+        return stat(index, &status) == 0 ? index : nil
+    }
+
+    /// Throws ``CacheError/Code/readOnly`` when the folder or its index exists but this process
+    /// may not write it (`access(2)`: a read-only file system, another user's cache).
+    func checkWritable() throws(CacheError) {
+        for path in [root, index] where access(path, W_OK) != 0 {
+            let error = Errno.current
+            guard [EROFS, EACCES, EPERM].contains(error.rawValue) else { continue }  // missing: created next
+            throw CacheError(.readOnly, Self.notWritable + " (\(error))", path: path)
+        }
+    }
+
+    static let notWritable =
+        "the cache cannot be written here (a read-only file system, or another user's cache); open it read-only to look inside"
+
     /// Creates the folders that are missing, all 256 object shards included, so installs never
     /// need to.
     func create() throws(CacheError) {

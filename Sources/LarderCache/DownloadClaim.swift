@@ -68,8 +68,10 @@ extension LarderCache {
     /// Claims the download of `bundle` into this cache.
     /// - Returns: nil when another claimant (another process, or another fetch in this one)
     ///   holds it; try again later, and check whether it installed the bundle meanwhile.
-    /// - Throws: ``CacheError`` when the downloads folder or the lock file cannot be made.
+    /// - Throws: ``CacheError`` when the downloads folder or the lock file cannot be made;
+    ///   ``CacheError/Code/readOnly`` in a read-only cache.
     public func claimDownload(_ bundle: Digest) throws(CacheError) -> DownloadClaim? {
+        try requireWritable("download into it")
         if mkdir(layout.downloads, 0o755) != 0 && errno != EEXIST {
             throw CacheError.fileSystem("cannot create the downloads folder", Errno.current, path: layout.downloads)
         }

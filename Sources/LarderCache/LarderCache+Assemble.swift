@@ -5,9 +5,14 @@ import Glibc
 
 extension LarderCache {
     /// The objects of a manifest that the cache does not hold: what a fetch must download.
+    ///
+    /// An object counts as held once its file checks out: a regular file of the size the
+    /// manifest gives, and of the right digest the first time this process looks. Anything
+    /// else in its place is quarantined (in a read-write cache), so it is fetched again.
     public func missingObjects(of manifest: Manifest) throws(CacheError) -> Set<Digest> {
-        let all = Set(manifest.files.map(\.digest))
-        return all.subtracting(storedObjects(all))
+        var sizes: [Digest: Int64] = [:]
+        for file in manifest.files { sizes[file.digest] = file.size }
+        return Set(sizes.keys).subtracting(try reusableObjects(sizes))
     }
 
     /// Installs a bundle from its manifest bytes and files holding the objects the cache lacks
@@ -32,6 +37,7 @@ extension LarderCache {
         do { manifest = try Manifest(decoding: manifestBytes) } catch {
             throw CacheError(.invalidBundle, "the manifest was refused", digest: digest, cause: error)
         }
+        try requireWritable("install a bundle")
         return try coalesced(manifest, digest: digest, embedded: false) { () throws(CacheError) in
             guard let lock = try FileLock.acquire(layout.sweepLock, .shared) else {
                 throw CacheError(.storage, "cannot take the install lock", path: layout.sweepLock)
@@ -65,20 +71,18 @@ extension LarderCache {
         }
     }
 
-    /// Hashes a file moved into staging; it must have the object's size and digest.
-    private func checkStaged(_ path: String, as object: Digest, size expected: Int64, entry: String) throws(CacheError) {
-        let (size, actual): (Int64, Digest)
-        do throws(FormatError) {
-            let input = try ReadableFile(path: path)
-            (size, actual) = try input.sizeAndDigest()
+    /// Hashes a file moved into staging; it must be a regular file of the object's size and
+    /// digest (checked before a byte is read, as objects in the store are).
+    private func checkStaged(_ path: String, as object: Digest, size: Int64, entry: String) throws(CacheError) {
+        let hasher = SHA256Hasher()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 64)
+        defer { buffer.deallocate() }
+        do throws(ObjectFileProblem) {
+            try ObjectFile(opening: path, size: size).hash(into: hasher, buffer: buffer)
         } catch {
-            throw CacheError(.invalidBundle, "the object was refused", digest: object, cause: error)
+            throw CacheError(.invalidBundle, "the object was refused", digest: object, cause: Self.refusal(error, entry: entry))
         }
-        guard size == expected else {
-            throw CacheError(
-                .invalidBundle, "the object was refused", digest: object,
-                cause: FormatError(.sizeMismatch, "has \(size) bytes, the manifest says \(expected)", entry: entry))
-        }
+        let actual = hasher.finalize()
         guard actual == object else {
             throw CacheError(
                 .invalidBundle, "the object was refused", digest: object,
@@ -86,41 +90,51 @@ extension LarderCache {
         }
     }
 
-    /// Copies a file into staging while hashing it; it must have the object's size and digest.
+    /// Copies a file into staging while hashing it; it must be a regular file of the object's
+    /// size (checked before a byte is read) and digest.
     private func copyVerified(
-        _ source: String, as object: Digest, size expected: Int64, entry: String, into staging: StagingArea
+        _ source: String, as object: Digest, size: Int64, entry: String, into staging: StagingArea
     ) throws(CacheError) -> String {
         func refused(_ error: FormatError) -> CacheError {
             if error.code == .noSpace { return CacheError(.diskFull, "no space left to install the bundle", digest: object, cause: error) }
             return CacheError(.invalidBundle, "the object was refused", digest: object, cause: error)
         }
-        let input: ReadableFile
-        do { input = try ReadableFile(path: source) } catch { throw refused(error) }
+        let input: ObjectFile
+        do throws(ObjectFileProblem) { input = try ObjectFile(opening: source, size: size) } catch {
+            throw refused(Self.refusal(error, entry: entry))
+        }
         let target = try staging.createFile()
         defer { close(target.descriptor) }
         let hasher = SHA256Hasher()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 64)
         defer { buffer.deallocate() }
-        var size: Int64 = 0
-        do throws(FormatError) {
-            while true {
-                let count = try input.read(into: buffer)
-                if count == 0 { break }
-                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-                hasher.update(chunk)
-                try Self.writeAll(chunk, to: target.descriptor, path: target.path)
-                size += Int64(count)
+        var offset: Int64 = 0
+        while offset < size {
+            let chunk = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(min(Int64(buffer.count), size - offset))])
+            do throws(ObjectFileProblem) { try input.read(into: chunk, at: offset) } catch {
+                throw refused(Self.refusal(error, entry: entry))
             }
-        } catch {
-            throw refused(error)
+            hasher.update(UnsafeRawBufferPointer(chunk))
+            do throws(FormatError) { try Self.writeAll(UnsafeRawBufferPointer(chunk), to: target.descriptor, path: target.path) } catch {
+                throw refused(error)
+            }
+            offset += Int64(chunk.count)
         }
         let actual = hasher.finalize()
-        guard size == expected else {
-            throw refused(FormatError(.sizeMismatch, "has \(size) bytes, the manifest says \(expected)", entry: entry))
-        }
         guard actual == object else {
             throw refused(FormatError(.digestMismatch, "hashes to \(actual), not \(object)", entry: entry))
         }
         return target.path
+    }
+
+    /// The format error for a file given as an object that is not one.
+    private static func refusal(_ problem: ObjectFileProblem, entry: String) -> FormatError {
+        switch problem {
+        case .missing: FormatError(.missingEntry, "the file given for it is missing", entry: entry)
+        case .notAFile(let kind): FormatError(.unsupportedEntryType, "the file given for it is \(kind), not a file", entry: entry)
+        case .wrongSize(let actual, let recorded): FormatError(.sizeMismatch, "has \(actual) bytes, the manifest says \(recorded)", entry: entry)
+        case .shrank(let actual, let recorded): FormatError(.sizeMismatch, "shrank to \(actual) bytes while read, the manifest says \(recorded)", entry: entry)
+        case .unreadable(let error), .system(_, let error): FormatError(.io, "cannot read the file given for it: \(error)", entry: entry)
+        }
     }
 }

@@ -48,6 +48,7 @@ extension LarderCache {
     }
 
     func install(expected: Digest?, embedded: Bool, from source: @escaping ArchiveReader.Source) throws(CacheError) -> InstallResult {
+        try requireWritable("install a bundle")
         let reader: ArchiveReader
         let manifest: Manifest
         let manifestBytes: [UInt8]
@@ -116,7 +117,11 @@ extension LarderCache {
                 folders.insert(prefix)
             }
         }
-        let stored = storedObjects(Set(manifest.files.map(\.digest)))
+        // Objects found in place are reused only once checked (a planted or damaged file is
+        // quarantined and written anew from the archive).
+        var sizes: [Digest: Int64] = [:]
+        for file in manifest.files { sizes[file.digest] = file.size }
+        let stored = try reusableObjects(sizes)
         var seen = Set<String>()
         var staged: [Digest: String] = [:]
         var bytesWritten: Int64 = 0
@@ -224,7 +229,7 @@ extension LarderCache {
             throw error
         }
         let newFonts = manifest.files.filter { $0.role == .font }
-        if !newFonts.isEmpty { fonts.withLock { for font in newFonts { $0?[font.digest] = font.mediaType } } }
+        if !newFonts.isEmpty { fonts.withLock { for font in newFonts { $0?[font.digest] = FontRecord(mediaType: font.mediaType, size: font.size) } } }
     }
 
     /// Moves a staged file to its object path without replacing anything
@@ -240,16 +245,11 @@ extension LarderCache {
         return false
     }
 
+    /// Whether something is at the object's path (the commit's last check that no object
+    /// vanished; what is there was checked by ``reusableObjects(_:)`` or written by this install).
     func objectFileExists(_ object: Digest) -> Bool {
         var info = stat()
         return stat(layout.objectPath(object), &info) == 0
-    }
-
-    /// The objects among `objects` whose files are in the store. A file is there only once it
-    /// is durable, so it can be reused: while this install holds the sweep lock shared,
-    /// nothing removes it.
-    func storedObjects(_ objects: Set<Digest>) -> Set<Digest> {
-        objects.filter(objectFileExists)
     }
 
     static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws(FormatError) {

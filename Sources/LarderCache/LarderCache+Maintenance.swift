@@ -38,13 +38,20 @@ public struct SweepReport: Sendable, Equatable {
 public struct CacheVerification: Sendable, Equatable {
     public var objectsChecked: Int
     public var bytesChecked: Int64
-    /// Objects whose file is missing or whose bytes do not match.
+    /// Objects whose file is missing, is not a regular file of the recorded size, or whose
+    /// bytes do not match.
     public var corrupt: [Digest]
-    /// Bundles that need refetching because of them.
+    /// Bundles that need refetching: those using a corrupt object, and the incomplete ones.
     public var bundlesToRefetch: [Digest]
     /// Whether the corrupt objects were quarantined.
     public var repaired: Bool
-    public var isClean: Bool { corrupt.isEmpty }
+    /// What was wrong with each corrupt object ("it is a FIFO, not a file", …).
+    public var damage: [Digest: String] = [:]
+    /// Bundles the index marks incomplete once verify ended (they lost an object to corruption,
+    /// found now with `repair` or earlier), sorted: the ones `larder cache ls` flags.
+    public var incomplete: [Digest] = []
+    /// No corrupt object and no incomplete bundle.
+    public var isClean: Bool { corrupt.isEmpty && incomplete.isEmpty }
 }
 
 extension LarderCache {
@@ -52,6 +59,7 @@ extension LarderCache {
     /// are dropped from it (and deleted when no other scope, pin or embedding keeps them).
     /// - Returns: what changed, and which wanted bundles must be fetched.
     public func retain(scope: String, keeping: Set<Digest>) throws(CacheError) -> InvalidationResult {
+        try requireWritable("change a scope")
         let (dropped, missing) = try index.with { (index) throws(CacheError) in
             try index.database.transaction { () throws(CacheError) in try index.setScope(scope, bundles: keeping) }
         }
@@ -62,6 +70,7 @@ extension LarderCache {
     /// Pins or unpins a bundle; pinned bundles are never evicted.
     /// - Throws: ``CacheError/Code/bundleNotFound``.
     public func setPinned(_ digest: Digest, _ pinned: Bool) throws(CacheError) {
+        try requireWritable(pinned ? "pin a bundle" : "unpin a bundle")
         let changed = try index.with { (index) throws(CacheError) in try index.setPinned(digest, pinned) }
         guard changed else { throw CacheError(.bundleNotFound, "no such bundle in the cache", digest: digest) }
     }
@@ -69,6 +78,7 @@ extension LarderCache {
     /// Removes every bundle but the embedded default (on logout) and the partial downloads no
     /// process is working on, and empties the memory tier.
     public func clearAll() throws(CacheError) {
+        try requireWritable("clear it")
         _ = try removeBundles { (index) throws(CacheError) in try index.nonEmbeddedBundles() }
         try removeDownloads(everything: true)
         memory.removeAll()
@@ -77,6 +87,7 @@ extension LarderCache {
     /// Evicts least recently used bundles until the cache holds at most `bytes`, never touching
     /// pinned, leased or embedded bundles.
     public func evict(toBytes bytes: Int64) throws(CacheError) -> EvictionReport {
+        try requireWritable("evict")
         var evicted: [Digest] = []
         var before: Int64 = 0
         var after: Int64 = 0
@@ -173,6 +184,7 @@ extension LarderCache {
     /// Removes files in the object store that no bundle uses, and recounts the stored totals.
     /// One process sweeps at a time: when another holds the sweep lock, this returns nil at once.
     public func sweep(dryRun: Bool = false) throws(CacheError) -> SweepReport? {
+        try requireWritable("sweep it (the sweep lock is taken for writing)")
         let started = DispatchTime.now().uptimeNanoseconds
         guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive, wait: false) else { return nil }
         defer { withExtendedLifetime(lock) {} }
@@ -200,10 +212,15 @@ extension LarderCache {
         return result
     }
 
-    /// Re-hashes every stored object. With `repair`, corrupt or missing objects are quarantined
-    /// and their bundles marked incomplete (to refetch).
+    /// Re-hashes every stored object, each opened as the read path opens it (a symbolic link,
+    /// folder, FIFO, device or file of another size than recorded counts as corrupt, and no
+    /// file is read past its recorded size), and lists the bundles the index marks incomplete,
+    /// as `larder cache ls` does. With `repair`, corrupt or missing objects are quarantined and
+    /// their bundles marked incomplete (to refetch).
     /// - Parameter progress: called with (objects done, objects in all).
+    /// - Throws: ``CacheError/Code/readOnly`` for a repair of a read-only cache.
     public func verify(repair: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws(CacheError) -> CacheVerification {
+        if repair { try requireWritable("repair it") }
         let objects = try index.with { (index) throws(CacheError) in try index.objects() }
         var result = CacheVerification(objectsChecked: 0, bytesChecked: 0, corrupt: [], bundlesToRefetch: [], repaired: repair)
         let hasher = SHA256Hasher()
@@ -211,40 +228,40 @@ extension LarderCache {
         defer { buffer.deallocate() }
         for (position, object) in objects.enumerated() {
             progress?(position, objects.count)
-            let intact: Bool
-            do {
-                let file = try ReadableFile(path: layout.objectPath(object.digest))
-                var size: Int64 = 0
-                while true {
-                    let count = try file.read(into: buffer)
-                    if count == 0 { break }
-                    hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                    size += Int64(count)
-                }
-                result.bytesChecked += size
-                intact = hasher.finalize() == object.digest && size == object.size
+            let damage: String?
+            do throws(ObjectFileProblem) {
+                hasher.reset()
+                try ObjectFile(opening: layout.objectPath(object.digest), size: object.size).hash(into: hasher, buffer: buffer)
+                result.bytesChecked += object.size
+                damage = hasher.finalize() == object.digest ? nil : "its bytes do not match its digest"
             } catch {
-                intact = false
+                if case .system(let message, let errno) = error {
+                    throw CacheError(.storage, "\(message): \(errno)", digest: object.digest, path: layout.objectPath(object.digest))
+                }
+                damage = error.damage ?? "its file is missing"
             }
             result.objectsChecked += 1
-            guard !intact else { continue }
+            guard let damage else { continue }
             // An object evicted or quarantined by another process while this ran is not damage.
             guard try index.with({ (index) throws(CacheError) in try index.isStored(object.digest) }) else { continue }
             result.corrupt.append(object.digest)
+            result.damage[object.digest] = damage
             if repair {
-                result.bundlesToRefetch += try quarantine(object.digest, reason: "verify found it damaged").bundles
+                result.bundlesToRefetch += try quarantine(object.digest, reason: damage + ", found by verify").bundles
             } else {
                 result.bundlesToRefetch += try index.with { (index) throws(CacheError) in try index.bundles(using: object.digest) }
             }
         }
         progress?(objects.count, objects.count)
-        result.bundlesToRefetch = Array(Set(result.bundlesToRefetch)).sorted()
+        result.incomplete = try index.with { (index) throws(CacheError) in try index.incompleteBundles() }
+        result.bundlesToRefetch = Array(Set(result.bundlesToRefetch + result.incomplete)).sorted()
         return result
     }
 
     /// Deletes everything: bundles (embedded too), objects, quarantine, staging, and the partial
     /// downloads no process is working on.
     public func purge() throws(CacheError) {
+        try requireWritable("purge it")
         guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive) else { return }
         defer { withExtendedLifetime(lock) {} }
         try index.with { (index) throws(CacheError) in
@@ -255,9 +272,11 @@ extension LarderCache {
                 try index.recount()
             }
         }
+        // A folder is what was planted in place of an object, quarantined or not.
         let files = Self.listObjectFiles(layout.objects).map(\.1) + folderNames(layout.quarantine).map { layout.quarantine + "/" + $0 }
         for path in files where unlink(path) != 0 && errno != ENOENT {
-            throw CacheError(.storage, "cannot remove a file while purging: \(Errno.current)", path: path)
+            guard errno == EISDIR else { throw CacheError(.storage, "cannot remove a file while purging: \(Errno.current)", path: path) }
+            try Self.removeTree(path)
         }
         try removeDownloads(everything: true)
         memory.removeAll()

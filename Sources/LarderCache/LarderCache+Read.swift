@@ -4,6 +4,12 @@ import Synchronization
 import Glibc
 #endif
 
+/// What the cache knows of a stored font without reading it.
+struct FontRecord: Sendable {
+    var mediaType: String
+    var size: Int64
+}
+
 /// A font resolved from a `larder-font:` URL.
 public struct FontResource: Sendable {
     public var digest: Digest
@@ -35,7 +41,7 @@ public final class BundleLease: @unchecked Sendable {
     ///   naming the digest to refetch.
     public func data(at path: String) throws(CacheError) -> [UInt8] {
         let file = try entry(path)
-        let bytes = try cache.verifiedBytes(file.digest)
+        let bytes = try cache.verifiedBytes(file.digest, size: file.size)
         if state.withLock({ $0.held.insert(file.digest).inserted }) { cache.memory.hold(file.digest) }
         return bytes
     }
@@ -43,7 +49,7 @@ public final class BundleLease: @unchecked Sendable {
     /// A resource's file location, after its object was verified in this process.
     public func fileLocation(at path: String) throws(CacheError) -> String {
         let file = try entry(path)
-        try cache.verifyOnce(file.digest)
+        try cache.verifyOnce(file.digest, size: file.size)
         return cache.layout.objectPath(file.digest)
     }
 
@@ -69,7 +75,8 @@ public final class BundleLease: @unchecked Sendable {
 
 extension LarderCache {
     /// Leases a complete bundle for presentation and marks it used.
-    /// - Throws: ``CacheError/Code/bundleNotFound`` or ``CacheError/Code/bundleIncomplete``.
+    /// - Throws: ``CacheError/Code/bundleNotFound`` or ``CacheError/Code/bundleIncomplete``;
+    ///   ``CacheError/Code/readOnly`` in a read-only cache (a lease is a row in the index).
     public func lease(_ digest: Digest) throws(CacheError) -> BundleLease {
         guard let lease = try lease(digest, waiting: true) else {
             throw CacheError(.busy, "the index stayed locked by another process", digest: digest)
@@ -85,6 +92,7 @@ extension LarderCache {
     }
 
     private func lease(_ digest: Digest, waiting: Bool) throws(CacheError) -> BundleLease? {
+        try requireWritable("lease a bundle (a lease is recorded in the index)")
         let token = nextLeaseToken.add(1, ordering: .relaxed).newValue
         let manifest = try index.with { (index) throws(CacheError) -> Manifest? in
             guard let record = try index.bundle(digest) else {
@@ -139,16 +147,17 @@ extension LarderCache {
             fonts.withLock { $0 = $0 ?? loaded }
             known = loaded
         }
-        guard let mediaType = known?[font.digest] else {
+        guard let record = known?[font.digest] else {
             throw CacheError(.unknownFont, "no bundle in the cache has this font", url: url, digest: font.digest)
         }
-        return FontResource(digest: font.digest, mediaType: mediaType, bytes: try verifiedBytes(font.digest))
+        return FontResource(digest: font.digest, mediaType: record.mediaType, bytes: try verifiedBytes(font.digest, size: record.size))
     }
 
-    /// An object's bytes: from memory, or read from disk and verified (once per process).
-    func verifiedBytes(_ object: Digest) throws(CacheError) -> [UInt8] {
+    /// An object's bytes: from memory, or read from disk (checked against its recorded size
+    /// before a byte is read) and verified (once per process).
+    func verifiedBytes(_ object: Digest, size: Int64) throws(CacheError) -> [UInt8] {
         if let bytes = memory.value(for: object) { return bytes }
-        let bytes = try readObject(object)
+        let bytes = try readObject(object, size: size)
         if !verified.withLock({ $0.contains(object) }) {
             guard SHA256Hasher.hash(bytes) == object else { throw try quarantine(object, reason: "its bytes do not match its digest") }
             verified.withLock { _ = $0.insert(object) }
@@ -158,63 +167,28 @@ extension LarderCache {
     }
 
     /// Verifies an object once per process without keeping its bytes.
-    func verifyOnce(_ object: Digest) throws(CacheError) {
+    func verifyOnce(_ object: Digest, size: Int64) throws(CacheError) {
         guard !verified.withLock({ $0.contains(object) }) else { return }
-        let bytes = try readObject(object)
-        guard SHA256Hasher.hash(bytes) == object else { throw try quarantine(object, reason: "its bytes do not match its digest") }
+        let hasher = SHA256Hasher()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(min(max(size, 1), 1 << 20)), alignment: 64)
+        defer { buffer.deallocate() }
+        let file = try openObject(object, size: size)
+        do throws(ObjectFileProblem) { try file.hash(into: hasher, buffer: buffer) } catch {
+            throw try failure(reading: object, error)
+        }
+        guard hasher.finalize() == object else { throw try quarantine(object, reason: "its bytes do not match its digest") }
         verified.withLock { _ = $0.insert(object) }
     }
 
-    private func readObject(_ object: Digest) throws(CacheError) -> [UInt8] {
-        let path = layout.objectPath(object)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            diskMisses.add(1, ordering: .relaxed)
-            if errno == ENOENT {
-                // Evicted meanwhile by another process (nothing held it), or lost: only the latter is corruption.
-                guard try index.with({ (index) throws(CacheError) in try index.isStored(object) }) else {
-                    throw CacheError(.bundleNotFound, "the object was evicted; fetch its bundle again", digest: object)
-                }
-                throw try quarantine(object, reason: "its file is missing")
-            }
-            throw CacheError(.storage, "cannot open an object: \(Errno.current)", digest: object, path: path)
+    /// Reads an object's file: a regular file of exactly `size` bytes, read up to that size.
+    private func readObject(_ object: Digest, size: Int64) throws(CacheError) -> [UInt8] {
+        let file = try openObject(object, size: size)
+        do throws(ObjectFileProblem) {
+            let bytes = try file.readAll()
+            diskHits.add(1, ordering: .relaxed)
+            return bytes
+        } catch {
+            throw try failure(reading: object, error)
         }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw CacheError(.storage, "fstat failed: \(Errno.current)", path: path) }
-        let size = Int(info.st_size)
-        var bytes = [UInt8](repeating: 0, count: size)
-        var filled = 0
-        while filled < size {
-            let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + filled, size - filled, off_t(filled)) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { throw CacheError(.storage, "cannot read an object: \(Errno.current)", path: path) }
-            filled += count
-        }
-        diskHits.add(1, ordering: .relaxed)
-        return bytes
-    }
-
-    /// Moves a corrupt object out of the store, marks its bundles incomplete, and returns the
-    /// error to throw.
-    func quarantine(_ object: Digest, reason: String) throws(CacheError) -> CacheError {
-        let path = layout.objectPath(object)
-        let target = layout.quarantine + "/" + object.hex
-        if rename(path, target) != 0 && errno != ENOENT {
-            throw CacheError(.storage, "cannot quarantine a corrupt object: \(Errno.current)", digest: object, path: path)
-        }
-        memory.remove(object)
-        verified.withLock { _ = $0.remove(object) }
-        fonts.withLock { _ = $0?.removeValue(forKey: object) }
-        let bundles = try index.with { (index) throws(CacheError) in
-            try index.database.transaction { () throws(CacheError) in
-                let bundles = try index.quarantine(object)
-                try index.increment("integrity_failures")
-                return bundles
-            }
-        }
-        return CacheError(
-            .corruptObject, "a stored object failed verification (\(reason)); it was quarantined: refetch it", digest: object,
-            bundles: bundles, path: path)
     }
 }

@@ -57,9 +57,10 @@ extension LarderCache {
             guard lstat(path, &info) == 0 else { continue }  // gone meanwhile
             stray.append(path)
             bytes += Int64(info.st_size)
-            if !dryRun && unlink(path) != 0 && errno != ENOENT {
-                throw CacheError(.storage, "cannot remove a stray file: \(Errno.current)", path: path)
-            }
+            guard !dryRun, unlink(path) != 0, errno != ENOENT else { continue }
+            // A folder planted in the store goes with everything in it.
+            guard errno == EISDIR else { throw CacheError(.storage, "cannot remove a stray file: \(Errno.current)", path: path) }
+            try Self.removeTree(path)
         }
         return (stray, bytes)
     }

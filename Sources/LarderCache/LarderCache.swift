@@ -12,6 +12,23 @@ import Synchronization
 /// All methods are synchronous and thread-safe; call them off the main thread when they touch
 /// the disk.
 public final class LarderCache: Sendable {
+    /// Whether a cache may change its folder.
+    public enum Mode: Sendable, Equatable {
+        /// Creates the folder when needed, recovers after crashed processes, installs, leases,
+        /// evicts, sweeps, and quarantines corrupt objects.
+        case readWrite
+        /// Looks inside an existing cache without changing anything, so it works on a
+        /// read-only file system and in another user's cache: the index is opened read-only,
+        /// no folder or file is created (but SQLite's `-wal` and `-shm` files, which a reader
+        /// makes where it may and a cache Larder made always has), a folder with no cache reads
+        /// as an empty cache, nothing is recovered or swept, and every method that
+        /// would change the folder or the index (installing, leasing, pinning, evicting,
+        /// sweeping, repairing, purging, claiming a download) throws
+        /// ``CacheError/Code/readOnly``. A corrupt object is still reported as
+        /// ``CacheError/Code/corruptObject`` (with the bundles to refetch), but left in place.
+        case readOnly
+    }
+
     /// How a cache behaves.
     public struct Configuration: Sendable {
         /// Bytes on disk above which installs evict least recently used bundles (high water
@@ -27,10 +44,17 @@ public final class LarderCache: Sendable {
         public var limits: ArchiveReader.Limits = .default
         /// The current time in milliseconds since 1970; injected by tests.
         public var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+        /// Read-write (the default), or read-only to look inside a cache without changing it.
+        public var mode: Mode
 
-        public init(diskBudget: Int64? = nil, memoryBudget: Int = 32 << 20) {
+        /// - Parameters:
+        ///   - diskBudget: bytes on disk above which installs evict; nil for no limit.
+        ///   - memoryBudget: bytes the memory tier may hold.
+        ///   - mode: ``Mode/readOnly`` to look inside a cache without changing it.
+        public init(diskBudget: Int64? = nil, memoryBudget: Int = 32 << 20, mode: Mode = .readWrite) {
             self.diskBudget = diskBudget
             self.memoryBudget = memoryBudget
+            self.mode = mode
         }
     }
 
@@ -40,29 +64,54 @@ public final class LarderCache: Sendable {
     let index: Locked<CacheIndex>
     let memory: MemoryTier<Digest, [UInt8]>
     let verified = Mutex<Set<Digest>>([])
-    /// Font objects and their media types, loaded from the index on first use.
-    let fonts = Mutex<[Digest: String]?>(nil)
+    /// Font objects, their media types and sizes, loaded from the index on first use.
+    let fonts = Mutex<[Digest: FontRecord]?>(nil)
     let installs = Mutex<[Digest: InstallWaiter]>([:])
     let leases = Mutex<[Digest: Int]>([:])
     let nextLeaseToken = Atomic<Int64>(1)
     let diskHits = Atomic<Int>(0)
     let diskMisses = Atomic<Int>(0)
 
-    /// Opens (creating if needed) the cache in `path`, removing leases of processes that are
-    /// gone and, when no install is running anywhere, what crashed installs left in staging.
-    /// - Throws: ``CacheError`` with code ``CacheError/Code/storage``.
+    /// Opens the cache in `path`.
+    ///
+    /// Read-write (the default), it creates the folder when needed, removes leases of
+    /// processes that are gone and, when no install is running anywhere, what crashed installs
+    /// left in staging. Read-only (``Mode/readOnly``), it only opens the index for reading; a
+    /// folder with no cache in it (yet) reads as an empty cache, and nothing is created.
+    /// - Throws: ``CacheError`` with code ``CacheError/Code/storage``,
+    ///   ``CacheError/Code/readOnly`` when a read-write open finds the cache not writable, or
+    ///   ``CacheError/Code/cacheNotFound`` when the path is not a folder.
     public init(at path: String, configuration: Configuration = .init()) throws(CacheError) {
         root = path
         self.configuration = configuration
         layout = CacheLayout(root: path)
-        try layout.create()
-        let index = try CacheIndex(path: layout.index, setupLock: layout.sweepLock)
-        self.index = Locked(index)
         memory = MemoryTier(budget: configuration.memoryBudget, entryLimit: configuration.memoryEntryLimit)
+        guard configuration.mode == .readWrite else {
+            index = Locked(try CacheIndex(readingOnly: try layout.existingIndex()))
+            return
+        }
+        try layout.checkWritable()
+        try layout.create()
+        let index: CacheIndex
+        do { index = try CacheIndex(path: layout.index, setupLock: layout.sweepLock) } catch where error.code == .readOnly {
+            throw CacheError(.readOnly, CacheLayout.notWritable + " (\(error.message))", path: layout.index)
+        }
+        self.index = Locked(index)
         for (_, pid) in try index.leases() where !Self.processIsAlive(pid) {
             try index.removeLeases(ofProcess: pid)
         }
         try recoverIfIdle()
+    }
+
+    /// Whether this cache may change its folder.
+    public var mode: Mode { configuration.mode }
+
+    /// Throws ``CacheError/Code/readOnly`` unless the cache was opened read-write.
+    /// - Parameter action: what was refused, as "cannot <action>".
+    func requireWritable(_ action: String) throws(CacheError) {
+        guard configuration.mode == .readWrite else {
+            throw CacheError(.readOnly, "the cache was opened read-only: cannot \(action); open it read-write to change it", path: root)
+        }
     }
 
     /// The default cache folder for this user: `$XDG_CACHE_HOME/larder`, or `~/.cache/larder`.

@@ -1,5 +1,8 @@
 import CSQLite
 import LarderFormat
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One SQLite connection (`sqlite3_open_v2`), closed on `deinit`. Not thread-safe: the cache
 /// serialises access with its own lock.
@@ -7,22 +10,95 @@ package final class SQLiteDatabase: @unchecked Sendable {
     private let handle: OpaquePointer
     let path: String
 
+    /// Opens (creating) the database at `path` for reading and writing.
     package init(path: String) throws(CacheError) {
+        handle = try Self.open(path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, path: path)
+        self.path = path
+        sqlite3_busy_timeout(handle, Self.busyTimeout)
+        // Keep the -wal file when the last connection closes: a new process's first write then
+        // reuses it instead of creating and syncing a new one (and its folder).
+        var persist: Int32 = 1
+        sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
+    }
+
+    /// Opens an existing database only to read it (`SQLITE_OPEN_READONLY`): nothing is created
+    /// or written, so it works on a read-only file system and in another user's folder.
+    ///
+    /// A WAL database needs its `-shm` file, which SQLite opens read-only when it cannot write
+    /// it. When that file is missing and cannot be created here, the database is opened
+    /// `immutable` instead, but only if its `-wal` file is absent or empty: then the main file
+    /// holds every committed transaction. Otherwise the log may hold transactions the main file
+    /// lacks, and the open fails.
+    /// - Throws: ``CacheError/Code/readOnly`` when it cannot be read that way.
+    package init(readingOnly path: String) throws(CacheError) {
+        let flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        var handle = try Self.open(Self.uri(path, immutable: false), flags: flags, path: path)
+        sqlite3_busy_timeout(handle, Self.busyTimeout)
+        var status = Self.probe(handle)
+        if status != SQLITE_OK, [SQLITE_CANTOPEN, SQLITE_READONLY].contains(status & 0xFF), Self.logIsEmpty(path) {
+            sqlite3_close_v2(handle)
+            handle = try Self.open(Self.uri(path, immutable: true), flags: flags, path: path)
+            status = Self.probe(handle)
+        }
+        guard status == SQLITE_OK else {
+            let message = String(cString: sqlite3_errmsg(handle))
+            sqlite3_close_v2(handle)
+            guard [SQLITE_CANTOPEN, SQLITE_READONLY].contains(status & 0xFF) else {
+                throw CacheError(.storage, "cannot read the cache index: \(message) (\(status))", path: path)
+            }
+            throw CacheError(
+                .readOnly,
+                "cannot read the cache index without writing to its folder (\(message)): its write-ahead log needs "
+                    + "index.sqlite-shm, which is missing and cannot be created here; open the cache once read-write", path: path)
+        }
+        self.handle = handle
+        self.path = path
+    }
+
+    /// `sqlite3_open_v2`, closing the handle again on failure.
+    private static func open(_ target: String, flags: Int32, path: String) throws(CacheError) -> OpaquePointer {
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let status = sqlite3_open_v2(path, &db, flags, nil)
+        let status = sqlite3_open_v2(target, &db, flags, nil)
         guard status == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "status \(status)"
             sqlite3_close(db)
             throw CacheError(.storage, "cannot open the cache index: \(message)", path: path)
         }
-        handle = db
-        self.path = path
-        sqlite3_busy_timeout(db, Self.busyTimeout)
-        // Keep the -wal file when the last connection closes: a new process's first write then
-        // reuses it instead of creating and syncing a new one (and its folder).
-        var persist: Int32 = 1
-        sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
+        return db
+    }
+
+    /// A `file:` URI for `path` (`%`, `?` and `#` escaped), read-only, `immutable` if asked.
+    private static func uri(_ path: String, immutable: Bool) -> String {
+        var escaped = ""
+        for character in path.unicodeScalars {
+            switch character {
+            case "%": escaped += "%25"
+            case "?": escaped += "%3f"
+            case "#": escaped += "%23"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return "file:" + escaped + "?mode=ro" + (immutable ? "&immutable=1" : "")
+    }
+
+    /// Reads the schema (`PRAGMA schema_version`): the first read, where a WAL database opens
+    /// its `-shm` file. Returns the status.
+    private static func probe(_ handle: OpaquePointer) -> Int32 {
+        var statement: OpaquePointer?
+        var status = sqlite3_prepare_v2(handle, "PRAGMA schema_version", -1, &statement, nil)
+        if status == SQLITE_OK {
+            status = sqlite3_step(statement)
+            if status == SQLITE_ROW || status == SQLITE_DONE { status = SQLITE_OK }
+        }
+        sqlite3_finalize(statement)
+        return status
+    }
+
+    /// Whether the database's `-wal` file is missing or empty.
+    private static func logIsEmpty(_ path: String) -> Bool {
+        var info = stat()
+        if lstat(path + "-wal", &info) != 0 { return errno == ENOENT }
+        return info.st_size == 0
     }
 
     deinit { sqlite3_close_v2(handle) }
@@ -82,15 +158,6 @@ package final class SQLiteDatabase: @unchecked Sendable {
 
     var changes: Int { Int(sqlite3_changes(handle)) }
 
-    /// The error code for an SQLite status: a full disk and a lock held elsewhere have their own.
-    private static func code(_ status: Int32) -> CacheError.Code {
-        switch status & 0xFF {
-        case SQLITE_FULL: .diskFull
-        case SQLITE_BUSY, SQLITE_LOCKED: .busy
-        default: .storage
-        }
-    }
-
     /// Runs `body` without waiting for a lock another connection holds (`sqlite3_busy_timeout`
     /// 0 for its duration).
     /// - Returns: nil when the lock was held (nothing was changed: the transaction rolled
@@ -104,8 +171,25 @@ package final class SQLiteDatabase: @unchecked Sendable {
     /// How long a call waits for another connection's lock.
     static let busyTimeout: Int32 = 30_000
 
+
     package func failure(_ status: Int32, _ action: String) -> CacheError {
-        CacheError(Self.code(status), "cache index \(action) failed: \(String(cString: sqlite3_errmsg(handle))) (\(status))", path: path)
+        CacheError(
+            Self.code(status),
+            "cache index \(action) failed: \(String(cString: sqlite3_errmsg(handle))) (\(status))", path: path)
+    }
+}
+
+extension SQLiteDatabase {
+    /// The error code for a status: ``CacheError/Code/diskFull`` for `SQLITE_FULL`,
+    /// ``CacheError/Code/readOnly`` for `SQLITE_READONLY` (a read-only connection, file system
+    /// or file), ``CacheError/Code/storage`` for anything else.
+    static func code(_ status: Int32) -> CacheError.Code {
+        switch status & 0xFF {
+        case SQLITE_FULL: .diskFull
+        case SQLITE_READONLY: .readOnly
+        case SQLITE_BUSY, SQLITE_LOCKED: .busy
+        default: .storage
+        }
     }
 }
 

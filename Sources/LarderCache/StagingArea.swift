@@ -53,7 +53,11 @@ final class StagingArea {
             if errno == EXDEV { return nil }
             throw CacheError.fileSystem("cannot move a downloaded object into staging", Errno.current, path: source)
         }
-        chmod(file, 0o444)
+        // Read-only like every object, if it is a file: chmod follows a planted symbolic link
+        // (to a file of anyone's), and the check that refuses it comes next. Nothing but this
+        // install writes in its staging folder (0700), so what lstat saw stays.
+        var info = stat()
+        if lstat(file, &info) == 0 && info.st_mode & S_IFMT == S_IFREG { chmod(file, 0o444) }
         return file
     }
 
@@ -111,8 +115,14 @@ final class StagingArea {
         }
     }
 
+    /// Removes a staging folder and what is in it, folders too (an adopted download that
+    /// turned out to be a folder). What cannot be removed stays a leftover, which the next
+    /// process to hold the sweep lock exclusively removes again.
     private static func removeTree(_ path: String) {
-        for name in folderNames(path) { unlink(path + "/" + name) }
-        rmdir(path)
+        do {
+            try LarderCache.removeTree(path)
+        } catch {
+            // Left for recovery, as above.
+        }
     }
 }

@@ -71,11 +71,20 @@ import Testing
         let repair = try CLI.run(["cache", "verify", "--repair", "--cache", cache, "--json"])
         #expect(repair.status == 65)
         #expect(repair.stdout.contains(#""repaired":true"#))
-        let after = try CLI.run(["cache", "verify", "--cache", cache])
-        #expect(after.status == 0)
-        let ls = try CLI.run(["cache", "ls", "--cache", cache])
-        #expect(ls.stdout.contains("INCOMPLETE"))
-        _ = digests
+        // Afterwards verify and ls agree: the bundles that lost the object are incomplete.
+        let after = try CLI.run(["cache", "verify", "--cache", cache, "--json"])
+        #expect(after.status == 65)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [String: Any])
+        #expect((report["corrupt"] as? [String])?.isEmpty == true)
+        let incomplete = try #require(report["incomplete"] as? [String])
+        #expect(!incomplete.isEmpty)
+        let ls = try CLI.run(["cache", "ls", "--cache", cache, "--json"])
+        let bundles = try #require(try JSONSerialization.jsonObject(with: Data(ls.stdout.utf8)) as? [[String: Any]])
+        let flagged = bundles.filter { $0["complete"] as? Bool == false }.compactMap { $0["digest"] as? String }
+        #expect(flagged.sorted() == incomplete)
+        #expect(Set(incomplete).isSubset(of: Set(digests.values)))
+        let text = try CLI.run(["cache", "verify", "--cache", cache])
+        #expect(text.stderr.hasSuffix("FAILED: \(incomplete.count) bundle\(incomplete.count == 1 ? " is" : "s are") incomplete; refetch the bundles listed\n"))
     }
 
     @Test func pinsEvictsSweepsAndPurges() throws {
@@ -97,6 +106,29 @@ import Testing
         let purge = try CLI.run(["cache", "purge", "--cache", cache])
         #expect(purge.status == 0)
         #expect(try CLI.run(["cache", "ls", "--cache", cache]).stdout.contains("is empty"))
+    }
+
+    /// The inspecting subcommands open the cache read-only: a cache that is not there reads as
+    /// empty, and is not created.
+    @Test func inspectingAMissingCacheCreatesNothing() throws {
+        let scratch = try Scratch()
+        let cache = scratch.path + "/cache"
+        let ls = try CLI.run(["cache", "ls", "--cache", cache])
+        #expect(ls.status == 0, "\(ls.stderr)")
+        #expect(ls.stdout == "The cache at \(cache) is empty.\n")
+        let stats = try CLI.run(["cache", "stats", "--json", "--cache", cache])
+        #expect(stats.status == 0, "\(stats.stderr)")
+        #expect(stats.stdout.contains(#""bundles":0"#))
+        let verify = try CLI.run(["cache", "verify", "--cache", cache])
+        #expect(verify.status == 0, "\(verify.stderr)")
+        #expect(verify.stdout == "OK: 0 objects, 0 B verified\n")
+        #expect(try CLI.run(["cache", "show", "paywall", "--cache", cache]).status == 66)
+        #expect(!FileManager.default.fileExists(atPath: cache))
+        let file = scratch.path + "/file"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        let notAFolder = try CLI.run(["cache", "ls", "--cache", file])
+        #expect(notAFolder.status == 66)
+        #expect(notAFolder.stderr == "error: \(file): this is not a folder, so not a cache; nothing was changed\n")
     }
 
     static let exitCases: [(String, Int32)] = [

@@ -14,7 +14,10 @@ final class CacheFixture: @unchecked Sendable {
     }
 
     deinit {
-        do { try FileManager.default.removeItem(atPath: root) } catch { print("could not remove \(root): \(error)") }
+        // The archives folder is made only when a test writes an archive (``file(_:name:)``).
+        for path in [root, root + "-archives"] where FileManager.default.fileExists(atPath: path) {
+            do { try FileManager.default.removeItem(atPath: path) } catch { print("could not remove \(path): \(error)") }
+        }
     }
 
     /// Opens the cache with a manual clock (advance with ``tick(_:)``).
@@ -41,6 +44,12 @@ final class CacheFixture: @unchecked Sendable {
     var fileList: [String] {
         let all = (FileManager.default.enumerator(atPath: root)?.allObjects as? [String]) ?? []
         return all.filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }.sorted()
+    }
+
+    /// Every entry under the cache folder but the index files, byte for byte (see
+    /// ``folderSnapshot(_:include:)``).
+    var snapshot: [String: String] {
+        folderSnapshot(root) { !$0.hasPrefix("index.sqlite") }
     }
 
     /// The index's content, row by row.

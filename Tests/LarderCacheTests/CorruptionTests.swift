@@ -62,7 +62,15 @@ import Testing
         #expect(repair.bundlesToRefetch == [one, two].sorted())
         #expect(try cache.bundle(one)?.complete == false)
         #expect(try cache.bundle(two)?.complete == false)
-        #expect(try cache.verify().isClean)
+        // Afterwards verify agrees with `ls`: nothing corrupt is left, and both bundles are
+        // incomplete until they are refetched.
+        let after = try cache.verify()
+        #expect(after.corrupt.isEmpty)
+        #expect(after.incomplete == [one, two].sorted())
+        #expect(after.bundlesToRefetch == [one, two].sorted())
+        #expect(!after.isClean)
+        _ = try cache.install(archiveAt: try fixture.file(try bundle("one", ["s.css": shared]).archive))
+        #expect(try cache.verify().incomplete == [two])
     }
 
     @Test func aMissingObjectFileIsReportedAsCorrupt() throws {

@@ -38,6 +38,38 @@ import Testing
         #expect(fixture.fileList.filter { $0.hasPrefix("staging/") }.isEmpty)
     }
 
+    /// A downloaded object file replaced by something else (a FIFO would block a plain open)
+    /// refuses the bundle before a byte of it is read, copied or moved in.
+    @Test(arguments: PlantedFile.allCases, [false, true])
+    func aPlantedDownloadRefusesTheBundleInTime(_ planted: PlantedFile, adopting: Bool) throws {
+        let fixture = try CacheFixture()
+        let cache = try fixture.open()
+        let folder = fixture.root + "/downloads/parts"
+        let (manifest, files) = try downloaded(["index.html": "<p>hi", "a.css": String(repeating: "p{}", count: 100)], into: folder)
+        let css = try #require(manifest.file(at: "a.css"))
+        guard try planted.plant(at: files[css.digest]!, object: Array(String(repeating: "p{}", count: 100).utf8), scratch: folder) else { return }
+        let before = fixture.fileList.filter { !$0.hasPrefix("downloads/") }
+        let expected: FormatError.Code = [.longer, .shorter, .empty].contains(planted) ? .sizeMismatch : .unsupportedEntryType
+        // A link's target keeps its mode: moving the link in must not make it read-only.
+        let target = [.symlinkToSparseFile, .symlinkToIntactCopy].contains(planted)
+            ? try FileManager.default.destinationOfSymbolicLink(atPath: files[css.digest]!) : nil
+        func mode(_ path: String) throws -> Int? { try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int }
+        let targetMode = try target.map(mode)
+        do {
+            _ = try withWatchdog {
+                try cache.install(manifestBytes: manifest.canonicalBytes, expected: manifest.bundleDigest, objectFiles: files, adopting: adopting)
+            }
+            Issue.record("\(planted) was installed")
+        } catch let error as CacheError {
+            #expect(error.code == .invalidBundle, "\(planted): \(error)")
+            #expect(error.digest == css.digest)
+            #expect(error.cause?.code == expected, "\(planted): \(error)")
+        }
+        #expect(fixture.fileList.filter { !$0.hasPrefix("downloads/") } == before, "\(planted)")
+        #expect(try cache.bundles().isEmpty)
+        if let target { #expect(try mode(target) == targetMode, "\(planted)") }
+    }
+
     @Test(arguments: [false, true])
     func aFileThatIsNotItsObjectRefusesTheBundle(adopting: Bool) throws {
         let fixture = try CacheFixture()

@@ -32,6 +32,13 @@ final class Tmpfs: Sendable {
         rmdir(path)
     }
 
+    /// Makes the file system read-only (`mount -o remount,ro`); it is unmounted as usual.
+    func remountReadOnly() throws {
+        guard mount("tmpfs", path, "tmpfs", UInt(MS_REMOUNT | MS_RDONLY), nil) == 0 else {
+            throw IntegrationError("cannot remount \(path) read-only: \(String(cString: strerror(errno)))")
+        }
+    }
+
     /// Bytes free.
     var free: Int64 {
         var info = statvfs()

@@ -33,10 +33,11 @@ enum LarderProcess {
 
     /// Runs one child, at most ``slots`` at once across the test run: a storm of dozens of
     /// processes on a two-core machine would starve every test that measures time.
-    static func run(_ arguments: [String], watchdog: Duration = .seconds(60)) async throws -> ProcessOutcome {
+    /// - Parameter launcher: a command that runs `larder` (`setpriv --reuid=nobody …`), if any.
+    static func run(_ arguments: [String], launcher: [String] = [], watchdog: Duration = .seconds(60)) async throws -> ProcessOutcome {
         await slots.acquire()
         defer { slots.release() }
-        let running = try start(arguments)
+        let running = try start(arguments, launcher: launcher)
         return await running.wait(watchdog: watchdog)
     }
 
@@ -78,7 +79,7 @@ enum LarderProcess {
         }
     }
 
-    static func start(_ arguments: [String]) throws -> Running {
+    static func start(_ arguments: [String], launcher: [String] = []) throws -> Running {
         let capture = FileManager.default.temporaryDirectory.appendingPathComponent("larder-run-\(UUID().uuidString)").path
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -86,15 +87,16 @@ enum LarderProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, capture + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, capture + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        let command = launcher + [executable] + arguments
+        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var environment = ProcessInfo.processInfo.environment
         environment["COLUMNS"] = "80"
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in envp { free(pointer) } }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        guard status == 0 else { throw IntegrationError("cannot start \(executable): \(String(cString: strerror(status)))") }
+        let status = posix_spawn(&pid, command[0], &actions, nil, argv, envp)
+        guard status == 0 else { throw IntegrationError("cannot start \(command[0]): \(String(cString: strerror(status)))") }
         return Running(pid: pid, capture: capture, started: DispatchTime.now())
     }
 

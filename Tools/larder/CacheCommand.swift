@@ -32,35 +32,49 @@ enum CacheCommand {
               A <bundle> is its digest (sha256:<hex> or <hex>), a unique hex prefix, or its name.
               See 'larder cache <subcommand> --help' for detailed help.
 
-            EXIT STATUS: 0 success, 64 usage error, 65 verification found corruption or the
-            archive was refused (or the origin sent bytes that do not match, more than the
-            bundle implies, or an encoding it was not asked for), 66 no such bundle, font or
-            archive, 69 the origin redirects in a loop, 73 the disk is full (nothing was left
-            behind), 75 another process is sweeping, or is still downloading the same bundle at
-            the deadline, or the origin could not be reached or was too slow (a later fetch
-            resumes), 1 anything else.
+              ls, show, stats, resolve and verify (without --repair) open the cache read-only:
+              they change nothing, and work on a read-only file system and on another user's
+              cache.
+
+            EXIT STATUS: 0 success, 64 usage error, 65 verification found corruption or an
+            incomplete bundle, or the archive was refused (or the origin sent bytes that do not
+            match, more than the bundle implies, or an encoding it was not asked for), 66 no
+            such cache, bundle, font or archive, 69 the origin redirects in a loop, 73 the disk
+            is full (nothing was left behind) or the cache cannot be written (a read-only file
+            system, another user's cache), 75 another process is sweeping, or is still
+            downloading the same bundle at the deadline, or the origin could not be reached or
+            was too slow (a later fetch resumes), 1 anything else.
             """)
 
     struct Subcommand: Sendable {
         var spec: CommandSpec
         var positionals: ClosedRange<Int>
+        /// How it opens the cache: read-only for those that only look.
+        var mode: @Sendable (ParsedArguments) -> LarderCache.Mode
+        /// Checks the arguments before the cache is opened.
+        var validate: @Sendable (ParsedArguments) throws(CacheError) -> Void
         var run: @Sendable (ParsedArguments, LarderCache) throws(CacheError) -> ExitCode
     }
 
     static func sub(
         _ name: String, _ overview: String, _ usage: String, arguments: [(String, String)] = [], options: [OptionSpec] = [],
-        positionals: ClosedRange<Int> = 0...0, run: @escaping @Sendable (ParsedArguments, LarderCache) throws(CacheError) -> ExitCode
+        positionals: ClosedRange<Int> = 0...0, mode: @escaping @Sendable (ParsedArguments) -> LarderCache.Mode = { _ in .readWrite },
+        validate: @escaping @Sendable (ParsedArguments) throws(CacheError) -> Void = { _ in },
+        run: @escaping @Sendable (ParsedArguments, LarderCache) throws(CacheError) -> ExitCode
     ) -> (String, Subcommand) {
         let spec = CommandSpec(
             name: "cache \(name)", overview: overview, usage: "larder cache \(name)\(usage) [--cache <dir>] [--json]",
             arguments: arguments, options: options + [cacheOption, jsonOption])
-        return (name, Subcommand(spec: spec, positionals: positionals, run: run))
+        return (name, Subcommand(spec: spec, positionals: positionals, mode: mode, validate: validate, run: run))
     }
 
+    /// For subcommands that only look inside the cache.
+    static let readOnly: @Sendable (ParsedArguments) -> LarderCache.Mode = { _ in .readOnly }
+
     static let subcommands: [String: Subcommand] = Dictionary(uniqueKeysWithValues: [
-        sub("ls", "List the bundles in the cache, most recently used first.", "", run: CacheListing.list),
+        sub("ls", "List the bundles in the cache, most recently used first.", "", mode: readOnly, run: CacheListing.list),
         sub("show", "Show one bundle and its files.", " <bundle>", arguments: [("<bundle>", "Digest, hex prefix or name.")],
-            positionals: 1...1, run: CacheListing.show),
+            positionals: 1...1, mode: readOnly, run: CacheListing.show),
         sub("install", "Install a bundle archive into the cache.", " <archive>",
             arguments: [("<archive>", "A .tar.gz written by 'larder pack'.")], positionals: 1...1, run: CacheOperations.install),
         sub("fetch", "Fetch a bundle from a static origin, downloading only what the cache lacks.",
@@ -69,10 +83,11 @@ enum CacheCommand {
             options: [OriginOption.spec, DurationOption.deadline, DurationOption.timeout],
             positionals: 1...1, run: CacheFetch.run),
         sub("resolve", "Resolve a larder-font:// URL to its stored font.", " <url>",
-            arguments: [("<url>", "larder-font://sha256/<hex>")], positionals: 1...1, run: CacheOperations.resolve),
-        sub("verify", "Re-hash every stored object.", " [--repair]",
+            arguments: [("<url>", "larder-font://sha256/<hex>")], positionals: 1...1, mode: readOnly,
+            validate: { (arguments) throws(CacheError) in _ = try FontURL(parsing: arguments.positionals[0]) }, run: CacheOperations.resolve),
+        sub("verify", "Re-hash every stored object and list incomplete bundles.", " [--repair]",
             options: [OptionSpec(names: ["--repair"], value: nil, help: "Quarantine corrupt objects and list the bundles to refetch.")],
-            run: CacheOperations.verify),
+            mode: { $0.flag("--repair") ? .readWrite : .readOnly }, run: CacheOperations.verify),
         sub("gc", "Remove objects no bundle uses, and stray files.", " [--dry-run]",
             options: [OptionSpec(names: ["--dry-run"], value: nil, help: "Report what would be removed.")], run: CacheOperations.sweep),
         sub("evict", "Evict least recently used bundles down to a size.", " --to <size>",
@@ -82,7 +97,7 @@ enum CacheCommand {
             positionals: 1...1, run: { (arguments, cache) throws(CacheError) in try CacheOperations.pin(arguments, cache, true) }),
         sub("unpin", "Allow a bundle to be evicted again.", " <bundle>", arguments: [("<bundle>", "Digest, hex prefix or name.")],
             positionals: 1...1, run: { (arguments, cache) throws(CacheError) in try CacheOperations.pin(arguments, cache, false) }),
-        sub("stats", "Show counters and usage.", "", run: CacheListing.stats),
+        sub("stats", "Show counters and usage.", "", mode: readOnly, run: CacheListing.stats),
         sub("purge", "Delete everything in the cache, the embedded default too.", "", run: CacheOperations.purge),
     ])
 
@@ -102,14 +117,16 @@ enum CacheCommand {
         }
         if parsed.wantsHelp { Console.out(subcommand.spec.helpText); return .success }
         do {
-            let cache = try LarderCache(at: parsed.value("--cache") ?? LarderCache.defaultPath)
+            try subcommand.validate(parsed)
+            let configuration = LarderCache.Configuration(mode: subcommand.mode(parsed))
+            let cache = try LarderCache(at: parsed.value("--cache") ?? LarderCache.defaultPath, configuration: configuration)
             return try subcommand.run(parsed, cache)
         } catch {
             Console.error("error: \(error)")
             switch error.code {
             case .invalidBundle, .bundleDigestMismatch, .corruptObject, .malformedFontURL: return .dataError
-            case .bundleNotFound, .unknownFont, .resourceNotFound: return .noInput
-            case .diskFull: return .cannotCreate
+            case .bundleNotFound, .unknownFont, .resourceNotFound, .cacheNotFound: return .noInput
+            case .diskFull, .readOnly: return .cannotCreate
             default: return .failure
             }
         }

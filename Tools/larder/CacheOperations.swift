@@ -45,18 +45,29 @@ enum CacheOperations {
         if arguments.flag("--json") {
             Console.json(.object([
                 "clean": .bool(result.isClean), "objectsChecked": .int(Int64(result.objectsChecked)),
-                "bytesChecked": .int(result.bytesChecked), "repaired": .bool(result.repaired && !result.isClean),
+                "bytesChecked": .int(result.bytesChecked), "repaired": .bool(result.repaired && !result.corrupt.isEmpty),
                 "corrupt": .array(result.corrupt.map { .string($0.description) }),
+                "damage": .object(Dictionary(uniqueKeysWithValues: result.damage.map { ($0.key.description, JSONValue.string($0.value)) })),
+                "incomplete": .array(result.incomplete.map { .string($0.description) }),
                 "refetch": .array(result.bundlesToRefetch.map { .string($0.description) }),
             ]))
         } else if result.isClean {
             Console.out("OK: \(result.objectsChecked) objects, \(humanSize(result.bytesChecked)) verified")
         } else {
-            for object in result.corrupt { Console.error("corrupt: \(object)\(result.repaired ? " (quarantined)" : "")") }
+            for object in result.corrupt {
+                Console.error("corrupt: \(object)\(result.damage[object].map { ": \($0)" } ?? "")\(result.repaired ? " (quarantined)" : "")")
+            }
+            for bundle in result.incomplete { Console.error("incomplete: \(bundle)") }
             for bundle in result.bundlesToRefetch { Console.error("refetch: \(bundle)") }
-            Console.error(
-                "FAILED: \(result.corrupt.count) of \(result.objectsChecked) objects are damaged"
-                    + (result.repaired ? "; removed, refetch the bundles listed" : "; run with --repair to quarantine them"))
+            var findings: [String] = []
+            if !result.corrupt.isEmpty {
+                findings.append("\(result.corrupt.count) of \(result.objectsChecked) objects are damaged\(result.repaired ? " (quarantined)" : "")")
+            }
+            if !result.incomplete.isEmpty {
+                findings.append("\(result.incomplete.count) bundle\(result.incomplete.count == 1 ? " is" : "s are") incomplete")
+            }
+            let advice = result.repaired || result.corrupt.isEmpty ? "refetch the bundles listed" : "run with --repair to quarantine them, then refetch the bundles listed"
+            Console.error("FAILED: " + findings.joined(separator: "; ") + "; " + advice)
         }
         return result.isClean ? .success : .dataError
     }
