@@ -45,21 +45,6 @@ import Testing
         return false
     }
 
-    /// The value `work` returns, or nil when it takes longer than `limit` (it is then left
-    /// running: a blocked call cannot be stopped).
-    static func within<T: Sendable>(_ limit: Duration, _ work: @escaping @Sendable () async -> T?) async -> T? {
-        let settled = Mutex<CheckedContinuation<T?, Never>?>(nil)
-        let resume: @Sendable (T?) -> Void = { value in settled.withLock { $0.take() }?.resume(returning: value) }
-        return await withCheckedContinuation { continuation in
-            settled.withLock { $0 = continuation }
-            Task { resume(await work()) }
-            Task {
-                do { try await Task.sleep(for: limit) } catch { return }
-                resume(nil)
-            }
-        }
-    }
-
     static func seconds(since start: ContinuousClock.Instant) -> Double {
         let elapsed = start.duration(to: .now)
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -86,7 +71,7 @@ import Testing
         // not return until the lock is released, which happens only after this: the watchdog
         // ends the wait (10 s, room for a busy machine) and the test fails instead of hanging.
         let asked = ContinuousClock.now
-        let status = await Self.within(.seconds(10)) { try? await host.status() }  // nil: no answer in time, or an error
+        let status = await value(within: .seconds(10)) { try? await host.status() } ?? nil  // nil: no answer in time, or an error
         let answered = Self.seconds(since: asked)
         guard status?.journey == HostFixture.journey else {
             Issue.record("no status within 10 s while the lock was held: the host's actor waits for the cache's lock")
@@ -120,7 +105,7 @@ import Testing
 
         let preparation = Task { try await host.prepare() }
         try await Task.sleep(for: .milliseconds(300))
-        let status = await Self.within(.seconds(10)) { try? await host.status() }
+        let status = await value(within: .seconds(10)) { try? await host.status() } ?? nil
         guard status != nil else {
             Issue.record("no status within 10 s while the host store's write lock was held")
             try other.execute("COMMIT")

@@ -6,27 +6,25 @@ import Testing
 
 /// Each limit of ``CurlTransport`` against a real misbehaving server on 127.0.0.1: every kind of
 /// bad answer comes back as its own typed error. The server never ends these answers itself, so
-/// finishing at all shows the limit acted; the time checks are loose watchdogs (a test task may
-/// wait for a thread of a busy pool), the error codes say which limit it was.
+/// the error's code says which limit acted. (Times measured in a test task would time the test
+/// process's busy thread pool as much as the transport: HangStressTests watches for hangs, and
+/// HostileOriginTests times the CLI as a process of its own.)
 @Suite struct CurlTransportTests {
     let transport = CurlTransport.shared
 
-    /// Sends one request to an origin that answers it with `answer`; returns the error and how
-    /// long it took.
+    /// Sends one request to an origin that answers it with `answer`; returns the error.
     func failure(
         _ answer: @escaping @Sendable (FaultOrigin.Request) -> FaultOrigin.Answer, configure: (inout HTTPRequest) -> Void = { _ in }
-    ) async throws -> (TransportError, Double) {
+    ) async throws -> TransportError {
         let origin = try FaultOrigin(answer)
         defer { origin.stop() }  // quick: every connection here is already closed by the client
         var request = HTTPRequest(url: origin.base.appendingPathComponent("thing"), timeout: .seconds(5))
         configure(&request)
-        let started = ContinuousClock.now
         do {
             let response = try await transport.send(request)
             throw IntegrationError("expected a failure, got HTTP \(response.status) with \(response.body.count) bytes")
         } catch let error as TransportError {
-            let elapsed = started.duration(to: .now)
-            return (error, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            return error
         }
     }
 
@@ -50,25 +48,24 @@ import Testing
     }
 
     @Test func aDeclaredLengthOverTheBoundIsRefusedBeforeTheBody() async throws {
-        let (error, _) = try await failure({ _ in .respond(status: 200, body: Array(repeating: 1, count: 5000)) }) { $0.maximumBodyBytes = 4096 }
+        let error = try await failure({ _ in .respond(status: 200, body: Array(repeating: 1, count: 5000)) }) { $0.maximumBodyBytes = 4096 }
         #expect(error.code == .tooLarge)
     }
 
     @Test func anUndeclaredBodyStopsAtTheBound() async throws {
-        let (error, elapsed) = try await failure({ _ in .endless(status: 200, headers: []) }) { $0.maximumBodyBytes = 1 << 20 }
+        let error = try await failure({ _ in .endless(status: 200, headers: []) }) { $0.maximumBodyBytes = 1 << 20 }
         #expect(error.code == .tooLarge)
-        #expect(elapsed < 60)
     }
 
     @Test func anEncodingNobodyAskedForIsRefused() async throws {
-        let (error, _) = try await failure { _ in
+        let error = try await failure { _ in
             .respond(status: 200, headers: [("Content-Encoding", "gzip")], body: FaultOrigin.gzipBomb(inflatedSize: 1 << 20))
         }
         #expect(error.code == .unexpectedEncoding)
     }
 
     @Test func anAskedForEncodingIsDecodedButNeverPastTheBound() async throws {
-        let (error, _) = try await failure({ _ in
+        let error = try await failure({ _ in
             .respond(status: 200, headers: [("Content-Encoding", "gzip")], body: FaultOrigin.gzipBomb(inflatedSize: 1 << 30))
         }) { request in
             request.acceptsCompression = true
@@ -93,28 +90,27 @@ import Testing
     @Test func headerFieldsPast64KiBAreRefused() async throws {
         let head = "HTTP/1.1 200 OK\r\n" + (0..<200).map { "X-Padding-\($0): \(String(repeating: "a", count: 400))\r\n" }.joined()
             + "Content-Length: 2\r\n"
-        let (error, _) = try await failure { _ in .raw(head: head, body: Array("ok".utf8), close: true) }
+        let error = try await failure { _ in .raw(head: head, body: Array("ok".utf8), close: true) }
         #expect(error.code == .tooLarge)
     }
 
     @Test func aRedirectLoopEnds() async throws {
-        let (error, _) = try await failure { request in .redirect(to: request.path) }
+        let error = try await failure { request in .redirect(to: request.path) }
         #expect(error.code == .redirectLoop)
     }
 
     @Test func aRedirectToAnotherProtocolIsRefused() async throws {
-        let (error, _) = try await failure { _ in .redirect(to: "file:///etc/passwd") }
+        let error = try await failure { _ in .redirect(to: "file:///etc/passwd") }
         #expect(error.code == .redirectLoop)
     }
 
     @Test func silenceEndsAtTheTimeLimit() async throws {
-        let (error, elapsed) = try await failure({ _ in .readAndNeverAnswer }) { $0.timeout = .milliseconds(500) }
+        let error = try await failure({ _ in .readAndNeverAnswer }) { $0.timeout = .milliseconds(500) }
         #expect(error.code == .timeout)
-        #expect(elapsed < 60)
     }
 
     @Test func aDripSlowerThanTheMinimumSpeedEnds() async throws {
-        let (error, elapsed) = try await failure({ _ in
+        let error = try await failure({ _ in
             .drip(status: 200, headers: [], body: Array(repeating: 1, count: 10_000), bytesPerSecond: 20)
         }) { request in
             request.timeout = .seconds(30)
@@ -122,7 +118,6 @@ import Testing
             request.maximumBodyBytes = 10_000
         }
         #expect(error.code == .tooSlow)
-        #expect(elapsed < 60)
     }
 
     @Test func aRefusedConnectionIsAConnectionError() async throws {
@@ -147,7 +142,6 @@ import Testing
         let request = HTTPRequest(url: origin.base.appendingPathComponent("stall"), timeout: .seconds(60))
         let task = Task { try await transport.send(request) }
         try await Task.sleep(for: .milliseconds(200))
-        let started = ContinuousClock.now
         task.cancel()
         do {
             _ = try await task.value
@@ -155,7 +149,6 @@ import Testing
         } catch let error as TransportError {
             #expect(error.code == .cancelled)
         }
-        #expect(started.duration(to: .now) < .seconds(60))
     }
 
     @Test func aSinkThatRefusesStopsTheTransfer() async throws {

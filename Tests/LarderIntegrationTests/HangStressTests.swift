@@ -7,9 +7,9 @@ import Synchronization
 import Testing
 
 /// The hang cases over and over, with time limits and cancellations landing at random moments
-/// (where URLSession on Linux deadlocked: issue 5412): each must end, or the watchdog (its limit
-/// plus 10 s: room for a busy test machine's thread pool, nothing a hang could use) fails the
-/// test instead of letting it hang. The subprocess tests check the limit + 2 s bound itself.
+/// (where URLSession on Linux deadlocked: issue 5412): each must end, or the watchdog
+/// (``finishes(within:_:)``, its limit plus 10 s) fails the test instead of letting it hang. The
+/// subprocess tests check the limit + 2 s bound itself.
 @Suite struct HangStressTests {
     enum Hang: String, CaseIterable, Sendable {
         case acceptAndNeverRead, readAndNeverAnswer, headersThenStall, drip
@@ -20,21 +20,6 @@ import Testing
             case .readAndNeverAnswer: .readAndNeverAnswer
             case .headersThenStall: .headersThenStall(status: 200, headers: [], contentLength: 100_000)
             case .drip: .drip(status: 200, headers: [], body: Array(repeating: 7, count: 100_000), bytesPerSecond: 50)
-            }
-        }
-    }
-
-    /// Whether `work` finished within `limit`. A hung task is left behind (it cannot be killed);
-    /// the test fails instead of waiting for it.
-    static func finishes(within limit: Duration, _ work: @escaping @Sendable () async -> Void) async -> Bool {
-        let settled = Mutex<CheckedContinuation<Bool, Never>?>(nil)
-        let resume: @Sendable (Bool) -> Void = { value in settled.withLock { $0.take() }?.resume(returning: value) }
-        return await withCheckedContinuation { continuation in
-            settled.withLock { $0 = continuation }
-            Task { await work(); resume(true) }
-            Task {
-                do { try await Task.sleep(for: limit) } catch { return }
-                resume(false)
             }
         }
     }
@@ -53,7 +38,7 @@ import Testing
                         let timeout = Duration.milliseconds(Int.random(in: 20...400, using: &generator))
                         let cancelAfter = Duration.milliseconds(Int.random(in: 0...300, using: &generator))
                         let request = HTTPRequest(url: origin.base.appendingPathComponent("r\(round)"), timeout: timeout)
-                        let ended = await Self.finishes(within: timeout + .seconds(10)) {
+                        let ended = await finishes(within: timeout + .seconds(10)) {
                             let task = Task { try await transport.send(request) }
                             if round % 2 == 0 {
                                 try? await Task.sleep(for: cancelAfter)  // an interrupted pause only cancels sooner
@@ -85,7 +70,7 @@ import Testing
                     configuration.requestTimeout = .milliseconds(Int.random(in: 20...400, using: &generator))
                     let fetcher = BundleFetcher(cache: cache, origin: origin.base, configuration: configuration)
                     let bundle = SHA256Hasher.hash(Array("never served \(round)".utf8))
-                    let ended = await Self.finishes(within: configuration.deadline + .seconds(10)) {
+                    let ended = await finishes(within: configuration.deadline + .seconds(10)) {
                         let task = Task { try await fetcher.fetch(bundle) }
                         if round % 3 == 0 {
                             try? await Task.sleep(for: .milliseconds(Int.random(in: 0...200)))  // an interrupted pause only cancels sooner
