@@ -12,7 +12,10 @@ extension WebKitRenderer: WebViewDelegate {
                 state = .loaded(visible: visible, document: LoadVerdict.bundlePath(uri, content.bundle) ?? uri)
             }
         case WEBKIT_LOAD_FINISHED:
-            guard let attempt, attempt.committed || attempt.failure != nil else { return }
+            // A navigation the page started just before this load can still commit and
+            // finish after it, while the view reports this load's URI: the view is then still
+            // loading (this load), so that finish is not this load's.
+            guard let attempt, attempt.committed || attempt.failure != nil, attempt.failure != nil || !view.isLoading else { return }
             attempt.finished?.finish(attempt.failure.map { .failure($0) } ?? .success([]))
         default:
             break

@@ -76,6 +76,10 @@ final class WebView {
     /// The view's current URI (`webkit_web_view_get_uri`).
     var uri: String? { webkit_web_view_get_uri(view).map { String(cString: $0) } }
 
+    /// Whether a load is still under way (`webkit_web_view_is_loading`): true from the moment
+    /// ``load(_:)`` is called, even while an earlier navigation is still committing.
+    var isLoading: Bool { webkit_web_view_is_loading(view) != 0 }
+
     /// Starts loading `uri` (`webkit_web_view_load_uri`).
     func load(_ uri: String) {
         webkit_web_view_load_uri(view, uri)

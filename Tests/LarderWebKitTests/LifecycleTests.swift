@@ -51,6 +51,23 @@ extension WebKitTests {
             await renderer.stop()
         }
 
+        /// A reset issued while a navigation the page started is still committing: that
+        /// navigation's events arrive after the reset's load began, and must not be taken for it.
+        @Test func aResetRightAfterThePageNavigatedShowsTheEntry() async throws {
+            let fixture = try WebKitFixture()
+            let (bundle, _) = try fixture.installSample("onboarding")
+            let (renderer, _) = try await fixture.startedRenderer()
+            try await renderer.load(try fixture.content(bundle), visible: false)
+            for round in 0..<20 {
+                _ = try await renderer.evaluate(#"document.querySelector('a[href="screen-2.html"]').click()"#)
+                if round % 2 == 1 { try await Task.sleep(for: .milliseconds(round)) }
+                try await renderer.reset()
+                #expect(try await renderer.evaluate("location.pathname") == .string("/index.html"), "round \(round)")
+            }
+            #expect(await renderer.resets == 20)
+            await renderer.stop()
+        }
+
         @Test func unloadThenLoadWorks() async throws {
             let fixture = try WebKitFixture()
             let (bundle, _) = try fixture.installSample("paywall")
