@@ -67,14 +67,11 @@ extension WebKitTests {
             let (bundle, manifest) = try fixture.installSample(sample)
             let fonts = manifest.files.filter { $0.role == .font }
             let urls = fonts.map { "larder-font://sha256/\($0.digest.hex)" }
-            let (renderer, _) = try await fixture.startedRenderer()
-            try await renderer.load(try fixture.content(bundle), visible: false)
-            let withFonts = try await renderer.callAsyncFunction(Self.measureText(fonts: urls))
-            await renderer.stop()
-
             // The same bundle in a second cache whose font objects are corrupt: the font scheme
             // answers errors (and quarantines them), the load fails naming a font, and the page
-            // stays in the view as it rendered.
+            // stays in the view as it rendered. Measured first: a web process WebKit reuses for the
+            // next view keeps the fonts it loaded in its memory cache, by URL (the same
+            // `larder-font://` URLs here), but never a failed load.
             let broken = try WebKitFixture()
             let (same, _) = try broken.installSample(sample)
             #expect(same == bundle)
@@ -85,6 +82,11 @@ extension WebKitTests {
             #expect(error?.cacheError?.code == .corruptObject)
             let without = try await control.callAsyncFunction(Self.measureText(fonts: urls))
             await control.stop()
+
+            let (renderer, _) = try await fixture.startedRenderer()
+            try await renderer.load(try fixture.content(bundle), visible: false)
+            let withFonts = try await renderer.callAsyncFunction(Self.measureText(fonts: urls))
+            await renderer.stop()
 
             guard case .object(let measured) = withFonts, case .object(let fallback) = without,
                 case .array(let page) = measured["page"], case .array(let probes) = measured["probes"]
