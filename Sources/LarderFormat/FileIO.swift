@@ -52,8 +52,9 @@ public final class AtomicFileWriter {
     private var descriptor: Int32
     private var committed = false
 
-    /// Creates `<folder>/.<prefix>.<random>.tmp` exclusively.
-    public init(folder: String, prefix: String) throws(FormatError) {
+    /// Creates `<folder>/.<prefix>.<random>.tmp` exclusively, with permissions `mode` (a
+    /// private key's 0600 holds from the first byte).
+    public init(folder: String, prefix: String, mode: mode_t = 0o644) throws(FormatError) {
         var template = Array("\(folder)/.\(prefix).XXXXXX.tmp".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 4) }
         guard fd >= 0 else {
@@ -62,7 +63,7 @@ public final class AtomicFileWriter {
         descriptor = fd
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        fchmod(fd, 0o644)
+        fchmod(fd, mode)
     }
 
     deinit {
@@ -82,16 +83,24 @@ public final class AtomicFileWriter {
         }
     }
 
-    /// Flushes the file to disk, moves it to `path` (replacing what is there) and flushes the
-    /// folder entry.
-    public func commit(to path: String) throws(FormatError) {
+    /// Flushes the file to disk, moves it to `path` and flushes the folder entry.
+    /// - Parameter replacing: false to fail with ``FormatError/Code/io`` (`EEXIST`), changing
+    ///   nothing, when `path` exists (`link(2)`, then the temporary name is removed).
+    public func commit(to path: String, replacing: Bool = true) throws(FormatError) {
         guard fsync(descriptor) == 0 else {
             throw FormatError(.io, "fsync failed: \(Errno.current)", path: temporaryPath)
         }
         close(descriptor)
         descriptor = -1
-        guard rename(temporaryPath, path) == 0 else {
-            throw FormatError(.io, "cannot move the finished file into place: \(Errno.current)", path: path)
+        if replacing {
+            guard rename(temporaryPath, path) == 0 else {
+                throw FormatError(.io, "cannot move the finished file into place: \(Errno.current)", path: path)
+            }
+        } else {
+            guard link(temporaryPath, path) == 0 else {
+                throw FormatError(.io, errno == EEXIST ? "exists already" : "cannot move the finished file into place: \(Errno.current)", path: path)
+            }
+            unlink(temporaryPath)
         }
         committed = true
         let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")

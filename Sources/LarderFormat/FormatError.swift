@@ -45,6 +45,8 @@ public struct FormatError: Error, Sendable, CustomStringConvertible {
         public static let unexpectedEntry = Code("unexpected-entry")
         /// A compression stream could not be written.
         public static let compression = Code("compression")
+        /// Text or a file that is not the key it should be (an Ed25519 public or private key).
+        public static let invalidKey = Code("invalid-key")
     }
 
     public var code: Code

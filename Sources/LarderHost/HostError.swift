@@ -33,6 +33,9 @@ public struct HostError: Error, Sendable, CustomStringConvertible {
         /// The capture endpoint refused an event for good because of the event itself (HTTP
         /// 400, 409, 413, 415, 422 or 431): it was dropped from the queue undelivered.
         public static let refused = Code("refused")
+        /// A configuration document was refused by the trusted keys: unsigned, signed by an
+        /// unknown key, badly signed, expired or a rollback. Cached content stays usable.
+        public static let rejected = Code("rejected")
         /// The capture queue's storage failed.
         public static let storage = Code("storage")
         /// The host was disposed and cannot present any more.

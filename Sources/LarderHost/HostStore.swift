@@ -21,7 +21,7 @@ struct ScopeRecord: Sendable, Equatable {
 /// (`synchronous=NORMAL`): a power cut may lose the last record, which costs one extra request
 /// to the origin, never consistency, and keeps a launch's first write off the disk's latency.
 final class HostStore: Sendable {
-    private let database: Locked<SQLiteDatabase>
+    let database: Locked<SQLiteDatabase>
 
     init(path: String) throws(HostError) {
         do {
@@ -32,6 +32,7 @@ final class HostStore: Sendable {
                 CREATE TABLE IF NOT EXISTS scopes(
                     scope TEXT PRIMARY KEY, document BLOB, etag TEXT, renewed_ms INTEGER,
                     failures INTEGER NOT NULL, not_before_ms INTEGER, not_found INTEGER NOT NULL);
+                CREATE TABLE IF NOT EXISTS accepted(scope TEXT PRIMARY KEY, revision INTEGER NOT NULL);
                 """)
             self.database = Locked(database)
         } catch {

@@ -48,12 +48,17 @@ public struct JourneyConfiguration: Sendable, Equatable {
     /// The limits of bundle downloads, which may go on in the background past
     /// ``fetchDeadline``.
     public var download: BundleFetcher.Configuration
+    /// Publisher keys whose signed journey documents this host accepts (several during a
+    /// rotation). Empty: documents are not checked. Otherwise a document is accepted only if
+    /// one of them signed it, it names this journey, it has not expired and its revision is not
+    /// below the highest this scope accepted; a refused document changes nothing cached.
+    public var trustedKeys: [PublicKey]
 
     public init(
         publishableKey: String, journeyID: String, identity: JourneyIdentity? = nil, origin: URL,
         capture: CaptureSettings? = CaptureSettings(), embeddedDefault: String? = nil,
         fetchDeadline: Duration = .seconds(5), presentationDeadline: Duration = .seconds(15),
-        download: BundleFetcher.Configuration = .init()
+        download: BundleFetcher.Configuration = .init(), trustedKeys: [PublicKey] = []
     ) {
         self.publishableKey = publishableKey
         self.journeyID = journeyID
@@ -64,6 +69,7 @@ public struct JourneyConfiguration: Sendable, Equatable {
         self.fetchDeadline = fetchDeadline
         self.presentationDeadline = presentationDeadline
         self.download = download
+        self.trustedKeys = trustedKeys
     }
 
     /// The scope content is prepared and authorised for: key, journey, identity and origin.

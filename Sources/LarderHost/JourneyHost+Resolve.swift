@@ -118,7 +118,7 @@ extension JourneyHost {
     private func performLiveFetch(_ configuration: JourneyConfiguration, generation: Int) async -> LiveOutcome {
         let scope = configuration.scope
         var record: ScopeRecord
-        do { record = try store.record(scope) } catch { return .failed(error) }
+        do { record = try trustedRecord(scope) } catch { return .failed(error) }
         if let notBefore = record.notBefore, clock.now < notBefore { return .failed(backingOff(until: notBefore)) }
         let client = ConfigurationClient(transport: transport, clock: clock)
         let answer = await client.fetch(
@@ -129,6 +129,9 @@ extension JourneyHost {
         do {
             switch answer {
             case .fetched(let document, let etag):
+                if let rejection = try rejection(of: document, scope: scope) {
+                    return try await fail(record, scope: scope, rejection, retryAfter: nil)
+                }
                 if let error = await fetchBundle(document.bundle, configuration: configuration) {
                     return try await fail(record, scope: scope, error, retryAfter: nil)
                 }
@@ -137,6 +140,7 @@ extension JourneyHost {
                 }
                 let now = clock.now
                 record = ScopeRecord(document: document, etag: etag, renewed: now)
+                try await acceptRevision(document.revision, for: scope)
                 try await authorise(record, scope: scope)
                 note(.fetched, "200: revision \(document.revision), bundle \(document.bundle.hex.prefix(12))")
                 return .authorised(document, renewed: now, source: .network)

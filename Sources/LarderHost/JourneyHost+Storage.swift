@@ -31,7 +31,7 @@ extension JourneyHost {
     /// The stored record of a scope and whether its document's bundle is complete in the
     /// cache (false without a document).
     func storedState(_ scope: String) throws(HostError) -> (record: ScopeRecord, complete: Bool) {
-        let record = try store.record(scope)
+        let record = try trustedRecord(scope)
         guard let bundle = record.document?.bundle else { return (record, false) }
         return (record, try isComplete(bundle))
     }

@@ -52,7 +52,7 @@ public enum PresentationState: Sendable, Equatable {
 /// One line of what a host did and why, for logs and `larder journey`.
 public struct TimelineEntry: Sendable, Equatable {
     public enum Kind: String, Sendable {
-        case fetched, revalidated, fresh, servedStale = "served-stale", embedded, denied, failed
+        case fetched, revalidated, fresh, servedStale = "served-stale", embedded, denied, failed, rejected
         case backingOff = "backing-off", notFound = "not-found", bundleFetched = "bundle-fetched"
         case rendererReady = "renderer-ready", presented, dismissed, staged, unloaded, refreshScheduled = "refresh-scheduled"
         case discarded, captured, captureDropped = "capture-dropped", captureRefused = "capture-refused", delivered, deadline, disposed, invalidated

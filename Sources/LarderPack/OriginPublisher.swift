@@ -8,15 +8,26 @@ public struct JourneyPublication: Sendable {
     public var key: String?
     public var refresh: Int64
     public var now: Date
+    /// Signs the journey document when set; publishing again with the same bundle then renews
+    /// the signature and its expiry, keeping the revision.
+    public var signingKey: SigningKey?
+    /// How long after signing a device accepts the document (seconds; 7 days by default).
+    public var validity: Int64
 
-    public init(id: String, key: String?, refresh: Int64 = 600, now: Date = Date()) {
+    public init(
+        id: String, key: String?, refresh: Int64 = 600, now: Date = Date(), signingKey: SigningKey? = nil,
+        validity: Int64 = 7 * 86_400
+    ) {
         self.id = id
         self.key = key
         self.refresh = refresh
         self.now = now
+        self.signingKey = signingKey
+        self.validity = validity
     }
 
-    /// Journey ids and keys end up in URLs and nginx maps: letters, digits, `_`, `-`, `.` only.
+    /// Journey ids and keys end up in URLs and nginx maps: letters, digits, `_`, `-`, `.` only
+    /// (and a journey id never ends in `.history`, the suffix of history files).
     public static func isValidName(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.count <= 128 && text != "." && text != ".."
             && text.utf8.allSatisfy { $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }
@@ -63,7 +74,7 @@ public struct PublishReport: Sendable {
 public enum OriginPublisher {
     public static func publish(archives: [String], to origin: String, journey: JourneyPublication?) throws(PackFailure) -> PublishReport {
         if let journey {
-            guard JourneyPublication.isValidName(journey.id) else {
+            guard JourneyPublication.isValidName(journey.id), !journey.id.hasSuffix(".history") else {
                 throw PackFailure([PackError(.invalidConfiguration, "journey id '\(journey.id)' may use only letters, digits, '_', '-' and '.'")])
             }
             if let key = journey.key, !JourneyPublication.isValidName(key) {
@@ -160,33 +171,22 @@ public enum OriginPublisher {
     private static func publishJourney(
         _ publication: JourneyPublication, bundle: Digest, to origin: String, changed: inout [String]
     ) throws(FormatError) -> JourneyDocument {
-        let path = "journeys/\(publication.id).json"
-        var previous: JourneyDocument?
-        if FileManager.default.fileExists(atPath: origin + "/" + path) {
-            previous = try JourneyDocument(decoding: try ReadableFile(path: origin + "/" + path).readAll(limit: 1 << 20))
-        }
-        var document: JourneyDocument
+        let previous = try currentDocument(journey: publication.id, origin: origin)
+        let document: JourneyDocument
         if let previous, previous.bundle == bundle, previous.refresh == publication.refresh {
-            document = previous
-        } else {
-            let formatter = ISO8601DateFormatter()
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            document = JourneyDocument(
-                journey: publication.id, revision: (previous?.revision ?? 0) + 1, bundle: bundle, refresh: publication.refresh,
-                published: formatter.string(from: publication.now))
-            let full = origin + "/" + path
-            let before = (try? FileManager.default.attributesOfItem(atPath: full)[.modificationDate] as? Date) ?? nil
-            try replace(document.canonicalBytes, at: path, in: origin)
-            // Static servers derive ETags from mtime (in seconds) and size; a new revision of the
-            // same size in the same second must still get a new ETag.
-            if let before {
-                let floor = Date(timeIntervalSince1970: before.timeIntervalSince1970.rounded(.down) + 1)
-                let after = (try? FileManager.default.attributesOfItem(atPath: full)[.modificationDate] as? Date) ?? nil
-                if let after, after < floor {
-                    try FormatError.typed { try FileManager.default.setAttributes([.modificationDate: floor], ofItemAtPath: full) }
-                }
+            if let signingKey = publication.signingKey {
+                // Re-signing renews the expiry; the revision stays.
+                var renewed = previous
+                renewed.expires = iso(publication.now.addingTimeInterval(TimeInterval(publication.validity)))
+                try renewed.sign(with: signingKey)
+                if renewed != previous { try writeDocument(renewed, in: origin, changed: &changed) }
+                document = renewed
+            } else {
+                document = previous
             }
-            changed.append(path)
+        } else {
+            document = try publishRevision(
+                of: publication, after: previous, bundle: bundle, rollbackTo: nil, origin: origin, changed: &changed)
         }
         if let key = publication.key {
             // nginx compares plain map keys without regard to case; anchored regular
@@ -202,6 +202,64 @@ public enum OriginPublisher {
             }
         }
         return document
+    }
+
+    /// The journey's published document, nil before its first publish.
+    public static func currentDocument(journey: String, origin: String) throws(FormatError) -> JourneyDocument? {
+        let full = origin + "/journeys/\(journey).json"
+        guard FileManager.default.fileExists(atPath: full) else { return nil }
+        return try JourneyDocument(decoding: try ReadableFile(path: full).readAll(limit: JourneyDocument.maximumBytes))
+    }
+
+    /// Writes the next revision of a journey (one above `previous`), pointing at `bundle`,
+    /// signed when the publication has a key, and appends it to the journey's history.
+    static func publishRevision(
+        of publication: JourneyPublication, after previous: JourneyDocument?, bundle: Digest, rollbackTo: Int64?, origin: String,
+        changed: inout [String]
+    ) throws(FormatError) -> JourneyDocument {
+        var document = JourneyDocument(
+            journey: publication.id, revision: (previous?.revision ?? 0) + 1, bundle: bundle, refresh: publication.refresh,
+            published: iso(publication.now))
+        if let signingKey = publication.signingKey {
+            document.expires = iso(publication.now.addingTimeInterval(TimeInterval(publication.validity)))
+            try document.sign(with: signingKey)
+        }
+        var history = try JourneyHistory.read(journey: publication.id, origin: origin)
+        history.entries.append(
+            JourneyHistory.Entry(
+                revision: document.revision, bundle: bundle, published: document.published, signer: document.signature?.keyID,
+                rollbackTo: rollbackTo))
+        // The history first: a document is never out without its entry (a rollback reads it).
+        let historyPath = JourneyHistory.path(journey: publication.id)
+        try replace(history.bytes, at: historyPath, in: origin)
+        changed.append(historyPath)
+        try writeDocument(document, in: origin, changed: &changed)
+        return document
+    }
+
+    /// Replaces a journey's document.
+    private static func writeDocument(_ document: JourneyDocument, in origin: String, changed: inout [String]) throws(FormatError) {
+        let path = "journeys/\(document.journey).json"
+        let full = origin + "/" + path
+        let before = (try? FileManager.default.attributesOfItem(atPath: full)[.modificationDate] as? Date) ?? nil
+        try replace(document.canonicalBytes, at: path, in: origin)
+        // Static servers derive ETags from mtime (in seconds) and size; a new revision of the
+        // same size in the same second must still get a new ETag.
+        if let before {
+            let floor = Date(timeIntervalSince1970: before.timeIntervalSince1970.rounded(.down) + 1)
+            let after = (try? FileManager.default.attributesOfItem(atPath: full)[.modificationDate] as? Date) ?? nil
+            if let after, after < floor {
+                try FormatError.typed { try FileManager.default.setAttributes([.modificationDate: floor], ofItemAtPath: full) }
+            }
+        }
+        changed.append(path)
+    }
+
+    /// ISO 8601 in UTC, to the second.
+    static func iso(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
     }
 
     /// A name (letters, digits, `_`, `-`, `.`) as a literal in a regular expression.
@@ -228,7 +286,7 @@ public enum OriginPublisher {
         return true
     }
 
-    private static func replace(_ bytes: [UInt8], at path: String, in origin: String) throws(FormatError) {
+    static func replace(_ bytes: [UInt8], at path: String, in origin: String) throws(FormatError) {
         let full = origin + "/" + path
         let folder = (full as NSString).deletingLastPathComponent
         let output = try AtomicFileWriter(folder: folder, prefix: (full as NSString).lastPathComponent)

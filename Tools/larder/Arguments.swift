@@ -48,11 +48,15 @@ struct UsageError: Error {
 struct ParsedArguments {
     var positionals: [String] = []
     var values: [String: String] = [:]
+    /// Every value of each option, in order, for options that may be repeated.
+    var allValues: [String: [String]] = [:]
     var flags: Set<String> = []
     var wantsHelp = false
 
     func flag(_ name: String) -> Bool { flags.contains(name) }
     func value(_ name: String) -> String? { values[name] }
+    /// Every value given for a repeatable option (the last one wins for ``value(_:)``).
+    func values(_ name: String) -> [String] { allValues[name] ?? [] }
 
     /// Parses `arguments` against `spec`, keyed by each option's last (long) name.
     init(_ arguments: [String], spec: CommandSpec, positionalCount: ClosedRange<Int>) throws(UsageError) {
@@ -87,6 +91,7 @@ struct ParsedArguments {
                     values[key] = arguments[index]
                     index += 1
                 }
+                allValues[key, default: []].append(values[key]!)
             } else {
                 guard inlineValue == nil else {
                     throw UsageError(message: "Option '\(name)' takes no value", command: spec)

@@ -19,6 +19,8 @@ enum DurationOption {
         case "", "s": scale = 1
         case "ms": scale = 0.001
         case "min", "m": scale = 60
+        case "h": scale = 3600
+        case "d": scale = 86_400
         default: return nil
         }
         let seconds = value * scale

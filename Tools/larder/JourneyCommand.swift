@@ -14,6 +14,7 @@ enum JourneyCommand {
         OptionSpec(names: ["--key"], value: "key", help: "The publishable key; it authorises showing the journey."),
         OptionSpec(names: ["--journey"], value: "id", help: "The journey id."),
         CacheCommand.cacheOption,
+        TrustOption.spec,
     ]
     static let offlineOption = OptionSpec(
         names: ["--offline"], value: nil, help: "Fail every request without touching the network, as a device offline does.")
@@ -38,7 +39,7 @@ enum JourneyCommand {
 
     static let exitStatus = """
         EXIT STATUS: 0 prepared or presented (status: the state was read), 64 usage error,
-        65 the origin sent a malformed journey document, 66 no such embedded archive, 69
+        65 the origin sent a malformed journey document or one the trusted keys refuse, 66 no such embedded archive, 69
         nothing to show (origin unreachable or unavailable with nothing cached, backing off,
         not ready in time), 73 the disk is full, 77 the origin denied the key or journey (401,
         403, a confirmed 404), 1 anything else.
@@ -67,6 +68,7 @@ enum JourneyCommand {
               prepare                 Prepare the journey: configuration, bundle, hidden renderer.
               present                 Prepare, present once (a new session), then dismiss.
               status                  Show the stored state of the journey; never asks the origin.
+              history                 List what an origin folder published for the journey.
 
             \(notes)
 
@@ -106,6 +108,9 @@ enum JourneyCommand {
         guard let name = arguments.first, !name.hasPrefix("-") else {
             if arguments.contains("-h") || arguments.contains("--help") { Console.out(spec.helpText); return .success }
             return Console.usageError(UsageError(message: "Missing subcommand", command: spec))
+        }
+        if name == JourneyHistoryCommand.spec.name.split(separator: " ").last.map(String.init) {
+            return JourneyHistoryCommand.run(Array(arguments.dropFirst()))
         }
         guard let (action, subSpec) = subcommands[name] else {
             return Console.usageError(UsageError(message: "Unknown subcommand '\(name)'", command: spec))
@@ -181,7 +186,8 @@ enum JourneyCommand {
                 message: "Invalid '--journey <id>': '\(journey)' may use only letters, digits, '_', '-' and '.'", command: spec)
         }
         var configuration = JourneyConfiguration(
-            publishableKey: key, journeyID: journey, origin: origin, embeddedDefault: parsed.value("--embedded"))
+            publishableKey: key, journeyID: journey, origin: origin, embeddedDefault: parsed.value("--embedded"),
+            trustedKeys: try TrustOption.keys(parsed, spec: spec))
         configuration.fetchDeadline = try DurationOption.value(deadlineOption, in: parsed, default: configuration.fetchDeadline, command: spec)
         configuration.download.requestTimeout = try DurationOption.value(
             timeoutOption, in: parsed, default: configuration.download.requestTimeout, command: spec)

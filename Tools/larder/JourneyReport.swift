@@ -36,7 +36,7 @@ struct JourneyReport {
         return switch error.code {
         case .denied: .noPermission
         case .unavailable, .backingOff, .deadlineExceeded: .unavailable
-        case .malformedDocument: .dataError
+        case .malformedDocument, .rejected: .dataError
         default: .failure
         }
     }

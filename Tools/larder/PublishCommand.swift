@@ -6,30 +6,71 @@ enum PublishCommand {
     static let spec = CommandSpec(
         name: "publish",
         overview: "Publish bundle archives to a static origin folder, and point a journey at one.",
-        usage: "larder publish <archive>... --origin <folder> [--journey <id> --key <publishable-key> --refresh <seconds>] [--json]",
+        usage: """
+            larder publish <archive>... --origin <folder> [--journey <id> [--key <publishable-key>] [--refresh <seconds>] [--sign <private-key> [--expires-in <duration>]]] [--json]
+                   larder publish --origin <folder> --journey <id> --rollback [--to <revision>] [--sign <private-key> [--expires-in <duration>]] [--json]
+            """,
         arguments: [("<archive>...", "Archives written by 'larder pack'; each is verified entry by entry.")],
         options: [
             OptionSpec(names: ["--origin"], value: "folder", help: "The folder a static HTTP server serves (see Tools/origin)."),
             OptionSpec(names: ["--journey"], value: "id", help: "Point this journey at the last archive (a new revision if it changed)."),
             OptionSpec(names: ["--key"], value: "publishable-key", help: "Grant this key the journey."),
             OptionSpec(names: ["--refresh"], value: "seconds", help: "Refresh interval in the journey document (default: 600)."),
+            OptionSpec(
+                names: ["--sign"], value: "private-key",
+                help: "Sign the journey document with this key (a .pem from 'larder keys generate'); with the same bundle, renews the signature."),
+            OptionSpec(
+                names: ["--expires-in"], value: "duration",
+                help: "How long devices accept the signed document, e.g. 7d, 12h (default 7d); publish again with --sign to renew."),
+            OptionSpec(
+                names: ["--rollback"], value: nil,
+                help: "Publish a new revision pointing at an earlier bundle from the journey's history (no archive needed)."),
+            OptionSpec(names: ["--to"], value: "revision", help: "With --rollback: the revision whose bundle to serve again (default: the newest earlier one with another bundle)."),
             OptionSpec(names: ["--json"], value: nil, help: "Print the report as JSON."),
         ],
         discussion: """
             Writes objects/<hex>, bundles/<hex>.tar.gz, bundles/<hex>/manifest.json,
             journeys/<id>.json and access/{keys,grants}.map, each through a temporary file and a
             rename; content already there is left alone, so publishing again changes nothing.
+            Every new revision is appended to journeys/<id>.history.json ('larder journey
+            history'), which --rollback chooses from: devices holding a newer revision take the
+            rolled-back one as an update, and signed revisions only ever go up.
 
-            EXIT STATUS: 0 published, 64 usage error, 65 an archive is invalid, 66 no such
-            archive, 73 the origin could not be written.
+            A signed document carries the key id, an Ed25519 signature of its canonical JSON
+            and an expiry date; apps that trust the key ('larder journey --trust') refuse
+            anything else.
+
+            EXIT STATUS: 0 published, 64 usage error, 65 an archive is invalid or there is
+            nothing to roll back to, 66 no such archive or key file, 73 the origin could not be
+            written.
             """)
+
+    static let expiresOption = OptionSpec(names: ["--expires-in"], value: "duration", help: "")
 
     static func run(_ arguments: [String]) -> ExitCode {
         let parsed: ParsedArguments
-        do { parsed = try ParsedArguments(arguments, spec: spec, positionalCount: 1...10_000) } catch {
+        do { parsed = try ParsedArguments(arguments, spec: spec, positionalCount: 0...10_000) } catch {
             return Console.usageError(error)
         }
         if parsed.wantsHelp { Console.out(spec.helpText); return .success }
+        let rollback = parsed.flag("--rollback")
+        if rollback != parsed.positionals.isEmpty {
+            return Console.usageError(
+                UsageError(message: rollback ? "--rollback takes no archive" : "Missing expected argument '<archive>...'", command: spec))
+        }
+        if parsed.value("--to") != nil && !rollback {
+            return Console.usageError(UsageError(message: "--to goes with --rollback", command: spec))
+        }
+        if rollback && (parsed.value("--journey") == nil || parsed.value("--key") != nil) {
+            return Console.usageError(UsageError(message: "--rollback needs --journey and takes no --key", command: spec))
+        }
+        var rollbackTarget: Int64?
+        if let text = parsed.value("--to") {
+            guard let revision = Int64(text), revision > 0 else {
+                return Console.usageError(UsageError(message: "--to must be a revision number", command: spec))
+            }
+            rollbackTarget = revision
+        }
         guard let origin = parsed.value("--origin") else {
             return Console.usageError(UsageError(message: "Missing '--origin <folder>'", command: spec))
         }
@@ -43,8 +84,26 @@ enum PublishCommand {
                 refresh = seconds
             }
             journey = JourneyPublication(id: id, key: parsed.value("--key"), refresh: refresh)
-        } else if parsed.value("--key") != nil || parsed.value("--refresh") != nil {
-            return Console.usageError(UsageError(message: "--key and --refresh go with --journey", command: spec))
+            if let path = parsed.value("--sign") {
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    Console.error("error: \(path): no such key file, or it cannot be read")
+                    return .noInput
+                }
+                do { journey?.signingKey = try SigningKey(pem: [UInt8](data)) } catch {
+                    Console.error("error: \(path): \(error.message)")
+                    return .dataError
+                }
+                do throws(UsageError) {
+                    let validity = try DurationOption.value(expiresOption, in: parsed, default: .seconds(7 * 86_400), command: spec)
+                    journey?.validity = max(1, validity.components.seconds)
+                } catch {
+                    return Console.usageError(error)
+                }
+            } else if parsed.value("--expires-in") != nil {
+                return Console.usageError(UsageError(message: "--expires-in goes with --sign", command: spec))
+            }
+        } else if ["--key", "--refresh", "--sign", "--expires-in"].contains(where: { parsed.value($0) != nil }) {
+            return Console.usageError(UsageError(message: "--key, --refresh and --sign go with --journey", command: spec))
         }
         for archive in parsed.positionals where !FileManager.default.fileExists(atPath: archive) {
             Console.error("error: \(archive): no such archive")
@@ -52,7 +111,11 @@ enum PublishCommand {
         }
         let report: PublishReport
         do {
-            report = try OriginPublisher.publish(archives: parsed.positionals, to: origin, journey: journey)
+            if rollback, let journey {
+                report = try OriginPublisher.rollback(journey, to: rollbackTarget, origin: origin)
+            } else {
+                report = try OriginPublisher.publish(archives: parsed.positionals, to: origin, journey: journey)
+            }
         } catch {
             for problem in error.errors { Console.error("error: \(problem)") }
             if error.errors.contains(where: { $0.code == .outputFailed }) { return .cannotCreate }
@@ -70,6 +133,8 @@ enum PublishCommand {
                     .object([
                         "journey": .string(document.journey), "revision": .int(document.revision),
                         "bundle": .string(document.bundle.description), "refresh": .int(document.refresh),
+                        "expires": document.expires.map { .string($0) } ?? .null,
+                        "signer": document.signature.map { .string($0.keyID) } ?? .null,
                     ])
                 } ?? .null,
                 "changed": .array(report.changed.map { .string($0) }),
@@ -79,7 +144,9 @@ enum PublishCommand {
                 Console.out("published \(bundle.name) \(bundle.digest): \(bundle.objectsWritten) new objects")
             }
             if let document = report.journey {
-                Console.out("journey \(document.journey) revision \(document.revision) -> \(document.bundle) (refresh \(document.refresh) s)")
+                Console.out(
+                    "journey \(document.journey) revision \(document.revision) -> \(document.bundle) (refresh \(document.refresh) s)"
+                        + (document.signature.map { ", signed by \($0.keyID) until \(document.expires ?? "?")" } ?? ""))
             }
             if report.changed.isEmpty { Console.out("nothing changed on disk") }
         }

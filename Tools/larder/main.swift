@@ -17,6 +17,7 @@ let rootSpec = CommandSpec(
           cache                   List, inspect, verify, repair and evict a device cache.
           journey                 Prepare or present a journey and show what the host did.
           render                  Render a flow's entry screen in the web engine and write a PNG.
+          keys                    Generate the key pair a publisher signs journey documents with.
 
           See 'larder help <subcommand>' for detailed help.
         """)
@@ -29,6 +30,7 @@ let commands: [String: (spec: CommandSpec, run: ([String]) -> ExitCode)] = [
     "cache": (CacheCommand.spec, CacheCommand.run),
     "journey": (JourneyCommand.spec, JourneyCommand.run),
     "render": (RenderCommand.spec, RenderCommand.run),
+    "keys": (KeysCommand.spec, KeysCommand.run),
 ]
 
 @MainActor func larderMain(_ arguments: [String]) -> ExitCode {

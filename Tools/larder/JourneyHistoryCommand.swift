@@ -1,0 +1,72 @@
+import Foundation
+import LarderFormat
+import LarderPack
+
+/// `larder journey history --origin <folder> --journey <id>`: what an origin published for a
+/// journey, oldest first, from `journeys/<id>.history.json`.
+enum JourneyHistoryCommand {
+    static let spec = CommandSpec(
+        name: "journey history",
+        overview: "List every revision an origin folder published for a journey (what 'publish --rollback' chooses from).",
+        usage: "larder journey history --origin <folder> --journey <id> [--json]",
+        options: [
+            OptionSpec(names: ["--origin"], value: "folder", help: "The origin folder 'larder publish' writes."),
+            OptionSpec(names: ["--journey"], value: "id", help: "The journey id."),
+            OptionSpec(names: ["--json"], value: nil, help: "Print the history as JSON."),
+        ],
+        discussion: """
+            One line per revision: its number, bundle, when it was published, the key id that
+            signed it (or 'unsigned'), and which revision a rollback went back to. The current
+            revision is marked with '*'.
+
+            EXIT STATUS: 0 listed, 64 usage error, 65 the history file is damaged, 66 no such
+            journey on the origin.
+            """)
+
+    static func run(_ arguments: [String]) -> ExitCode {
+        let parsed: ParsedArguments
+        do { parsed = try ParsedArguments(arguments, spec: spec, positionalCount: 0...0) } catch {
+            return Console.usageError(error)
+        }
+        if parsed.wantsHelp { Console.out(spec.helpText); return .success }
+        guard let origin = parsed.value("--origin") else {
+            return Console.usageError(UsageError(message: "Missing '--origin <folder>'", command: spec))
+        }
+        guard let journey = parsed.value("--journey"), JourneyPublication.isValidName(journey) else {
+            return Console.usageError(UsageError(message: "Missing or invalid '--journey <id>'", command: spec))
+        }
+        let history: JourneyHistory
+        let current: JourneyDocument?
+        do {
+            history = try JourneyHistory.read(journey: journey, origin: origin)
+            current = try OriginPublisher.currentDocument(journey: journey, origin: origin)
+        } catch {
+            Console.error("error: \(error)")
+            return .dataError
+        }
+        guard current != nil || !history.entries.isEmpty else {
+            Console.error("error: \(origin): journey '\(journey)' was never published there")
+            return .noInput
+        }
+        if parsed.flag("--json") {
+            Console.json(.object([
+                "journey": .string(journey), "current": current.map { .int($0.revision) } ?? .null,
+                "revisions": .array(history.entries.map { entry in
+                    .object([
+                        "revision": .int(entry.revision), "bundle": .string(entry.bundle.description),
+                        "published": .string(entry.published), "signer": entry.signer.map { .string($0) } ?? .null,
+                        "rollbackTo": entry.rollbackTo.map { .int($0) } ?? .null,
+                    ])
+                }),
+            ]))
+            return .success
+        }
+        for entry in history.entries {
+            let mark = entry.revision == current?.revision ? "*" : " "
+            var line = "\(mark) revision \(entry.revision)  \(entry.bundle)  \(entry.published)  \(entry.signer.map { "signed by \($0)" } ?? "unsigned")"
+            if let target = entry.rollbackTo { line += "  (rollback to revision \(target))" }
+            Console.out(line)
+        }
+        return .success
+    }
+}
