@@ -15,6 +15,36 @@ public struct JourneyDocument: Sendable, Equatable {
         }
     }
 
+    /// A staged rollout: ``JourneyDocument/bundle`` goes to `percent` % of identities,
+    /// ``previous`` to the rest. Who is in is a stable hash of the journey and the identity's id
+    /// (``includes(journey:id:)``): the same person gets the same bundle on every launch and
+    /// device, and raising the percentage only adds people.
+    public struct Rollout: Sendable, Equatable {
+        /// 1–99 (100 is a finished rollout: no rollout at all).
+        public var percent: Int
+        /// The bundle everyone outside the rollout keeps.
+        public var previous: Digest
+
+        public init(percent: Int, previous: Digest) {
+            self.percent = percent
+            self.previous = previous
+        }
+
+        /// Whether the identity `id` (an app's user id, or an anonymous visitor id) is among
+        /// the `percent` % who get the new bundle of `journey`: the first 8 bytes of
+        /// SHA-256("<journey>\n<id>"), modulo 100, below `percent`.
+        public func includes(journey: String, id: String) -> Bool {
+            Self.bucket(journey: journey, id: id) < percent
+        }
+
+        /// 0–99, uniform over ids.
+        public static func bucket(journey: String, id: String) -> Int {
+            let digest = SHA256Hasher.hash(Array("\(journey)\n\(id)".utf8)).bytes
+            let value = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            return Int(value % 100)
+        }
+    }
+
     public var journey: String
     /// Increases by one each time the journey points at another bundle or refresh interval.
     public var revision: Int64
@@ -26,12 +56,14 @@ public struct JourneyDocument: Sendable, Equatable {
     /// When a device stops accepting this document, ISO 8601 in UTC; signed documents carry
     /// it (a replayed old document goes stale), unsigned ones need not.
     public var expires: String?
+    /// A staged rollout of ``bundle``, nil when everyone gets it.
+    public var rollout: Rollout?
     /// The publisher's signature, nil for an unsigned document.
     public var signature: Signature?
 
     public init(
         journey: String, revision: Int64, bundle: Digest, refresh: Int64, published: String, expires: String? = nil,
-        signature: Signature? = nil
+        rollout: Rollout? = nil, signature: Signature? = nil
     ) {
         self.journey = journey
         self.revision = revision
@@ -39,7 +71,15 @@ public struct JourneyDocument: Sendable, Equatable {
         self.refresh = refresh
         self.published = published
         self.expires = expires
+        self.rollout = rollout
         self.signature = signature
+    }
+
+    /// The bundle the identity `id` gets: ``bundle``, or during a rollout it or the previous
+    /// one.
+    public func bundle(for id: String) -> Digest {
+        guard let rollout else { return bundle }
+        return rollout.includes(journey: journey, id: id) ? bundle : rollout.previous
     }
 
     /// What a signature covers: the canonical JSON of every field but the signature, that
@@ -55,6 +95,7 @@ public struct JourneyDocument: Sendable, Equatable {
             "refresh": .int(refresh), "published": .string(published),
         ]
         if let expires { members["expires"] = .string(expires) }
+        if let rollout { members["rollout"] = .object(["percent": .int(Int64(rollout.percent)), "previous": .string(rollout.previous.description)]) }
         if signed, let signature {
             members["signature"] = .object(["key": .string(signature.keyID), "ed25519": .string(Base64.encode(signature.bytes))])
         }
@@ -66,7 +107,7 @@ public struct JourneyDocument: Sendable, Equatable {
         signature = Signature(keyID: key.publicKey.id, bytes: try key.sign(signedBytes))
     }
 
-    private static let fields: Set<String> = ["journey", "revision", "bundle", "refresh", "published", "expires", "signature"]
+    private static let fields: Set<String> = ["journey", "revision", "bundle", "refresh", "published", "expires", "rollout", "signature"]
 
     /// Parses a journey document strictly.
     /// - Throws: ``FormatError`` with code ``FormatError/Code/invalidJSON`` or
@@ -96,7 +137,16 @@ public struct JourneyDocument: Sendable, Equatable {
         }
         self.init(
             journey: journey, revision: revision, bundle: try Digest(parsing: bundle), refresh: refresh, published: published,
-            expires: expires, signature: try members["signature"].map { value throws(FormatError) in try Self.signature(value) })
+            expires: expires, rollout: try members["rollout"].map { value throws(FormatError) in try Self.rollout(value) },
+            signature: try members["signature"].map { value throws(FormatError) in try Self.signature(value) })
+    }
+
+    private static func rollout(_ value: JSONValue) throws(FormatError) -> Rollout {
+        guard case .object(let members) = value, members.count == 2, case .int(let percent)? = members["percent"],
+            case .string(let previous)? = members["previous"]
+        else { throw FormatError(.invalidManifest, "must be {\"percent\": <1-99>, \"previous\": <bundle digest>}", field: "rollout") }
+        guard (1...99).contains(percent) else { throw FormatError(.invalidManifest, "must be 1 to 99", field: "rollout.percent") }
+        return Rollout(percent: Int(percent), previous: try Digest(parsing: previous))
     }
 
     private static func signature(_ value: JSONValue) throws(FormatError) -> Signature {

@@ -98,7 +98,7 @@ extension JourneyHost {
     /// The freshness decision for prepared content; nil when it has no authorised document
     /// (stale, embedded).
     func freshness(of journey: PreparedJourney) -> FreshnessPolicy.Decision? {
-        guard let document = prepared?.document, journey.bundle == document.bundle, let renewed = journey.renewed else { return nil }
+        guard let document = prepared?.document, journey.revision == document.revision, let renewed = journey.renewed else { return nil }
         return freshness(of: document, renewed: renewed)
     }
 

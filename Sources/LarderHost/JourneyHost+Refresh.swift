@@ -83,8 +83,12 @@ extension JourneyHost {
             // explicit retry may try again after the backoff.
             return
         }
-        let flow = ResolvedFlow(document: document, renewed: renewed, source: source, stale: false)
-        if let current = presented ?? prepared, current.journey.bundle == document.bundle,
+        let flow: ResolvedFlow
+        do { flow = try self.flow(document, renewed: renewed, source: source, stale: false) } catch {
+            note(.failed, "\(error)")
+            return
+        }
+        if let current = presented ?? prepared, current.journey.bundle == flow.bundle,
             current.journey.revision == document.revision
         {
             renew(with: flow)

@@ -54,7 +54,7 @@ extension JourneyHost {
             decision != .requiresFetch, complete
         {
             note(.fresh, "revision \(document.revision) is \(Self.describe(start.duration(since: renewed))) old: shown from the cache")
-            var flow = ResolvedFlow(document: document, renewed: renewed, source: .cache, stale: false)
+            var flow = try flow(document, renewed: renewed, source: .cache, stale: false)
             flow.needsRefresh = decision == .presentAndRefresh
             return flow
         }
@@ -74,7 +74,7 @@ extension JourneyHost {
         let failure: HostError
         switch outcome {
         case .authorised(let document, let renewed, let source)?:
-            return ResolvedFlow(document: document, renewed: renewed, source: source, stale: false)
+            return try flow(document, renewed: renewed, source: source, stale: false)
         case .denied(let status)?:
             throw HostError(.denied, "the origin denied journey '\(configuration.journeyID)'", status: status)
         case .failed(let error)?:
@@ -87,7 +87,7 @@ extension JourneyHost {
         if let document = latest.document, latestComplete {
             let age = latest.renewed.map { Self.describe(clock.now.duration(since: $0)) } ?? "unknown"
             note(.servedStale, "revision \(document.revision) from the cache (\(age) old): \(failure.message)")
-            return ResolvedFlow(document: document, renewed: latest.renewed, source: .cache, stale: true)
+            return try flow(document, renewed: latest.renewed, source: .cache, stale: true)
         }
         if let embedded = try await embeddedDefault() {
             note(.embedded, "the embedded default: \(failure.message)")
@@ -132,7 +132,7 @@ extension JourneyHost {
                 if let rejection = try rejection(of: document, scope: scope) {
                     return try await fail(record, scope: scope, rejection, retryAfter: nil)
                 }
-                if let error = await fetchBundle(document.bundle, configuration: configuration) {
+                if let error = await fetchBundle(try assignedBundle(document), configuration: configuration) {
                     return try await fail(record, scope: scope, error, retryAfter: nil)
                 }
                 guard generation == self.generation else {
@@ -142,13 +142,15 @@ extension JourneyHost {
                 record = ScopeRecord(document: document, etag: etag, renewed: now)
                 try await acceptRevision(document.revision, for: scope)
                 try await authorise(record, scope: scope)
-                note(.fetched, "200: revision \(document.revision), bundle \(document.bundle.hex.prefix(12))")
+                note(.fetched, "200: revision \(document.revision), bundle \(try assignedBundle(document).hex.prefix(12))"
+                    + (document.rollout.map { " (rollout of \(document.bundle.hex.prefix(12)) to \($0.percent)%)" } ?? ""))
                 return .authorised(document, renewed: now, source: .network)
             case .notModified:
                 guard let document = record.document else {
                     return try await fail(record, scope: scope, HostError(.unavailable, "a 304 without a cached document"), retryAfter: nil)
                 }
-                if try !isComplete(document.bundle), let error = await fetchBundle(document.bundle, configuration: configuration) {
+                let bundle = try assignedBundle(document)
+                if try !isComplete(bundle), let error = await fetchBundle(bundle, configuration: configuration) {
                     return try await fail(record, scope: scope, error, retryAfter: nil)
                 }
                 guard generation == self.generation else {
@@ -195,7 +197,8 @@ extension JourneyHost {
     private func authorise(_ record: ScopeRecord, scope: String) async throws(HostError) {
         try await saveRecord(record, for: scope)
         authorisedThisLaunch.insert(scope)
-        guard let bundle = record.document?.bundle else { return }
+        guard let document = record.document else { return }
+        let bundle = try assignedBundle(document)
         try await retainBundles([bundle], for: scope)
     }
 
@@ -253,12 +256,4 @@ extension JourneyHost {
     }
 
     static func iso(_ date: Date) -> String { date.formatted(.iso8601) }
-}
-
-extension ResolvedFlow {
-    init(document: JourneyDocument, renewed: Date?, source: ContentSource, stale: Bool) {
-        self.init(
-            journey: document.journey, revision: document.revision, bundle: document.bundle, source: source, renewed: renewed,
-            document: document, stale: stale)
-    }
 }

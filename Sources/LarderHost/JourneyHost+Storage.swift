@@ -32,8 +32,8 @@ extension JourneyHost {
     /// cache (false without a document).
     func storedState(_ scope: String) throws(HostError) -> (record: ScopeRecord, complete: Bool) {
         let record = try trustedRecord(scope)
-        guard let bundle = record.document?.bundle else { return (record, false) }
-        return (record, try isComplete(bundle))
+        guard let document = record.document else { return (record, false) }
+        return (record, try isComplete(try assignedBundle(document)))
     }
 
     /// Stores a scope's record: at once when no other connection is writing, otherwise off

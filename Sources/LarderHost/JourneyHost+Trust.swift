@@ -41,3 +41,22 @@ extension JourneyHost {
         }
     }
 }
+
+/// Staged rollouts (``JourneyDocument/Rollout``): which of a document's bundles this host's
+/// identity gets. Only that bundle is fetched, retained and shown.
+extension JourneyHost {
+    /// The bundle of `document` for this identity: its user id, or without one the anonymous
+    /// visitor id of the capture queue (stable for the app's storage).
+    func assignedBundle(_ document: JourneyDocument) throws(HostError) -> Digest {
+        guard document.rollout != nil else { return document.bundle }
+        if let user = configuration.identity?.externalID { return document.bundle(for: user) }
+        return document.bundle(for: try captureQueue().visitor())
+    }
+
+    /// A flow for an authorised document, with this identity's bundle.
+    func flow(_ document: JourneyDocument, renewed: Date?, source: ContentSource, stale: Bool) throws(HostError) -> ResolvedFlow {
+        ResolvedFlow(
+            journey: document.journey, revision: document.revision, bundle: try assignedBundle(document), source: source,
+            renewed: renewed, document: document, stale: stale)
+    }
+}

@@ -13,10 +13,13 @@ public struct JourneyPublication: Sendable {
     public var signingKey: SigningKey?
     /// How long after signing a device accepts the document (seconds; 7 days by default).
     public var validity: Int64
+    /// A staged rollout: the share of identities (1–99) that get the new bundle while the rest
+    /// keep the previous revision's; nil or 100 for everyone (completing a rollout).
+    public var rollout: Int?
 
     public init(
         id: String, key: String?, refresh: Int64 = 600, now: Date = Date(), signingKey: SigningKey? = nil,
-        validity: Int64 = 7 * 86_400
+        validity: Int64 = 7 * 86_400, rollout: Int? = nil
     ) {
         self.id = id
         self.key = key
@@ -24,6 +27,7 @@ public struct JourneyPublication: Sendable {
         self.now = now
         self.signingKey = signingKey
         self.validity = validity
+        self.rollout = rollout
     }
 
     /// Journey ids and keys end up in URLs and nginx maps: letters, digits, `_`, `-`, `.` only
@@ -172,8 +176,9 @@ public enum OriginPublisher {
         _ publication: JourneyPublication, bundle: Digest, to origin: String, changed: inout [String]
     ) throws(FormatError) -> JourneyDocument {
         let previous = try currentDocument(journey: publication.id, origin: origin)
+        let rollout = try Self.rollout(of: publication, bundle: bundle, after: previous)
         let document: JourneyDocument
-        if let previous, previous.bundle == bundle, previous.refresh == publication.refresh {
+        if let previous, previous.bundle == bundle, previous.refresh == publication.refresh, previous.rollout == rollout {
             if let signingKey = publication.signingKey {
                 // Re-signing renews the expiry; the revision stays.
                 var renewed = previous
@@ -186,20 +191,13 @@ public enum OriginPublisher {
             }
         } else {
             document = try publishRevision(
-                of: publication, after: previous, bundle: bundle, rollbackTo: nil, origin: origin, changed: &changed)
+                of: publication, after: previous, bundle: bundle, rollout: rollout, rollbackTo: nil, origin: origin, changed: &changed)
         }
+        let maps = AccessMaps(origin: origin)
         if let key = publication.key {
-            // nginx compares plain map keys without regard to case; anchored regular
-            // expressions are exact, so "PK_1" does not pass for "pk_1".
-            if try addLine("\"~^\(escaped(key))$\" 1;", to: "access/keys.map", in: origin) { changed.append("access/keys.map") }
-            if try addLine("\"~^\(escaped(key)):\(escaped(publication.id))$\" 1;", to: "access/grants.map", in: origin) {
-                changed.append("access/grants.map")
-            }
+            changed += try maps.grant(key, journey: publication.id)
         } else {
-            for map in ["access/keys.map", "access/grants.map"] where !FileManager.default.fileExists(atPath: origin + "/" + map) {
-                try replace([], at: map, in: origin)
-                changed.append(map)
-            }
+            changed += try maps.createMissing()
         }
         return document
     }
@@ -211,15 +209,33 @@ public enum OriginPublisher {
         return try JourneyDocument(decoding: try ReadableFile(path: full).readAll(limit: JourneyDocument.maximumBytes))
     }
 
+    /// The rollout a publication asks for. The rest keep the bundle everyone had before: the
+    /// previous revision's, or, while a rollout is under way, the bundle that rollout started
+    /// from (raising its percentage keeps everyone already in; another bundle starts over).
+    /// - Throws: ``FormatError/Code/invalidManifest`` for a percentage outside 1–100 or a
+    ///   rollout with no earlier revision.
+    static func rollout(of publication: JourneyPublication, bundle: Digest, after previous: JourneyDocument?) throws(FormatError)
+        -> JourneyDocument.Rollout?
+    {
+        guard let percent = publication.rollout, percent != 100 else { return nil }
+        guard (1...99).contains(percent) else { throw FormatError(.invalidManifest, "a rollout is 1 to 100 percent, not \(percent)") }
+        guard let previous else {
+            throw FormatError(.invalidManifest, "journey '\(publication.id)' has no earlier revision for the other \(100 - percent)% to keep")
+        }
+        let stable = previous.rollout?.previous ?? previous.bundle
+        guard stable != bundle else { return nil }
+        return JourneyDocument.Rollout(percent: percent, previous: stable)
+    }
+
     /// Writes the next revision of a journey (one above `previous`), pointing at `bundle`,
     /// signed when the publication has a key, and appends it to the journey's history.
     static func publishRevision(
-        of publication: JourneyPublication, after previous: JourneyDocument?, bundle: Digest, rollbackTo: Int64?, origin: String,
-        changed: inout [String]
+        of publication: JourneyPublication, after previous: JourneyDocument?, bundle: Digest, rollout: JourneyDocument.Rollout? = nil,
+        rollbackTo: Int64?, origin: String, changed: inout [String]
     ) throws(FormatError) -> JourneyDocument {
         var document = JourneyDocument(
             journey: publication.id, revision: (previous?.revision ?? 0) + 1, bundle: bundle, refresh: publication.refresh,
-            published: iso(publication.now))
+            published: iso(publication.now), rollout: rollout)
         if let signingKey = publication.signingKey {
             document.expires = iso(publication.now.addingTimeInterval(TimeInterval(publication.validity)))
             try document.sign(with: signingKey)
@@ -260,24 +276,6 @@ public enum OriginPublisher {
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
         return formatter.string(from: date)
-    }
-
-    /// A name (letters, digits, `_`, `-`, `.`) as a literal in a regular expression.
-    private static func escaped(_ name: String) -> String {
-        name.replacingOccurrences(of: ".", with: "\\.")
-    }
-
-    /// Adds a line to a map file unless it is there; returns whether the file changed.
-    private static func addLine(_ line: String, to path: String, in origin: String) throws(FormatError) -> Bool {
-        let full = origin + "/" + path
-        var lines: [String] = []
-        if FileManager.default.fileExists(atPath: full) {
-            lines = String(decoding: try ReadableFile(path: full).readAll(limit: 64 << 20), as: UTF8.self).split(separator: "\n").map(String.init)
-        }
-        guard !lines.contains(line) else { return false }
-        lines.append(line)
-        try replace(Array((lines.sorted().joined(separator: "\n") + "\n").utf8), at: path, in: origin)
-        return true
     }
 
     private static func writeIfMissing(_ bytes: [UInt8], to path: String, in origin: String) throws(FormatError) -> Bool {

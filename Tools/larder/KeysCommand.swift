@@ -1,37 +1,63 @@
 import Foundation
 import LarderFormat
+import LarderPack
 
-/// `larder keys generate <name>`: a publisher's Ed25519 key pair for signing journey documents.
+/// `larder keys generate <name>`: a publisher's Ed25519 key pair for signing journey
+/// documents; `larder keys grant|revoke|list --origin <folder>`: the publishable keys an origin
+/// lets read its journeys.
 enum KeysCommand {
     static let spec = CommandSpec(
         name: "keys",
-        overview: "Generate the Ed25519 key pair a publisher signs journey documents with.",
-        usage: "larder keys generate <name> [--out <folder>] [--json]",
-        arguments: [("<name>", "The key's name: <name>.pem (private, mode 0600) and <name>.pub (public) are written.")],
+        overview: "Generate signing keys; grant, revoke and list an origin's publishable keys.",
+        usage: """
+            larder keys generate <name> [--out <folder>] [--json]
+                   larder keys grant <publishable-key> --journey <id> --origin <folder>
+                   larder keys revoke <publishable-key> --origin <folder>
+                   larder keys list --origin <folder> [--json]
+            """,
+        arguments: [
+            ("<name>", "generate: the key's name: <name>.pem (private, mode 0600) and <name>.pub (public) are written."),
+            ("<publishable-key>", "grant, revoke: the key apps send as X-Larder-Key."),
+        ],
         options: [
-            OptionSpec(names: ["--out"], value: "folder", help: "Where to write the two files (default: the current folder)."),
-            OptionSpec(names: ["--json"], value: nil, help: "Print the public key and its id as JSON."),
+            OptionSpec(names: ["--out"], value: "folder", help: "generate: where to write the two files (default: the current folder)."),
+            OptionSpec(names: ["--origin"], value: "folder", help: "grant, revoke, list: the origin folder 'larder publish' writes."),
+            OptionSpec(names: ["--journey"], value: "id", help: "grant: the journey the key may read."),
+            OptionSpec(names: ["--json"], value: nil, help: "Print the result as JSON."),
         ],
         discussion: """
-            The private key is PKCS #8 PEM, unencrypted, created readable by its owner only;
+            grant, revoke and list edit or read access/keys.map and access/grants.map. Each map
+            is replaced whole through a temporary file and a rename, so nginx never reads half
+            of one; it reads them when it (re)loads: run 'Tools/origin/origin.sh reload
+            <run-dir>' after a change, and a revoked key gets 401 from its next request.
+
+            The signing private key is PKCS #8 PEM, unencrypted, created readable by its owner only;
             keep it where you build releases ('larder publish --sign <name>.pem'). The public
             key is one line, ed25519:<base64>, for apps ('JourneyConfiguration.trustedKeys',
             'larder journey --trust <name>.pub'). Its id, the first 16 hex digits of its SHA-256,
             is what signed documents name. An existing file is never overwritten.
 
-            EXIT STATUS: 0 written, 64 usage error, 73 a file exists or cannot be written.
+            EXIT STATUS: 0 done, 64 usage error, 65 a map is damaged, 66 no such origin folder
+            (revoke: no such key), 73 a file exists or cannot be written.
             """)
 
     static func run(_ arguments: [String]) -> ExitCode {
         let parsed: ParsedArguments
-        do { parsed = try ParsedArguments(arguments, spec: spec, positionalCount: 2...2) } catch {
-            if arguments.contains("-h") || arguments.contains("--help") { Console.out(spec.helpText); return .success }
+        do { parsed = try ParsedArguments(arguments, spec: spec, positionalCount: 1...2) } catch {
             return Console.usageError(error)
         }
         if parsed.wantsHelp { Console.out(spec.helpText); return .success }
-        guard parsed.positionals[0] == "generate" else {
-            return Console.usageError(UsageError(message: "Unknown subcommand '\(parsed.positionals[0])'", command: spec))
+        let subcommand = parsed.positionals[0]
+        let expected = subcommand == "list" ? 1 : 2
+        guard ["generate", "grant", "revoke", "list"].contains(subcommand) else {
+            return Console.usageError(UsageError(message: "Unknown subcommand '\(subcommand)'", command: spec))
         }
+        guard parsed.positionals.count == expected else {
+            return Console.usageError(
+                UsageError(
+                    message: expected == 1 ? "Unexpected argument '\(parsed.positionals[1])'" : "Missing expected argument", command: spec))
+        }
+        if subcommand != "generate" { return access(subcommand, parsed) }
         let name = parsed.positionals[1]
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
             return Console.usageError(UsageError(message: "Invalid '<name>': '\(name)' must be a file name", command: spec))
@@ -60,6 +86,55 @@ enum KeysCommand {
         } catch {
             Console.error("error: \(error)")
             return .cannotCreate
+        }
+    }
+}
+
+extension KeysCommand {
+    /// `grant`, `revoke` and `list`.
+    static func access(_ subcommand: String, _ parsed: ParsedArguments) -> ExitCode {
+        guard let origin = parsed.value("--origin") else {
+            return Console.usageError(UsageError(message: "Missing '--origin <folder>'", command: spec))
+        }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: origin, isDirectory: &isFolder), isFolder.boolValue else {
+            Console.error("error: \(origin): no such origin folder")
+            return .noInput
+        }
+        let maps = AccessMaps(origin: origin)
+        let key = parsed.positionals.dropFirst().first ?? ""
+        if subcommand != "list", !JourneyPublication.isValidName(key) {
+            return Console.usageError(UsageError(message: "Invalid '<publishable-key>': '\(key)' may use only letters, digits, '_', '-' and '.'", command: spec))
+        }
+        do {
+            switch subcommand {
+            case "grant":
+                guard let journey = parsed.value("--journey"), JourneyPublication.isValidName(journey) else {
+                    return Console.usageError(UsageError(message: "grant needs a valid '--journey <id>'", command: spec))
+                }
+                let changed = try maps.grant(key, journey: journey)
+                Console.out(changed.isEmpty ? "\(key) could already read \(journey)" : "granted \(key) journey \(journey); reload the origin")
+            case "revoke":
+                let changed = try maps.revoke(key)
+                guard !changed.isEmpty else {
+                    Console.error("error: \(origin): no key '\(key)' to revoke")
+                    return .noInput
+                }
+                Console.out("revoked \(key); reload the origin")
+            default:
+                let keys = try maps.list()
+                if parsed.flag("--json") {
+                    Console.json(.object(keys.mapValues { .array($0.sorted().map { .string($0) }) }))
+                } else {
+                    for (key, journeys) in keys.sorted(by: { $0.key < $1.key }) {
+                        Console.out("\(key)  \(journeys.isEmpty ? "(no journeys)" : journeys.sorted().joined(separator: " "))")
+                    }
+                }
+            }
+            return .success
+        } catch {
+            Console.error("error: \(error)")
+            return error.code == .io || error.code == .noSpace ? .cannotCreate : .dataError
         }
     }
 }

@@ -7,7 +7,7 @@ enum PublishCommand {
         name: "publish",
         overview: "Publish bundle archives to a static origin folder, and point a journey at one.",
         usage: """
-            larder publish <archive>... --origin <folder> [--journey <id> [--key <publishable-key>] [--refresh <seconds>] [--sign <private-key> [--expires-in <duration>]]] [--json]
+            larder publish <archive>... --origin <folder> [--journey <id> [--key <publishable-key>] [--refresh <seconds>] [--rollout <percent>] [--sign <private-key> [--expires-in <duration>]]] [--json]
                    larder publish --origin <folder> --journey <id> --rollback [--to <revision>] [--sign <private-key> [--expires-in <duration>]] [--json]
             """,
         arguments: [("<archive>...", "Archives written by 'larder pack'; each is verified entry by entry.")],
@@ -22,6 +22,9 @@ enum PublishCommand {
             OptionSpec(
                 names: ["--expires-in"], value: "duration",
                 help: "How long devices accept the signed document, e.g. 7d, 12h (default 7d); publish again with --sign to renew."),
+            OptionSpec(
+                names: ["--rollout"], value: "percent",
+                help: "Serve the new bundle to this share of identities (1-100, stable per identity); the rest keep the previous one. 100 completes it."),
             OptionSpec(
                 names: ["--rollback"], value: nil,
                 help: "Publish a new revision pointing at an earlier bundle from the journey's history (no archive needed)."),
@@ -84,6 +87,12 @@ enum PublishCommand {
                 refresh = seconds
             }
             journey = JourneyPublication(id: id, key: parsed.value("--key"), refresh: refresh)
+            if let text = parsed.value("--rollout") {
+                guard let percent = Int(text), (1...100).contains(percent), !rollback else {
+                    return Console.usageError(UsageError(message: "--rollout must be a percentage from 1 to 100, without --rollback", command: spec))
+                }
+                journey?.rollout = percent
+            }
             if let path = parsed.value("--sign") {
                 guard let data = FileManager.default.contents(atPath: path) else {
                     Console.error("error: \(path): no such key file, or it cannot be read")
@@ -102,8 +111,8 @@ enum PublishCommand {
             } else if parsed.value("--expires-in") != nil {
                 return Console.usageError(UsageError(message: "--expires-in goes with --sign", command: spec))
             }
-        } else if ["--key", "--refresh", "--sign", "--expires-in"].contains(where: { parsed.value($0) != nil }) {
-            return Console.usageError(UsageError(message: "--key, --refresh and --sign go with --journey", command: spec))
+        } else if ["--key", "--refresh", "--sign", "--expires-in", "--rollout"].contains(where: { parsed.value($0) != nil }) {
+            return Console.usageError(UsageError(message: "--key, --refresh, --sign and --rollout go with --journey", command: spec))
         }
         for archive in parsed.positionals where !FileManager.default.fileExists(atPath: archive) {
             Console.error("error: \(archive): no such archive")
@@ -135,6 +144,7 @@ enum PublishCommand {
                         "bundle": .string(document.bundle.description), "refresh": .int(document.refresh),
                         "expires": document.expires.map { .string($0) } ?? .null,
                         "signer": document.signature.map { .string($0.keyID) } ?? .null,
+                        "rollout": document.rollout.map { .object(["percent": .int(Int64($0.percent)), "previous": .string($0.previous.description)]) } ?? .null,
                     ])
                 } ?? .null,
                 "changed": .array(report.changed.map { .string($0) }),
@@ -146,6 +156,7 @@ enum PublishCommand {
             if let document = report.journey {
                 Console.out(
                     "journey \(document.journey) revision \(document.revision) -> \(document.bundle) (refresh \(document.refresh) s)"
+                        + (document.rollout.map { ", to \($0.percent)% (the rest keep \($0.previous))" } ?? "")
                         + (document.signature.map { ", signed by \($0.keyID) until \(document.expires ?? "?")" } ?? ""))
             }
             if report.changed.isEmpty { Console.out("nothing changed on disk") }
