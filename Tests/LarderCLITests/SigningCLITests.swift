@@ -1,0 +1,74 @@
+import Foundation
+import LarderFormat
+import LarderTestSupport
+import Testing
+
+/// `larder keys`, `larder publish --sign/--rollout/--rollback` and `--trust`: what a publisher
+/// gets wrong is a clear error with its own exit status, and key files are never lost.
+@Suite struct SigningCLITests {
+    @Test(arguments: [
+        (["publish", "a.tar.gz", "--origin", "o", "--journey", "j", "--rollback"], "Error: --rollback takes no archive"),
+        (["publish", "--origin", "o", "--journey", "j"], "Error: Missing expected argument '<archive>...'"),
+        (["publish", "a.tar.gz", "--origin", "o", "--journey", "j", "--to", "2"], "Error: --to goes with --rollback"),
+        (["publish", "--origin", "o", "--rollback"], "Error: --rollback needs --journey and takes no --key"),
+        (["publish", "--origin", "o", "--journey", "j", "--rollback", "--to", "zero"], "Error: --to must be a revision number"),
+        (["publish", "a.tar.gz", "--origin", "o", "--journey", "j", "--rollout", "0"], "Error: --rollout must be a percentage from 1 to 100, without --rollback"),
+        (["publish", "a.tar.gz", "--origin", "o", "--sign", "k.pem"], "Error: --key, --refresh, --sign and --rollout go with --journey"),
+        (["publish", "a.tar.gz", "--origin", "o", "--journey", "j", "--expires-in", "1d"], "Error: --expires-in goes with --sign"),
+        (["keys", "make", "x"], "Error: Unknown subcommand 'make'"),
+        (["keys", "generate"], "Error: Missing expected argument"),
+        (["keys", "generate", "a/b"], "Error: Invalid '<name>': 'a/b' must be a file name"),
+        (["keys", "list", "extra"], "Error: Unexpected argument 'extra'"),
+        (["keys", "revoke", "pk"], "Error: Missing '--origin <folder>'"),
+        (["journey", "prepare", "--origin", "http://127.0.0.1:9/", "--key", "k", "--journey", "j", "--trust", "ed25519:AAAA"],
+         "Error: Invalid '--trust <public-key>': 'ed25519:AAAA': an Ed25519 public key has 32 bytes, not 3"),
+        (["journey", "prepare", "--origin", "http://127.0.0.1:9/", "--key", "k", "--journey", "j", "--trust", "/nonexistent.pub"],
+         "Error: Invalid '--trust <public-key>': '/nonexistent.pub' is neither ed25519:<base64> nor a readable key file"),
+    ])
+    func usageErrorsExit64(_ arguments: [String], _ message: String) throws {
+        let result = try CLI.run(arguments)
+        #expect(result.status == 64, "\(result)")
+        #expect(result.stderr.split(separator: "\n").first.map(String.init) == message, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func generatedKeysArePrivateNeverOverwrittenAndUsableForSigning() throws {
+        let scratch = try Scratch()
+        let generated = try CLI.run(["keys", "generate", "release", "--out", scratch.path, "--json"])
+        #expect(generated.status == 0, "\(generated)")
+        let pem = scratch.path + "/release.pem"
+        let attributes = try FileManager.default.attributesOfItem(atPath: pem)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let key = try SigningKey(pem: [UInt8](try Data(contentsOf: URL(fileURLWithPath: pem))))
+        let text = try String(contentsOfFile: scratch.path + "/release.pub", encoding: .utf8)
+        #expect(try PublicKey(text: text) == key.publicKey)
+        #expect(generated.stdout.contains(#""keyID":"\#(key.publicKey.id)""#))
+
+        let before = try Data(contentsOf: URL(fileURLWithPath: pem))
+        let again = try CLI.run(["keys", "generate", "release", "--out", scratch.path])
+        #expect(again.status == 73 && again.stderr.contains("exists already; keys are never overwritten"), "\(again)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: pem)) == before)
+        // Only the public half there: still refused, nothing half-made.
+        try FileManager.default.removeItem(atPath: pem)
+        let half = try CLI.run(["keys", "generate", "release", "--out", scratch.path])
+        #expect(half.status == 73)
+        #expect(!FileManager.default.fileExists(atPath: pem))
+        let missingFolder = try CLI.run(["keys", "generate", "x", "--out", scratch.path + "/nope"])
+        #expect(missingFolder.status == 73, "\(missingFolder)")
+    }
+
+    @Test func aKeyFileThatIsNotAPrivateKeyOrIsMissingIsRefusedBeforeAnythingIsWritten() throws {
+        let scratch = try Scratch()
+        let archive = try CLI.run(["pack", sampleBundles + "/legacy-prompt", "-o", scratch.path, "--json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(archive.stdout.utf8)) as? [String: Any])
+        let path = try #require(report["archivePath"] as? String)
+        try Data("ed25519:AAAA\n".utf8).write(to: URL(fileURLWithPath: scratch.path + "/public.pub"))
+        let wrong = try CLI.run(["publish", path, "--origin", scratch.path + "/origin", "--journey", "j", "--sign", scratch.path + "/public.pub"])
+        #expect(wrong.status == 65 && wrong.stderr.contains("not a PEM private key"), "\(wrong)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path + "/origin"))
+        let missing = try CLI.run(["publish", path, "--origin", scratch.path + "/origin", "--journey", "j", "--sign", scratch.path + "/none.pem"])
+        #expect(missing.status == 66, "\(missing)")
+        let rollback = try CLI.run(["publish", "--origin", scratch.path + "/origin", "--journey", "j", "--rollback"])
+        #expect(rollback.status == 65 && rollback.stderr.contains("was never published"), "\(rollback)")
+    }
+}
