@@ -12,12 +12,22 @@ extension JourneyHost {
     /// without a validator.
     func trustedRecord(_ scope: String) throws(HostError) -> ScopeRecord {
         var record = try store.record(scope)
-        if let document = record.document, trust.signatureRefusal(of: document) != nil {
+        if let document = record.document, !isTrustedSignature(document) {
             record.document = nil
             record.etag = nil
             record.renewed = nil
         }
         return record
+    }
+
+    /// Whether a trusted key signed `document` (always, when no key is trusted).
+    private func isTrustedSignature(_ document: JourneyDocument) -> Bool {
+        let trust = trust
+        guard trust.isEnforced else { return true }
+        if let verifiedDocument, verifiedDocument.keys == trust.keys, verifiedDocument.document == document { return true }
+        guard trust.signatureRefusal(of: document) == nil else { return false }
+        verifiedDocument = (document, trust.keys)
+        return true
     }
 
     /// The error refusing a fetched document, after noting it in the timeline; nil when the

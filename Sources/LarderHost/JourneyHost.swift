@@ -63,6 +63,9 @@ public actor JourneyHost {
     var foreground = true
     var rendererStart: Task<Void, any Error>?
     var embeddedBundle: Digest?
+    /// The last stored document whose signature checked out, and the keys it was checked
+    /// against: a launch verifies it once, not at every state read.
+    var verifiedDocument: (document: JourneyDocument, keys: [PublicKey])?
     var disposed = false
     var readinessValue: Readiness = .idle
     let readinessObservers = Broadcast<Readiness>()

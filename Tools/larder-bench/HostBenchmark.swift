@@ -55,6 +55,9 @@ enum HostBenchmark {
         var load = Latency()
         var afterLoad = Latency()
         var lease = Latency()
+        /// Checking the stored signed document once: parse, canonical signed bytes, Ed25519
+        /// verification (what each launch's state read adds with trusted keys).
+        var verify = Latency()
     }
 
     /// One launch, in `DispatchTime` nanoseconds.
@@ -98,11 +101,14 @@ enum HostBenchmark {
 
     private static func measure(_ sample: String, options: Options, samples: String, work: String) async throws -> SampleResult {
         let pack = try Packer.pack(source: samples + "/" + sample, into: work + "/packed")
-        _ = try OriginPublisher.publish(
-            archives: [pack.archivePath], to: work + "/origin", journey: JourneyPublication(id: sample, key: key))
+        // Signed, and the host trusts the key: every launch checks the stored document's signature.
+        let signer = try SigningKey.generate()
+        let published = try OriginPublisher.publish(
+            archives: [pack.archivePath], to: work + "/origin", journey: JourneyPublication(id: sample, key: key, signingKey: signer))
+        guard let document = published.journey else { throw BenchError("\(sample): no journey document was published") }
         let cacheFolder = work + "/cache"
         let storage = work + "/host"
-        let configuration = JourneyConfiguration(publishableKey: key, journeyID: sample, origin: origin)
+        let configuration = JourneyConfiguration(publishableKey: key, journeyID: sample, origin: origin, trustedKeys: [signer.publicKey])
 
         // Warm: one online launch fetches the bundle and stores the authorised configuration.
         let online = WeakHost()
@@ -236,6 +242,15 @@ enum HostBenchmark {
             }
             result.backoffPrepare.add(nanoseconds: launched.ready - launched.constructed)
         }
+        let stored = document.canonicalBytes
+        for run in 0..<(options.warmUps + options.runs) * 10 {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let parsed = try JourneyDocument(decoding: stored)
+            guard let signature = parsed.signature, signer.publicKey.isValidSignature(signature.bytes, of: parsed.signedBytes) else {
+                throw BenchError("\(sample): the published document does not verify")
+            }
+            if run >= options.warmUps * 10 { result.verify.add(nanoseconds: DispatchTime.now().uptimeNanoseconds - start) }
+        }
         if sink == 42 { print("") }  // keeps the reads from being optimised away
         return result
     }
@@ -331,6 +346,14 @@ enum HostBenchmark {
         }
         print("  open host: host state + capture queue (SQLite); before load: resolve (state reads, the offline")
         print("  attempt, the failure record) and the lease; lease alone: a lease on a newly opened cache, measured apart")
+        print("")
+        print("signed documents (every launch above trusts the publisher's key): checking the stored document")
+        for result in results {
+            print(
+                String(
+                    format: "  %@ parse + verify p50 %.1f µs, p99 %.1f µs: %.1f%% of prepare p50", pad(result.sample, 14),
+                    result.verify.p50 * 1000, result.verify.p99 * 1000, 100 * result.verify.p50 / result.prepare.p50))
+        }
         print("")
         var passed = true
         for result in results {
