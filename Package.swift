@@ -3,6 +3,10 @@ import PackageDescription
 
 let package = Package(
     name: "Larder",
+    // Synchronization's Mutex needs these. Linux is where everything is built and tested; on
+    // Apple platforms the cache takes its POSIX durability path (LarderCache's Durability),
+    // which the test command also runs here, and LarderWebKit is Linux-only.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .visionOS(.v2)],
     products: [
         .library(name: "LarderFormat", targets: ["LarderFormat"]),
         .library(name: "LarderPack", targets: ["LarderPack"]),

@@ -1,8 +1,35 @@
+#if defined(__linux__)
 #define _GNU_SOURCE
+#endif
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
 #include "larder_system.h"
+
+#if defined(__APPLE__)
+
+int larder_syncfs(int fd) {
+    (void)fd;
+    errno = ENOTSUP;
+    return -1;
+}
+
+int larder_rename_noreplace(const char *from, const char *to) { return renamex_np(from, to, RENAME_EXCL); }
+
+int larder_start_writeback(int fd) {
+    (void)fd;
+    return 0;
+}
+
+int larder_full_fsync(int fd) {
+    /* fsync(2) on Darwin leaves the data in the drive's cache; F_FULLFSYNC flushes it. Some file
+       systems (network, FAT) do not support it: fsync is the best they offer. */
+    if (fcntl(fd, F_FULLFSYNC) == 0) return 0;
+    return fsync(fd);
+}
+
+#else
 
 int larder_syncfs(int fd) { return syncfs(fd); }
 
@@ -11,3 +38,7 @@ int larder_rename_noreplace(const char *from, const char *to) {
 }
 
 int larder_start_writeback(int fd) { return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE); }
+
+int larder_full_fsync(int fd) { return fsync(fd); }
+
+#endif

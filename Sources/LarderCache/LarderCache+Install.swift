@@ -214,7 +214,9 @@ extension LarderCache {
             for (object, path) in staged.sorted(by: { $0.key < $1.key }) where try place(path, as: object) {
                 placed.insert(object)
             }
-            if !staged.isEmpty { try staging.synchronize() }
+            if !placed.isEmpty {
+                try staging.synchronizeMoves(into: Set(placed.map { String(layout.objectPath($0).split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")) }))
+            }
             try index.with { (index) throws(CacheError) in
                 try index.database.transaction { () throws(CacheError) in
                     for file in manifest.files where !objectFileExists(file.digest) {
@@ -233,12 +235,12 @@ extension LarderCache {
     }
 
     /// Moves a staged file to its object path without replacing anything
-    /// (`renameat2(RENAME_NOREPLACE)`); an object that is already there stays, and the staged
-    /// copy goes with the staging folder.
+    /// (``Durability/renameNoReplace(_:_:)``); an object that is already there stays, and the
+    /// staged copy goes with the staging folder.
     /// - Returns: whether this moved the file (false: the object was there).
     private func place(_ staged: String, as object: Digest) throws(CacheError) -> Bool {
         let destination = layout.objectPath(object)
-        if larder_rename_noreplace(staged, destination) == 0 { return true }
+        if Durability.current.renameNoReplace(staged, destination) == 0 { return true }
         guard errno == EEXIST else {
             throw CacheError(.storage, "cannot move an object into place: \(Errno.current)", path: destination)
         }

@@ -80,7 +80,7 @@ extension LarderCache {
         var error = Errno.current
         if [EISDIR, ENOTDIR, ENOTEMPTY, EEXIST].contains(error.rawValue) {
             for attempt in 1...99 {
-                if larder_rename_noreplace(path, target + ".\(attempt)") == 0 { return }
+                if Durability.current.renameNoReplace(path, target + ".\(attempt)") == 0 { return }
                 error = Errno.current
                 guard error.rawValue == EEXIST else { break }
             }

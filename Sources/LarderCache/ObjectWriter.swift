@@ -103,9 +103,8 @@ final class ObjectWriter: @unchecked Sendable {
             guard last else { continue }
             if let open = target {
                 // Start the disk write now, overlapping the rest of the archive; the install's
-                // syncfs is what makes it durable, so a failure here only means that flush
-                // has more to do.
-                _ = larder_start_writeback(open.descriptor)
+                // flush is what makes it durable.
+                Durability.current.startWriteback(open.descriptor)
                 close(open.descriptor)
                 target = nil
             }

@@ -13,6 +13,8 @@ final class StagingArea {
     let path: String
     private let descriptor: Int32
     private var count = 0
+    /// Every file created or adopted here, for ``Durability/perFile``'s flushes.
+    private var files: [String] = []
     private var removed = false
     private var kept = false
 
@@ -41,6 +43,7 @@ final class StagingArea {
         let file = "\(path)/\(count)"
         let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
         guard fd >= 0 else { throw CacheError.fileSystem("cannot create a staged object", Errno.current, path: file) }
+        files.append(file)
         return (fd, file)
     }
 
@@ -53,6 +56,7 @@ final class StagingArea {
             if errno == EXDEV { return nil }
             throw CacheError.fileSystem("cannot move a downloaded object into staging", Errno.current, path: source)
         }
+        files.append(file)
         // Read-only like every object, if it is a file: chmod follows a planted symbolic link
         // (to a file of anyone's), and the check that refuses it comes next. Nothing but this
         // install writes in its staging folder (0700), so what lstat saw stays.
@@ -61,12 +65,15 @@ final class StagingArea {
         return file
     }
 
-    /// Makes everything written so far durable (`syncfs(2)`: one flush for the whole batch
-    /// instead of one `fsync` per object).
+    /// Makes everything staged so far durable (on Linux `syncfs(2)`: one flush for the whole
+    /// batch instead of one `fsync` per object; see ``Durability``).
     func synchronize() throws(CacheError) {
-        guard larder_syncfs(descriptor) == 0 else {
-            throw CacheError.fileSystem("syncfs failed", Errno.current, path: path)
-        }
+        try Durability.current.synchronize(files: files, folders: [path], anchor: descriptor)
+    }
+
+    /// Makes the moves of staged files into `folders` durable (their folder entries).
+    func synchronizeMoves(into folders: Set<String>) throws(CacheError) {
+        try Durability.current.synchronize(files: [], folders: folders.sorted() + [path], anchor: descriptor)
     }
 
     /// Leaves the folder in place when this is released: it tells whoever next holds the
@@ -97,7 +104,7 @@ final class StagingArea {
         let folder = open(layout.staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folder >= 0 else { throw CacheError(.storage, "cannot open the staging folder: \(Errno.current)", path: layout.staging) }
         defer { close(folder) }
-        guard fsync(folder) == 0 else { throw CacheError(.storage, "cannot make a marker durable: \(Errno.current)", path: path) }
+        guard larder_full_fsync(folder) == 0 else { throw CacheError(.storage, "cannot make a marker durable: \(Errno.current)", path: path) }
     }
 
     static func removeMarker(_ name: String, layout: CacheLayout) throws(CacheError) {

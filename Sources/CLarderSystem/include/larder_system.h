@@ -1,19 +1,26 @@
 #ifndef LARDER_SYSTEM_H
 #define LARDER_SYSTEM_H
 
-/* Linux calls that Swift's Glibc module does not import (they need _GNU_SOURCE). */
+/* System calls the cache needs that Swift's Glibc module does not import (they need
+   _GNU_SOURCE), chosen per platform: on Apple platforms renamex_np(RENAME_EXCL) and
+   fcntl(F_FULLFSYNC), and no syncfs or sync_file_range (see LarderCache's Durability). */
 
 /* syncfs(2): flushes every dirty page and inode of the file system holding fd. Returns 0 or -1
-   with errno set. */
+   with errno set (ENOTSUP on Apple platforms). */
 int larder_syncfs(int fd);
 
-/* renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE): moves a file into place only if
-   nothing is there; fails with EEXIST otherwise. Returns 0 or -1. */
+/* renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) (renamex_np(RENAME_EXCL) on Apple
+   platforms): moves a file into place only if nothing is there; fails with EEXIST otherwise.
+   Returns 0 or -1. */
 int larder_rename_noreplace(const char *from, const char *to);
 
 /* sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE): starts writing a file's dirty pages to
    disk without waiting, so the flush that makes a batch durable has less left to wait for.
-   Returns 0 or -1. */
+   Returns 0 or -1; does nothing on Apple platforms. */
 int larder_start_writeback(int fd);
+
+/* Makes a file's (or a folder's) data durable: fsync(2), or fcntl(F_FULLFSYNC) on Apple
+   platforms, where fsync leaves data in the drive's cache. Returns 0 or -1. */
+int larder_full_fsync(int fd);
 
 #endif

@@ -1,0 +1,61 @@
+import Foundation
+@testable import LarderCache
+import LarderTestSupport
+import Testing
+
+/// Both durability paths (``Durability``): Linux's `syncfs` + `renameat2`, and the POSIX-only
+/// path Apple platforms take, which `LARDER_DURABILITY=posix` selects for a whole test run
+/// (the README's test command runs the cache's suites that way too).
+@Suite struct DurabilityTests {
+    static func scratch() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("larder-durability-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test func theEnvironmentChoosesThePath() {
+        let asked = ProcessInfo.processInfo.environment["LARDER_DURABILITY"]
+        #expect(Durability.current == (asked == "posix" ? .perFile : .fileSystem))
+    }
+
+    @Test(arguments: Durability.allCases)
+    func aNoReplaceRenameNeverReplaces(_ durability: Durability) throws {
+        let folder = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data("new".utf8).write(to: URL(fileURLWithPath: folder + "/staged"))
+        #expect(durability.renameNoReplace(folder + "/staged", folder + "/object") == 0)
+        #expect(!FileManager.default.fileExists(atPath: folder + "/staged"))
+        #expect(FileManager.default.contents(atPath: folder + "/object") == Data("new".utf8))
+
+        try Data("other".utf8).write(to: URL(fileURLWithPath: folder + "/second"))
+        #expect(durability.renameNoReplace(folder + "/second", folder + "/object") == -1)
+        #expect(errno == EEXIST)
+        #expect(FileManager.default.contents(atPath: folder + "/object") == Data("new".utf8))
+        #expect(FileManager.default.contents(atPath: folder + "/second") == Data("other".utf8))
+
+        // Folders (what a planted object can be, on its way to quarantine).
+        try FileManager.default.createDirectory(atPath: folder + "/planted", withIntermediateDirectories: false)
+        #expect(durability.renameNoReplace(folder + "/planted", folder + "/quarantined") == 0)
+        try FileManager.default.createDirectory(atPath: folder + "/planted", withIntermediateDirectories: false)
+        #expect(durability.renameNoReplace(folder + "/planted", folder + "/quarantined") == -1)
+        #expect(errno == EEXIST)
+        #expect(durability.renameNoReplace(folder + "/planted", folder + "/object") == -1)
+        #expect(errno == EEXIST)
+    }
+
+    @Test(arguments: Durability.allCases)
+    func flushingNamesWhatFailed(_ durability: Durability) throws {
+        let folder = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/file"))
+        let anchor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { close(anchor) }
+        try durability.synchronize(files: [folder + "/file"], folders: [folder], anchor: anchor)
+        if durability == .perFile {
+            let error = #expect(throws: CacheError.self) {
+                try durability.synchronize(files: [folder + "/missing"], folders: [folder], anchor: anchor)
+            }
+            #expect(error?.path == folder + "/missing")
+        }
+    }
+}
