@@ -3,7 +3,8 @@
 # what was built, publish the archives to a local origin served by nginx on 127.0.0.1, fetch
 # them over HTTP into a fresh cache (only what the cache lacks), and list and verify it; then
 # prepare and present the onboarding journey with the host (headless) from the origin, stop the
-# origin and prepare it again offline from the cache, and show the journey's stored status.
+# origin and prepare it again offline from the cache, and show the journey's stored status. The
+# journey document is signed with a key generated for the run, and the host trusts only it.
 # Every sample is also rendered in the web engine (WebKitGTK; Xvfb when there is no display)
 # to a PNG next to its archive, and the journey is presented once more in the engine.
 # Archives and screenshots land in .build/samples/, the origin in .build/samples-origin/, the
@@ -21,7 +22,8 @@ mkdir -p "$out"
 cache=.build/samples-cache
 origin=.build/samples-origin
 run=.build/samples-origin-run
-rm -rf "$cache" "$origin"
+keys=.build/samples-keys
+rm -rf "$cache" "$origin" "$keys"
 archives=()
 digests=()
 for sample in SampleBundles/*/; do
@@ -43,7 +45,9 @@ echo "== publish to $origin"
 # One publish: --journey points at the last archive, so onboarding's goes last.
 others=()
 for archive in "${archives[@]}"; do [ "$archive" = "$onboarding" ] || others+=("$archive"); done
-"$larder" publish "${others[@]}" "$onboarding" --origin "$origin" --journey onboarding --key pk_sample_key
+"$larder" keys generate publisher --out "$keys"
+"$larder" publish "${others[@]}" "$onboarding" --origin "$origin" --journey onboarding --key pk_sample_key \
+  --sign "$keys/publisher.pem"
 port=$(bash Tools/origin/origin.sh start "$PWD/$origin" "$PWD/$run")
 trap 'bash Tools/origin/origin.sh stop "$PWD/$run"' EXIT
 echo "origin: http://127.0.0.1:$port/"
@@ -61,7 +65,7 @@ echo
 echo
 
 # The --origin URL is part of the journey's scope: the same one in every call.
-journey=(--origin "http://127.0.0.1:$port/" --key pk_sample_key --journey onboarding --cache "$cache")
+journey=(--origin "http://127.0.0.1:$port/" --key pk_sample_key --journey onboarding --cache "$cache" --trust "$keys/publisher.pub")
 echo "== journey prepare (online)"
 "$larder" journey prepare "${journey[@]}"
 echo
