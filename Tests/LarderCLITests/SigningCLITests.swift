@@ -53,8 +53,13 @@ import Testing
         let half = try CLI.run(["keys", "generate", "release", "--out", scratch.path])
         #expect(half.status == 73)
         #expect(!FileManager.default.fileExists(atPath: pem))
-        let missingFolder = try CLI.run(["keys", "generate", "x", "--out", scratch.path + "/nope"])
-        #expect(missingFolder.status == 73, "\(missingFolder)")
+        let newFolder = try CLI.run(["keys", "generate", "x", "--out", scratch.path + "/new/keys"])
+        #expect(newFolder.status == 0, "\(newFolder)")
+        let folderMode = try FileManager.default.attributesOfItem(atPath: scratch.path + "/new/keys")[.posixPermissions] as? NSNumber
+        #expect(folderMode?.intValue == 0o700)
+        try Data().write(to: URL(fileURLWithPath: scratch.path + "/file"))
+        let underAFile = try CLI.run(["keys", "generate", "x", "--out", scratch.path + "/file/keys"])
+        #expect(underAFile.status == 73, "\(underAFile)")
     }
 
     @Test func aKeyFileThatIsNotAPrivateKeyOrIsMissingIsRefusedBeforeAnythingIsWritten() throws {

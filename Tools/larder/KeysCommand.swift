@@ -20,7 +20,7 @@ enum KeysCommand {
             ("<publishable-key>", "grant, revoke: the key apps send as X-Larder-Key."),
         ],
         options: [
-            OptionSpec(names: ["--out"], value: "folder", help: "generate: where to write the two files (default: the current folder)."),
+            OptionSpec(names: ["--out"], value: "folder", help: "generate: where to write the two files (default: the current folder; created, mode 0700, when missing)."),
             OptionSpec(names: ["--origin"], value: "folder", help: "grant, revoke, list: the origin folder 'larder publish' writes."),
             OptionSpec(names: ["--journey"], value: "id", help: "grant: the journey the key may read."),
             OptionSpec(names: ["--json"], value: nil, help: "Print the result as JSON."),
@@ -70,6 +70,10 @@ enum KeysCommand {
             return .cannotCreate
         }
         do {
+            // A folder made for keys is its owner's alone.
+            try FormatError.typed {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
             let key = try SigningKey.generate()
             try KeyFile.create(privatePath, bytes: try key.pem(), mode: 0o600)
             try KeyFile.create(publicPath, bytes: Array((key.publicKey.description + "\n").utf8), mode: 0o644)
