@@ -38,6 +38,14 @@ public struct JourneyPublication: Sendable {
     }
 }
 
+extension JourneyPublication {
+    /// A valid name that does not end in `.history` (`journeys/<id>.history.json` is the
+    /// history of journey `<id>`, never a journey document of its own).
+    public static func isValidJourneyID(_ text: String) -> Bool {
+        isValidName(text) && !text.hasSuffix(".history")
+    }
+}
+
 extension UInt8 {
     fileprivate var isASCIIAlphanumeric: Bool {
         (0x30...0x39).contains(self) || (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self)
@@ -78,8 +86,8 @@ public struct PublishReport: Sendable {
 public enum OriginPublisher {
     public static func publish(archives: [String], to origin: String, journey: JourneyPublication?) throws(PackFailure) -> PublishReport {
         if let journey {
-            guard JourneyPublication.isValidName(journey.id), !journey.id.hasSuffix(".history") else {
-                throw PackFailure([PackError(.invalidConfiguration, "journey id '\(journey.id)' may use only letters, digits, '_', '-' and '.'")])
+            guard JourneyPublication.isValidJourneyID(journey.id) else {
+                throw PackFailure([PackError(.invalidConfiguration, "journey id '\(journey.id)' may use only letters, digits, '_', '-' and '.', and may not end in '.history'")])
             }
             if let key = journey.key, !JourneyPublication.isValidName(key) {
                 throw PackFailure([PackError(.invalidConfiguration, "key '\(key)' may use only letters, digits, '_', '-' and '.'")])

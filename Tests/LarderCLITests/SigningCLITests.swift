@@ -20,6 +20,7 @@ import Testing
         (["keys", "generate", "a/b"], "Error: Invalid '<name>': 'a/b' must be a file name"),
         (["keys", "list", "extra"], "Error: Unexpected argument 'extra'"),
         (["keys", "revoke", "pk"], "Error: Missing '--origin <folder>'"),
+        (["keys", "grant", "pk", "--journey", "paywall.history", "--origin", "/tmp"], "Error: grant needs a valid '--journey <id>'"),
         (["journey", "prepare", "--origin", "http://127.0.0.1:9/", "--key", "k", "--journey", "j", "--trust", "ed25519:AAAA"],
          "Error: Invalid '--trust <public-key>': 'ed25519:AAAA': an Ed25519 public key has 32 bytes, not 3"),
         (["journey", "prepare", "--origin", "http://127.0.0.1:9/", "--key", "k", "--journey", "j", "--trust", "/nonexistent.pub"],

@@ -113,7 +113,7 @@ extension KeysCommand {
         do {
             switch subcommand {
             case "grant":
-                guard let journey = parsed.value("--journey"), JourneyPublication.isValidName(journey) else {
+                guard let journey = parsed.value("--journey"), JourneyPublication.isValidJourneyID(journey) else {
                     return Console.usageError(UsageError(message: "grant needs a valid '--journey <id>'", command: spec))
                 }
                 let changed = try maps.grant(key, journey: journey)
