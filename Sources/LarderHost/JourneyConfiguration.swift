@@ -14,7 +14,8 @@ public struct JourneyIdentity: Sendable, Hashable {
 /// How captured events are handled. Capture is on by default; a nil ``JourneyConfiguration/capture``
 /// turns it off.
 public struct CaptureSettings: Sendable, Equatable {
-    /// Context attached to every event when it is created.
+    /// Context attached to every event when it is created; a presentation adds its own
+    /// (``JourneyHost/present(context:)``).
     public var context: [String: String]
     /// Where events are posted; nil means `<origin>/capture`.
     public var endpoint: URL?
@@ -48,12 +49,14 @@ public struct JourneyConfiguration: Sendable, Equatable {
     /// The limits of bundle downloads, which may go on in the background past
     /// ``fetchDeadline``.
     public var download: BundleFetcher.Configuration
+    /// What a confirmed 404 does to cached content.
+    public var removedJourney: RemovedJourneyPolicy
 
     public init(
         publishableKey: String, journeyID: String, identity: JourneyIdentity? = nil, origin: URL,
         capture: CaptureSettings? = CaptureSettings(), embeddedDefault: String? = nil,
         fetchDeadline: Duration = .seconds(5), presentationDeadline: Duration = .seconds(15),
-        download: BundleFetcher.Configuration = .init()
+        download: BundleFetcher.Configuration = .init(), removedJourney: RemovedJourneyPolicy = .discard
     ) {
         self.publishableKey = publishableKey
         self.journeyID = journeyID
@@ -64,6 +67,7 @@ public struct JourneyConfiguration: Sendable, Equatable {
         self.fetchDeadline = fetchDeadline
         self.presentationDeadline = presentationDeadline
         self.download = download
+        self.removedJourney = removedJourney
     }
 
     /// The scope content is prepared and authorised for: key, journey, identity and origin.

@@ -23,6 +23,26 @@ public struct JourneyStatus: Sendable, Equatable {
     public var nextAttempt: Date?
     /// Captured events waiting for delivery.
     public var pendingCaptures: Int
+    /// The last definitive denial of the scope (401, 403, a confirmed 404), kept after the
+    /// content it discarded; nil when none, or once the origin authorised the scope again.
+    public var denial: JourneyDenial?
+}
+
+/// A definitive answer from the origin that the scope may not show its journey.
+public struct JourneyDenial: Sendable, Equatable {
+    /// 401, 403 or 404 (a confirmed 404: the journey was removed).
+    public var status: Int
+    /// When it arrived (the confirming 404 for a removal).
+    public var time: Date
+    /// True when the cached revision stays in service (``RemovedJourneyPolicy/keepServing``);
+    /// false when the content was discarded.
+    public var contentKept: Bool
+
+    public init(status: Int, time: Date, contentKept: Bool) {
+        self.status = status
+        self.time = time
+        self.contentKept = contentKept
+    }
 }
 
 extension JourneyHost {
@@ -37,7 +57,10 @@ extension JourneyHost {
         return JourneyStatus(
             journey: configuration.journeyID, revision: document?.revision, bundle: document?.bundle, refresh: document?.refresh,
             renewed: record.renewed, freshness: decision, authorisedSinceStart: authorisedThisLaunch.contains(configuration.scope), cached: cached,
-            failures: record.failures, nextAttempt: record.notBefore, pendingCaptures: pending)
+            failures: record.failures, nextAttempt: record.notBefore, pendingCaptures: pending,
+            denial: zip(record.deniedStatus, record.deniedAt).map {
+                JourneyDenial(status: $0, time: $1, contentKept: record.keptAfterRemoval)
+            })
     }
 }
 
