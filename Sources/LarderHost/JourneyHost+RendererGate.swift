@@ -1,0 +1,55 @@
+import LarderCache
+import LarderFormat
+
+extension JourneyHost {
+    /// Applies the renderer gate to a resolved flow: content whose bundle this host's renderer
+    /// cannot load (a newer renderer protocol, a capability it lacks) is never loaded; the host
+    /// falls back to an older cached revision that fits, then to the embedded default, and
+    /// says why in the flow and the timeline.
+    /// - Throws: ``HostError/Code/incompatible`` when nothing fits.
+    func gated(_ flow: ResolvedFlow) async throws(HostError) -> ResolvedFlow {
+        guard let reason = try unfit(flow.bundle) else { return flow }
+        let what = flow.source == .embedded ? "the embedded default" : "revision \(flow.revision)"
+        note(.rendererGate, "\(what) (bundle \(flow.bundle.hex.prefix(12))) is not loaded: \(reason)")
+        if flow.source != .embedded, let older = try store.record(configuration.scope).fitting, older.bundle != flow.bundle,
+            try isComplete(older.bundle), try unfit(older.bundle) == nil
+        {
+            note(.rendererGate, "revision \(older.revision) from the cache instead")
+            var fallback = ResolvedFlow(document: older, renewed: flow.renewed, source: .cache, stale: flow.stale)
+            fallback.removed = flow.removed
+            fallback.needsRefresh = flow.needsRefresh
+            fallback.fallbackReason = "revision \(flow.revision) is not loaded: \(reason); revision \(older.revision) is served instead"
+            return fallback
+        }
+        if flow.source != .embedded, let embedded = try await embeddedDefault(), try unfit(embedded) == nil {
+            note(.rendererGate, "the embedded default instead")
+            var fallback = ResolvedFlow(
+                journey: flow.journey, revision: 0, bundle: embedded, source: .embedded, renewed: nil, document: nil, stale: false)
+            fallback.fallbackReason = "revision \(flow.revision) is not loaded: \(reason); the embedded default is served instead"
+            return fallback
+        }
+        throw HostError(
+            .incompatible,
+            "journey '\(flow.journey)': \(what) is not loaded: \(reason); no older cached revision or embedded default fits",
+            digest: flow.bundle)
+    }
+
+    /// Why this host's renderer cannot load a cached bundle; nil when it can.
+    func unfit(_ bundle: Digest) throws(HostError) -> String? {
+        let manifest: Manifest
+        do { manifest = try cache.manifest(bundle) } catch { throw HostError(error) }
+        return RendererGate.mismatch(manifest.renderer, protocolVersion: renderer.protocolVersion, capabilities: renderer.capabilities)
+    }
+
+    /// The revision to keep beside a newly authorised `document` whose bundle this renderer
+    /// cannot load: the previous document when it fits and is cached, else the one kept
+    /// before. Nil when the new bundle fits (nothing older is needed).
+    func fittingRevision(besides document: JourneyDocument, previous: ScopeRecord) throws(HostError) -> JourneyDocument? {
+        guard try unfit(document.bundle) != nil else { return nil }
+        for candidate in [previous.document, previous.fitting] {
+            guard let candidate, candidate.bundle != document.bundle, try isComplete(candidate.bundle) else { continue }
+            if try unfit(candidate.bundle) == nil { return candidate }
+        }
+        return nil
+    }
+}
