@@ -56,6 +56,8 @@ public actor JourneyHost {
     }
     let presentationObservers = Broadcast<PresentationState>()
     var presented: Prepared?
+    /// The context the open presentation adds to its captures (``present(context:)``).
+    var sessionContext: [String: String] = [:]
     var preparation: (generation: Int, task: Task<PreparedJourney, any Error>)?
     var liveFetches: [String: Task<LiveOutcome, Never>] = [:]
     var refreshTask: Task<Void, Never>?
