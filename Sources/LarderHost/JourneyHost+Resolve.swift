@@ -223,7 +223,7 @@ extension JourneyHost {
         authorisedThisLaunch.insert(scope)
         guard let bundle = record.document?.bundle else { return }
         // An older revision the renderer can load stays beside one it cannot.
-        try await retainBundles(Set([bundle] + (record.fitting.map { [$0.bundle] } ?? [])), for: scope)
+        try await retainBundles(Set([bundle] + (record.fitting.map { [$0.bundle] } ?? [])), for: scope, journey: record.document?.journey)
     }
 
     /// Brings a bundle into the cache; nil on success.

@@ -136,6 +136,10 @@ import Testing
         defer { collector.stop() }
         try publish(origin, try work.pack(sampleBundles + "/onboarding").archivePath)
         #expect(try await larder(["journey", "present"] + scope(origin, work, identity: "usr_1")).status == 0)
+        // cache ls names the journey holding the bundle.
+        let held = try await larder(["cache", "ls", "--json", "--cache", work.path + "/cache"])
+        let listed0 = try #require(try JSONSerialization.jsonObject(with: Data(held.stdout.utf8)) as? [[String: Any]])
+        #expect(listed0.map { $0["scopes"] as? [String] } == [["onboarding"]])
         let logout = try await larder(["journey", "logout", "--json"] + scope(origin, work, identity: "usr_1"))
         #expect(logout.status == 0, "\(logout)")
         let after = try json(logout.stdout)
