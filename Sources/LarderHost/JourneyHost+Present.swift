@@ -107,6 +107,7 @@ extension JourneyHost {
 
     private func runPreparation(generation: Int) async throws(HostError) -> PreparedJourney {
         setReadiness(.preparing)
+        progressMeter.start()
         let starting = startRenderer()
         let flow: ResolvedFlow
         do throws(HostError) {
@@ -149,6 +150,7 @@ extension JourneyHost {
             note(.rendererReady, "direct presentation: the renderer starts when visible")
         }
         guard generation == self.generation, let ready = prepared else { throw HostError(.cancelled, "the configuration changed") }
+        progressMeter.finish()
         setReadiness(.ready(ready.journey))
         if flow.needsRefresh {
             refreshInBackground()

@@ -180,7 +180,7 @@ extension JourneyHost {
                 note(.revalidated, "304: revision \(document.revision) is still current")
                 return .authorised(document, renewed: now, source: .revalidated)
             case .denied(let status):
-                try await discard(scope: scope, status: status)
+                try await discard(scope: scope, status: status, journey: configuration.journeyID)
                 return .denied(status: status)
             case .notFound:
                 record.notFound += 1
@@ -194,7 +194,7 @@ extension JourneyHost {
                         }
                         return try await fail(record, scope: scope, HostError(.unavailable, "\(configuration.documentURL.absoluteString): the journey was removed from the origin; revision \(document.revision) is kept in service", status: 404), retryAfter: nil)
                     }
-                    try await discard(scope: scope, status: 404)
+                    try await discard(scope: scope, status: 404, journey: configuration.journeyID)
                     return .denied(status: 404)
                 }
                 note(.notFound, "404: the journey is unknown; a second 404 will confirm it")
@@ -229,7 +229,9 @@ extension JourneyHost {
     /// Brings a bundle into the cache; nil on success.
     private func fetchBundle(_ bundle: Digest, configuration: JourneyConfiguration) async -> HostError? {
         do {
-            let result = try await fetcher(for: configuration).fetch(bundle)
+            let meter = progressMeter
+            let result = try await fetcher(for: configuration).fetch(bundle) { fraction in meter.report(fraction) }
+            meter.report(1)
             if result.source != .cache {
                 note(.bundleFetched, "bundle \(bundle.hex.prefix(12)): \(result.bytesDownloaded) bytes in \(result.requests) requests")
             }
@@ -252,15 +254,15 @@ extension JourneyHost {
 
     /// A definitive denial: forget the scope's document and validator, let the cache drop its
     /// bundles, end any presentation of it and discard prepared content.
-    func discard(scope: String, status: Int) async throws(HostError) {
+    func discard(scope: String, status: Int, journey: String) async throws(HostError) {
         var record = ScopeRecord()
         record.deniedStatus = status
         record.deniedAt = clock.now
         try await saveRecord(record, for: scope)
         authorisedThisLaunch.remove(scope)
         try await retainBundles([], for: scope)
-        let why = status == 404 ? "404 confirmed: journey '\(configuration.journeyID)' was removed;" : "\(status):"
-        note(.denied, "\(why) content for journey '\(configuration.journeyID)' discarded; the next attempt authorises afresh")
+        let why = status == 404 ? "404 confirmed: journey '\(journey)' was removed;" : "\(status):"
+        note(.denied, "\(why) content for journey '\(journey)' discarded; the next attempt authorises afresh")
         guard scope == configuration.scope else { return }
         cancelRefresh()
         await endPresentation()

@@ -55,6 +55,8 @@ public actor JourneyHost {
         }
     }
     let presentationObservers = Broadcast<PresentationState>()
+    /// Download progress of the latest preparation or warm-up.
+    let progressMeter = ProgressMeter()
     var presented: Prepared?
     /// The context the open presentation adds to its captures (``present(context:)``).
     var sessionContext: [String: String] = [:]
@@ -142,6 +144,12 @@ public actor JourneyHost {
         presentationObservers.subscribe(current: presentation)
     }
 
+    /// Progress (0…1) of the latest ``prepare()`` or ``prefetch(journeys:)``: its current
+    /// value, then every rise, until the host is disposed. Each operation starts at 0, rises
+    /// as its bundles download (a warm-up gives each journey an equal share) and ends at 1 when
+    /// it succeeds; content already cached goes from 0 to 1 at once. For a progress bar.
+    public func progressUpdates() -> AsyncStream<Double> { progressMeter.subscribe() }
+
     /// What the host did and why, oldest first (the last 500 entries).
     public func timeline() -> [TimelineEntry] { entries }
 
@@ -205,6 +213,7 @@ public actor JourneyHost {
         setReadiness(.disposed)
         readinessObservers.finish()
         presentationObservers.finish()
+        progressMeter.close()
         appMessages.finish()
     }
 
