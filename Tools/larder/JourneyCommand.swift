@@ -71,6 +71,7 @@ enum JourneyCommand {
               logout                  Discard the scope's content, state and unshared bundles; keep
                                       the embedded default and queued captures.
               captures                List the queued captured events; --deliver <url> sends them.
+              prefetch                Warm several journeys up: --journey a --journey b ...
 
             \(notes)
 
@@ -115,6 +116,7 @@ enum JourneyCommand {
             return Console.usageError(UsageError(message: "Missing subcommand", command: spec))
         }
         if name == "captures" { return JourneyCaptures.run(Array(arguments.dropFirst())) }
+        if name == "prefetch" { return JourneyPrefetch.run(Array(arguments.dropFirst())) }
         guard let (action, subSpec) = subcommands[name] else {
             return Console.usageError(UsageError(message: "Unknown subcommand '\(name)'", command: spec))
         }
@@ -159,7 +161,13 @@ enum JourneyCommand {
         }
         let screenshot = capture
         let force = parsed.flag(HostRuleOptions.force.names[0])
-        var outcome = waitFor { await perform(action, host: host, started: started, screenshot: screenshot, force: force) }
+        let bar = ProgressBar(label: "preparing", quiet: parsed.flag("--json") || action == .status || action == .logout)
+        var outcome = waitFor {
+            let drawing = Task { for await fraction in await host.progressUpdates() { bar.update(fraction: fraction) } }
+            defer { drawing.cancel() }
+            return await perform(action, host: host, started: started, screenshot: screenshot, force: force)
+        }
+        bar.finish()
         if let png = outcome.png, let path = choice.screenshot {
             do {
                 try WebEngineSupport.write(png, to: path)
