@@ -67,6 +67,8 @@ public actor JourneyHost {
     var foreground = true
     var rendererStart: Task<Void, any Error>?
     var embeddedBundle: Digest?
+    /// The renderer gate's verdict per bundle: nil when it fits, else why not.
+    var gateVerdicts: [Digest: String?] = [:]
     var disposed = false
     var readinessValue: Readiness = .idle
     let readinessObservers = Broadcast<Readiness>()

@@ -7,12 +7,12 @@ import LarderFormat
 /// ``Manifest/Capability/prepare`` and ``Manifest/Capability/visibility`` choose how content is
 /// presented (hidden preparation or direct presentation), so a renderer without them still
 /// loads the bundle, directly; any other capability the bundle declares is required.
-enum RendererGate {
+package enum RendererGate {
     /// Capabilities that only choose the presentation mode.
-    static let presentationModes: Set<Manifest.Capability> = [.prepare, .visibility]
+    package static let presentationModes: Set<Manifest.Capability> = [.prepare, .visibility]
 
     /// Why `renderer` cannot load content built for `target`; nil when it can.
-    static func mismatch(_ target: Manifest.Renderer, protocolVersion: Int, capabilities: Set<Manifest.Capability>) -> String? {
+    package static func mismatch(_ target: Manifest.Renderer, protocolVersion: Int, capabilities: Set<Manifest.Capability>) -> String? {
         if target.protocolVersion > protocolVersion {
             return "it needs renderer protocol \(target.protocolVersion) and the renderer implements \(protocolVersion)"
         }

@@ -111,8 +111,19 @@ import Testing
         let origin = try Origin()
         let work = try Workspace()
         try publish(origin, try work.pack(sampleBundles + "/onboarding").archivePath)
-        // One offline run starts a backoff, and the next online run waits it out.
+        // One offline run starts a backoff, and the next online run waits it out. Forced
+        // offline runs ask anyway and fail, doubling it to 4 min, far longer than this test on
+        // a busy machine.
         #expect(try await larder(["journey", "prepare", "--offline"] + scope(origin, work)).status == 69)
+        for _ in 0..<3 {
+            let forced = try await larder(["journey", "prepare", "--offline", "--force", "--json"] + scope(origin, work))
+            #expect(forced.status == 69)
+            // The forced request failed (and doubled the backoff); the preparation after it may not ask.
+            #expect(try kinds(forced).prefix(2) == ["forced", "failed"])
+            #expect((try json(forced.stdout)["error"] as? [String: Any])?["code"] as? String == "backing-off")
+        }
+        let status = try json(try await larder(["journey", "status", "--json"] + scope(origin, work)).stdout)
+        #expect(status["failures"] as? Int == 4)
         let waiting = try await larder(["journey", "prepare", "--json"] + scope(origin, work))
         #expect(waiting.status == 69)
         #expect((try json(waiting.stdout)["error"] as? [String: Any])?["code"] as? String == "backing-off")
