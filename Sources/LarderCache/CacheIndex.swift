@@ -265,6 +265,58 @@ final class CacheIndex: @unchecked Sendable {
         return result
     }
 
+    /// Each bundle's bytes in objects no other bundle uses and in objects others use too
+    /// (quarantined objects count for nothing; an object listed twice in one bundle counts
+    /// once). One scan of the file rows in key order (grouped by bundle, no sort), counting
+    /// users per object in memory: SQLite's own grouping sorts every row, several times
+    /// slower at 100,000 files.
+    func bytesBySharing() throws(CacheError) -> [Digest: (unique: Int64, shared: Int64)] {
+        var quarantined = Set<String>()
+        let bad = try database.prepare("SELECT digest FROM quarantined")
+        while try bad.step() { quarantined.insert(bad.text(0)) }
+        let query = try database.prepare("SELECT bundle, object, size FROM files ORDER BY bundle")
+        var bundles: [String] = []
+        var objectIDs: [String: Int32] = [:]
+        var users: [Int32] = []
+        var references: [(bundle: Int32, object: Int32, size: Int64)] = []
+        var inBundle = Set<Int32>()
+        while try query.step() {
+            let bundle = query.text(0)
+            if bundle != bundles.last {
+                bundles.append(bundle)
+                inBundle.removeAll(keepingCapacity: true)
+            }
+            let object = query.text(1)
+            if !quarantined.isEmpty, quarantined.contains(object) { continue }
+            let id: Int32
+            if let known = objectIDs[object] {
+                id = known
+            } else {
+                id = Int32(users.count)
+                objectIDs[object] = id
+                users.append(0)
+            }
+            guard inBundle.insert(id).inserted else { continue }
+            users[Int(id)] += 1
+            references.append((Int32(bundles.count - 1), id, query.int(2)))
+        }
+        var sums = [(unique: Int64, shared: Int64)](repeating: (0, 0), count: bundles.count)
+        for reference in references {
+            if users[Int(reference.object)] == 1 {
+                sums[Int(reference.bundle)].unique += reference.size
+            } else {
+                sums[Int(reference.bundle)].shared += reference.size
+            }
+        }
+        var result: [Digest: (unique: Int64, shared: Int64)] = [:]
+        for (index, text) in bundles.enumerated() {
+            do { result[try Digest(parsing: text)] = sums[index] } catch {
+                throw CacheError(.storage, "the cache index holds a damaged digest '\(text.prefix(80))'; purge the cache", path: database.path)
+            }
+        }
+        return result
+    }
+
     /// Bundles that no scope keeps, that are not pinned or embedded.
     func unscoped(_ candidates: [Digest]) throws(CacheError) -> [Digest] {
         let query = try database.prepare(

@@ -21,20 +21,17 @@ public struct BundleUsage: Sendable, Equatable {
 extension LarderCache {
     /// The scopes holding each bundle and its unique and shared bytes, from the index (works
     /// read-only). Quarantined objects count for nothing: they are already gone.
-    /// - Complexity: O(f) in the number of file rows.
+    /// - Complexity: O(f log f) in the number of file rows, inside SQLite (one query); the
+    ///   result has one entry per bundle.
     public func bundleUsage() throws(CacheError) -> [Digest: BundleUsage] {
-        let (references, scopes, bundles) = try index.with { (index) throws(CacheError) in
-            (try index.objectReferences(), try index.scopesByBundle(), try index.bundles().map(\.digest))
+        // Three reads: a listing may miss a change made between them, never show a torn row.
+        let (bytes, scopes, bundles) = try index.with { (index) throws(CacheError) in
+            (try index.bytesBySharing(), try index.scopesByBundle(), try index.bundles().map(\.digest))
         }
-        var users: [Digest: Int] = [:]
-        for objects in references.values { for (object, _) in objects { users[object, default: 0] += 1 } }
         var result: [Digest: BundleUsage] = [:]
         for bundle in bundles {
-            var usage = BundleUsage(scopes: scopes[bundle] ?? [], uniqueBytes: 0, sharedBytes: 0)
-            for (object, size) in references[bundle] ?? [] {
-                if users[object] == 1 { usage.uniqueBytes += size } else { usage.sharedBytes += size }
-            }
-            result[bundle] = usage
+            let split = bytes[bundle] ?? (0, 0)
+            result[bundle] = BundleUsage(scopes: scopes[bundle] ?? [], uniqueBytes: split.unique, sharedBytes: split.shared)
         }
         return result
     }
