@@ -1,7 +1,8 @@
 import Foundation
-import LarderCache
 import LarderFormat
+import LarderTestSupport
 import Testing
+@testable import LarderCache
 
 /// `bundleUsage()`: the named scopes holding each bundle, and its unique and shared bytes.
 @Suite struct BundleUsageTests {
@@ -30,6 +31,21 @@ import Testing
         #expect(try cache.bundleUsage()[b]?.scopes == ["journey-1", "journey-3", "paywall"])
 
         #expect(try cache.bundleUsage()[a] == nil, "a was dropped by every scope and removed")
+    }
+
+    @Test func quarantinedObjectsCountForNothing() throws {
+        let fixture = try CacheFixture()
+        let cache = try fixture.open()
+        let (archive, manifest) = try bundle("a", ["font.ttf": "SHARED", "a.css": "only-a"])
+        let a = try cache.install(archiveAt: try fixture.file(archive)).bundle
+        _ = try cache.install(archiveAt: try fixture.file(try bundle("b", ["font.ttf": "SHARED", "b.css": "b"]).archive)).bundle
+        let before = try #require(try cache.bundleUsage()[a])
+        let font = try #require(manifest.files.first { $0.path == "font.ttf" }).digest
+        try flipFirstByte(at: CacheLayout(root: fixture.root).objectPath(font))
+        #expect(try cache.verify(repair: true).corrupt == [font])
+        let after = try #require(try cache.bundleUsage()[a])
+        #expect(after.sharedBytes == before.sharedBytes - 6)
+        #expect(after.uniqueBytes == before.uniqueBytes)
     }
 
     @Test func evictionFreesTheUniqueBytes() throws {
