@@ -60,7 +60,7 @@ enum JourneyCaptures {
         }
         if let (endpoint, key) = delivery {
             let sink = HTTPCaptureSink(endpoint: endpoint, publishableKey: key, transport: platformTransport())
-            let result = waitFor { await queue.deliver(to: sink, batchSize: 50, maxBatches: .max) }
+            let result = waitFor { await queue.deliver(to: sink, batchSize: 50, maxBatches: 10_000) }
             if json { Console.json(deliveryJSON(result)) } else {
                 var lines = ["Delivered \(result.delivered), refused \(result.refused.count), still queued \(result.remaining)."]
                 lines += result.refused.map { "refused \($0.id): \($0.reason)" }
