@@ -113,6 +113,7 @@ final class CacheIndex: @unchecked Sendable {
                     bundle TEXT NOT NULL, pid INTEGER NOT NULL, token INTEGER NOT NULL,
                     PRIMARY KEY(bundle, pid, token)) WITHOUT ROWID;
                 CREATE TABLE IF NOT EXISTS counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS scope_labels(scope TEXT PRIMARY KEY, label TEXT NOT NULL) WITHOUT ROWID;
                 INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '\(Self.schemaVersion)');
                 """)
         }
@@ -238,6 +239,30 @@ final class CacheIndex: @unchecked Sendable {
             }
         }
         return (dropped, missing)
+    }
+
+    /// Names a scope for people (`cache ls`); a scope that keeps no bundle loses its name.
+    func setScopeLabel(_ scope: String, _ label: String?) throws(CacheError) {
+        let held = try database.prepare("SELECT 1 FROM scopes WHERE scope = ? LIMIT 1").bind(.text(scope))
+        if try !held.step() {
+            try database.prepare("DELETE FROM scope_labels WHERE scope = ?").bind(.text(scope)).run()
+        } else if let label {
+            try database.prepare("INSERT OR REPLACE INTO scope_labels(scope, label) VALUES(?, ?)").bind(.text(scope), .text(label)).run()
+        }
+    }
+
+    /// The scopes holding each bundle: their labels, or their ids when unnamed. An index
+    /// written before scopes had labels (opened read-only, so not upgraded) gives ids.
+    func scopesByBundle() throws(CacheError) -> [Digest: [String]] {
+        let labelled = try database.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'scope_labels'")
+        let hasLabels = try labelled.step() && labelled.int(0) == 1
+        let query = try database.prepare(
+            hasLabels
+                ? "SELECT s.bundle, IFNULL(l.label, s.scope) FROM scopes s LEFT JOIN scope_labels l ON l.scope = s.scope ORDER BY 2"
+                : "SELECT bundle, scope FROM scopes ORDER BY 2")
+        var result: [Digest: [String]] = [:]
+        while try query.step() { result[try query.digest(0), default: []].append(query.text(1)) }
+        return result
     }
 
     /// Bundles that no scope keeps, that are not pinned or embedded.

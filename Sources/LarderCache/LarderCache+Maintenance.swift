@@ -57,11 +57,17 @@ public struct CacheVerification: Sendable, Equatable {
 extension LarderCache {
     /// Keeps exactly `keeping` for `scope`: bundles the scope held before and no longer wants
     /// are dropped from it (and deleted when no other scope, pin or embedding keeps them).
+    /// - Parameter label: names the scope for people (`cache ls` shows it: a journey id, never
+    ///   a person's identity); nil keeps the name it has. A scope that keeps nothing loses it.
     /// - Returns: what changed, and which wanted bundles must be fetched.
-    public func retain(scope: String, keeping: Set<Digest>) throws(CacheError) -> InvalidationResult {
+    public func retain(scope: String, keeping: Set<Digest>, label: String? = nil) throws(CacheError) -> InvalidationResult {
         try requireWritable("change a scope")
         let (dropped, missing) = try index.with { (index) throws(CacheError) in
-            try index.database.transaction { () throws(CacheError) in try index.setScope(scope, bundles: keeping) }
+            try index.database.transaction { () throws(CacheError) in
+                let changes = try index.setScope(scope, bundles: keeping)
+                try index.setScopeLabel(scope, label)
+                return changes
+            }
         }
         let removed = try removeBundles { (index) throws(CacheError) in try index.unscoped(dropped) }
         return InvalidationResult(dropped: dropped, removed: removed, missing: missing)
@@ -268,7 +274,7 @@ extension LarderCache {
             try index.database.transaction { () throws(CacheError) in
                 // Files go with their bundles (ON DELETE CASCADE); the recount zeroes the
                 // totals and forgets quarantined objects.
-                try index.database.execute("DELETE FROM scopes; DELETE FROM leases; DELETE FROM bundles;")
+                try index.database.execute("DELETE FROM scopes; DELETE FROM scope_labels; DELETE FROM leases; DELETE FROM bundles;")
                 try index.recount()
             }
         }

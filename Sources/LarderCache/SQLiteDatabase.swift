@@ -255,6 +255,14 @@ package final class Statement {
         return String(cString: pointer)
     }
 
+    /// A text column's bytes (`sqlite3_column_text`, `sqlite3_column_bytes`), valid only
+    /// inside `body`: no String is made, for scans over many rows.
+    package func withTextBytes<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws(CacheError) -> T) throws(CacheError) -> T {
+        let pointer = sqlite3_column_text(handle, column)
+        let count = pointer == nil ? 0 : Int(sqlite3_column_bytes(handle, column))
+        return try body(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
     package func blob(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(handle, column))
         guard count > 0, let pointer = sqlite3_column_blob(handle, column) else { return [] }

@@ -112,6 +112,12 @@ public final class CaptureQueue: Sendable {
         try state.withLock { (state) throws(HostError) -> Int in try state.store.count() }
     }
 
+    /// The number of queued events of one journey.
+    /// - Throws: ``HostError`` with code ``HostError/Code/storage`` when the file cannot be read.
+    public func pendingCount(journey: String) throws(HostError) -> Int {
+        try state.withLock { (state) throws(HostError) -> Int in try state.store.count(journey: journey) }
+    }
+
     /// Drops every queued event, for logout-style clearing. Undelivered events (answers
     /// included) are lost for good. The visitor id and the remembered delivered ids stay.
     /// - Throws: ``HostError`` with code ``HostError/Code/storage`` when the write fails

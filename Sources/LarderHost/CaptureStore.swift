@@ -197,6 +197,14 @@ final class CaptureStore {
         }
     }
 
+    /// Queued events of one journey.
+    func count(journey: String) throws(HostError) -> Int {
+        try sql("read") { () throws(CacheError) -> Int in
+            let query = try database.prepare("SELECT count(*) FROM events WHERE journey = ?").bind(.blob(Array(journey.utf8)))
+            return try query.step() ? Int(query.int(0)) : 0
+        }
+    }
+
     /// Removes settled events (delivered or refused for good) and remembers their ids, keeping
     /// the most recent `deliveredRetention`. - Returns: the number of events still queued.
     func markSettled(_ batch: [QueuedEvent]) throws(HostError) -> Int {

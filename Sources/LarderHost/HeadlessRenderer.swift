@@ -63,6 +63,8 @@ public final class HeadlessRenderer: JourneyRenderer {
 
     /// What this renderer advertises.
     public let capabilities: Set<Manifest.Capability>
+    /// The renderer protocol it implements: 1.
+    public nonisolated var protocolVersion: Int { 1 }
     private let storage = Mutex(Storage())
 
     /// Creates a renderer.

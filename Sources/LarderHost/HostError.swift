@@ -28,6 +28,10 @@ public struct HostError: Error, Sendable, CustomStringConvertible {
         /// The renderer failed; ``HostError/resource`` names the resource when one did not
         /// resolve.
         public static let renderer = Code("renderer")
+        /// No content fits the renderer: the authorised bundle needs a newer renderer protocol
+        /// or a capability the renderer lacks, and no older cached revision or embedded
+        /// default fits either. ``HostError/digest`` names the bundle.
+        public static let incompatible = Code("incompatible")
         /// The cache refused or failed; ``HostError/cacheError`` says why.
         public static let cache = Code("cache")
         /// The capture endpoint refused an event for good because of the event itself (HTTP

@@ -14,6 +14,19 @@ struct ScopeRecord: Sendable, Equatable {
     var notBefore: Date?
     /// Consecutive 404 answers; the second confirms the journey is gone.
     var notFound = 0
+    /// The last definitive denial (401, 403, a confirmed 404) and when it arrived; kept after
+    /// the content it discarded, so status can say what happened.
+    var deniedStatus: Int?
+    var deniedAt: Date?
+    /// True when a confirmed 404 left the cached revision in service
+    /// (``RemovedJourneyPolicy/keepServing``).
+    var keptAfterRemoval = false
+    /// An older authorised revision whose bundle this host's renderer can load, kept while
+    /// the current one needs a newer renderer (see ``RendererGate``).
+    var fitting: JourneyDocument?
+
+    /// Whether the origin confirmed the journey is gone and the cached revision is served anyway.
+    var isRemovedButKept: Bool { keptAfterRemoval && deniedStatus == 404 }
 }
 
 /// The host's persistent state (SQLite, WAL): one row per scope, so backoff and the last
@@ -34,6 +47,7 @@ final class HostStore: Sendable {
                     failures INTEGER NOT NULL, not_before_ms INTEGER, not_found INTEGER NOT NULL);
                 CREATE TABLE IF NOT EXISTS accepted(scope TEXT PRIMARY KEY, revision INTEGER NOT NULL);
                 """)
+            try Self.addMissingColumns(to: database)
             self.database = Locked(database)
         } catch {
             throw HostError(.storage, "cannot open the host state at \(path)", cacheError: error)
@@ -44,7 +58,10 @@ final class HostStore: Sendable {
         do {
             return try database.with { (database) throws(CacheError) -> ScopeRecord in
                 let statement = try database.prepare(
-                    "SELECT document, etag, renewed_ms, failures, not_before_ms, not_found FROM scopes WHERE scope = ?"
+                    """
+                    SELECT document, etag, renewed_ms, failures, not_before_ms, not_found, denied_status, denied_ms,
+                        kept_after_removal, fitting FROM scopes WHERE scope = ?
+                    """
                 ).bind(.text(scope))
                 guard try statement.step() else { return ScopeRecord() }
                 var record = ScopeRecord()
@@ -59,6 +76,15 @@ final class HostStore: Sendable {
                 record.failures = Int(statement.int(3))
                 record.notBefore = statement.isNull(4) ? nil : Date(milliseconds: statement.int(4))
                 record.notFound = Int(statement.int(5))
+                record.deniedStatus = statement.isNull(6) ? nil : Int(statement.int(6))
+                record.deniedAt = statement.isNull(7) ? nil : Date(milliseconds: statement.int(7))
+                record.keptAfterRemoval = statement.int(8) != 0
+                if !statement.isNull(9) {
+                    do { record.fitting = try JourneyDocument(decoding: statement.blob(9)) } catch {
+                        // An older revision that no longer parses cannot be fallen back to.
+                        record.fitting = nil
+                    }
+                }
                 return record
             }
         } catch {
@@ -89,15 +115,44 @@ final class HostStore: Sendable {
     private static func write(_ record: ScopeRecord, for scope: String, in database: SQLiteDatabase) throws(CacheError) {
                 try database.prepare(
                     """
-                    INSERT OR REPLACE INTO scopes(scope, document, etag, renewed_ms, failures, not_before_ms, not_found)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT OR REPLACE INTO scopes(scope, document, etag, renewed_ms, failures, not_before_ms, not_found,
+                        denied_status, denied_ms, kept_after_removal, fitting)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """
                 ).bind(
                     .text(scope), record.document.map { .blob($0.canonicalBytes) } ?? .null,
                     record.etag.map { .text($0) } ?? .null, record.renewed.map { .int($0.milliseconds) } ?? .null,
                     .int(Int64(record.failures)), record.notBefore.map { .int($0.milliseconds) } ?? .null,
-                    .int(Int64(record.notFound))
+                    .int(Int64(record.notFound)), record.deniedStatus.map { .int(Int64($0)) } ?? .null,
+                    record.deniedAt.map { .int($0.milliseconds) } ?? .null, .int(record.keptAfterRemoval ? 1 : 0),
+                    record.fitting.map { .blob($0.canonicalBytes) } ?? .null
                 ).run()
+    }
+
+    /// Forgets a scope entirely (logout): document, validator, backoff and denial.
+    func delete(_ scope: String) throws(HostError) {
+        do {
+            try database.with { (database) throws(CacheError) in
+                try database.prepare("DELETE FROM scopes WHERE scope = ?").bind(.text(scope)).run()
+            }
+        } catch {
+            throw HostError(.storage, "cannot write the host state", cacheError: error)
+        }
+    }
+
+    /// Columns added after the first release, added to a state written by an older host.
+    private static let laterColumns = [
+        ("denied_status", "INTEGER"), ("denied_ms", "INTEGER"), ("kept_after_removal", "INTEGER NOT NULL DEFAULT 0"),
+        ("fitting", "BLOB"),
+    ]
+
+    private static func addMissingColumns(to database: SQLiteDatabase) throws(CacheError) {
+        let info = try database.prepare("PRAGMA table_info(scopes)")
+        var present = Set<String>()
+        while try info.step() { present.insert(info.text(1)) }
+        for (name, type) in laterColumns where !present.contains(name) {
+            try database.execute("ALTER TABLE scopes ADD COLUMN \(name) \(type)")
+        }
     }
 }
 

@@ -14,7 +14,8 @@ public struct JourneyIdentity: Sendable, Hashable {
 /// How captured events are handled. Capture is on by default; a nil ``JourneyConfiguration/capture``
 /// turns it off.
 public struct CaptureSettings: Sendable, Equatable {
-    /// Context attached to every event when it is created.
+    /// Context attached to every event when it is created; a presentation adds its own
+    /// (``JourneyHost/present(context:)``).
     public var context: [String: String]
     /// Where events are posted; nil means `<origin>/capture`.
     public var endpoint: URL?
@@ -53,12 +54,15 @@ public struct JourneyConfiguration: Sendable, Equatable {
     /// one of them signed it, it names this journey, it has not expired and its revision is not
     /// below the highest this scope accepted; a refused document changes nothing cached.
     public var trustedKeys: [PublicKey]
+    /// What a confirmed 404 does to cached content.
+    public var removedJourney: RemovedJourneyPolicy
 
     public init(
         publishableKey: String, journeyID: String, identity: JourneyIdentity? = nil, origin: URL,
         capture: CaptureSettings? = CaptureSettings(), embeddedDefault: String? = nil,
         fetchDeadline: Duration = .seconds(5), presentationDeadline: Duration = .seconds(15),
-        download: BundleFetcher.Configuration = .init(), trustedKeys: [PublicKey] = []
+        download: BundleFetcher.Configuration = .init(), removedJourney: RemovedJourneyPolicy = .discard,
+        trustedKeys: [PublicKey] = []
     ) {
         self.publishableKey = publishableKey
         self.journeyID = journeyID
@@ -70,6 +74,7 @@ public struct JourneyConfiguration: Sendable, Equatable {
         self.presentationDeadline = presentationDeadline
         self.download = download
         self.trustedKeys = trustedKeys
+        self.removedJourney = removedJourney
     }
 
     /// The scope content is prepared and authorised for: key, journey, identity and origin.

@@ -46,14 +46,16 @@ extension JourneyHost {
             note(.captureDropped, "event \(id) arrived while hidden: not recorded")
             return
         }
-        enqueue(id: id, body: body, session: session, context: settings.context)
+        enqueue(id: id, body: body, session: session, context: settings.context.merging(sessionContext) { $1 })
     }
 
     /// The presentation-started event: recorded when content becomes visible, never while
     /// hidden.
     func recordPresentation(_ session: PresentationSession) {
         guard let settings = configuration.capture else { return }
-        enqueue(id: session.id + "/presented", body: Array(#"{"type":"presented"}"#.utf8), session: session, context: settings.context)
+        enqueue(
+            id: session.id + "/presented", body: Array(#"{"type":"presented"}"#.utf8), session: session,
+            context: settings.context.merging(sessionContext) { $1 })
     }
 
     private func enqueue(id: String, body: [UInt8], session: PresentationSession, context: [String: String]) {

@@ -37,14 +37,17 @@ extension JourneyHost {
     /// Shows the journey, preparing it first when needed, within the presentation deadline
     /// (15 s by default). Each presentation gets a new session id. Presenting while presented
     /// returns the open session.
+    /// - Parameter context: added to the context of every event this session captures (the
+    ///   presentation-started event included), over ``CaptureSettings/context`` where a key is
+    ///   in both; ignored when a session is already open.
     /// - Throws: ``HostError/Code/deadlineExceeded`` (retryable) when not ready in time, or
     ///   what ``prepare()`` throws.
     @discardableResult
-    public func present() async throws(HostError) -> PresentationSession {
+    public func present(context: [String: String] = [:]) async throws(HostError) -> PresentationSession {
         try checkUsable()
         if case .presented(let session) = presentation { return session }
         let deadline = clock.now.adding(configuration.presentationDeadline)
-        guard let session = try await Deadline.run(clock: clock, until: deadline, { () async throws(HostError) in try await self.show() }) else {
+        guard let session = try await Deadline.run(clock: clock, until: deadline, { () async throws(HostError) in try await self.show(context: context) }) else {
             note(.deadline, "not ready within \(Self.describe(configuration.presentationDeadline)); try again")
             setReadiness(.failed(.deadlineExceeded))
             throw HostError(.deadlineExceeded, "the journey was not ready within \(Self.describe(configuration.presentationDeadline))")
@@ -104,6 +107,7 @@ extension JourneyHost {
 
     private func runPreparation(generation: Int) async throws(HostError) -> PreparedJourney {
         setReadiness(.preparing)
+        progressMeter.start()
         let starting = startRenderer()
         let flow: ResolvedFlow
         do throws(HostError) {
@@ -122,6 +126,8 @@ extension JourneyHost {
             current.journey.source = flow.source
             current.journey.renewed = flow.renewed
             current.journey.stale = flow.stale
+            current.journey.removed = flow.removed
+            current.journey.fallbackReason = flow.fallbackReason
             current.document = flow.stale ? nil : flow.document
             prepared = current
         } else {
@@ -144,6 +150,7 @@ extension JourneyHost {
             note(.rendererReady, "direct presentation: the renderer starts when visible")
         }
         guard generation == self.generation, let ready = prepared else { throw HostError(.cancelled, "the configuration changed") }
+        progressMeter.finish()
         setReadiness(.ready(ready.journey))
         if flow.needsRefresh {
             refreshInBackground()
@@ -177,7 +184,7 @@ extension JourneyHost {
         setReadiness(.ready(current.journey))
     }
 
-    private func show() async throws(HostError) -> PresentationSession {
+    private func show(context: [String: String]) async throws(HostError) -> PresentationSession {
         let journey = try await prepare()
         if case .presented(let session) = presentation { return session }
         guard let current = prepared, current.journey == journey || current.journey.bundle == journey.bundle else {
@@ -197,6 +204,7 @@ extension JourneyHost {
             try await renderer.reset()
             throw HostError(.cancelled, "the presentation deadline passed")
         }
+        sessionContext = context
         presentation = .presented(session)
         presented = prepared
         note(.presented, "session \(session.id): revision \(journey.revision) from \(journey.source.rawValue)")
@@ -211,7 +219,7 @@ extension JourneyHost {
         let capable = renderer.supportsPreparation && lease.manifest.renderer.capabilities.isSuperset(of: [.prepare, .visibility])
         let journey = PreparedJourney(
             journey: flow.journey, revision: flow.revision, bundle: flow.bundle, source: flow.source, renewed: flow.renewed,
-            stale: flow.stale, preloaded: capable)
+            stale: flow.stale, preloaded: capable, removed: flow.removed, fallbackReason: flow.fallbackReason)
         return Prepared(
             journey: journey, document: flow.stale ? nil : flow.document,
             content: RenderContent(journey: flow.journey, revision: flow.revision, lease: lease, cache: cache), loaded: false)

@@ -23,12 +23,17 @@ extension JourneyHost {
         }
     }
 
-    /// Asks the origin now (an explicit retry), subject to backoff and `Retry-After`.
-    /// Prepared content follows a new revision; an open presentation keeps what it shows and
-    /// the new revision is staged for after dismissal.
-    public func refresh() async {
+    /// Asks the origin now (an explicit retry), subject to backoff and `Retry-After` unless
+    /// `force`d. Prepared content follows a new revision; an open presentation keeps what it
+    /// shows and the new revision is staged for after dismissal. With nothing prepared, only
+    /// the stored state is renewed: the next ``prepare()`` finds it fresh.
+    /// - Parameter force: ask even during a backoff or `Retry-After`: for a user's explicit
+    ///   action only (a pull to refresh, a retry button); the host never forces by itself.
+    ///   The request still carries `If-None-Match`, and a failure sets the backoff as usual.
+    public func refresh(force: Bool = false) async {
         guard !disposed else { return }
-        await refreshNow(generation: generation, evenInBackground: true)
+        if force { note(.forced, "an explicit refresh: asking the origin whatever the backoff") }
+        await refreshNow(generation: generation, evenInBackground: true, force: force)
     }
 
     /// Content in the second half of its window was just used: refresh it now, without
@@ -72,25 +77,27 @@ extension JourneyHost {
         return refreshDate(of: document, renewed: renewed)
     }
 
-    func refreshNow(generation: Int, evenInBackground: Bool = false) async {
+    func refreshNow(generation: Int, evenInBackground: Bool = false, force: Bool = false) async {
         refreshTask = nil
         refreshDue = nil
         guard generation == self.generation, !disposed, foreground || evenInBackground else { return }
-        let outcome = await live(configuration, generation: generation)
+        let outcome = await live(configuration, generation: generation, force: force)
         guard generation == self.generation, !disposed else { return }
         guard case .authorised(let document, let renewed, let source) = outcome else {
             // Failures neither renew freshness nor schedule a retry: the next present, resume or
             // explicit retry may try again after the backoff.
+            markRemovedIfKept()
             return
         }
         let flow: ResolvedFlow
-        do { flow = try self.flow(document, renewed: renewed, source: source, stale: false) } catch {
-            note(.failed, "\(error)")
+        do { flow = try await gated(self.flow(document, renewed: renewed, source: source, stale: false)) } catch {
+            note(.failed, "cannot adopt revision \(document.revision): \(error)")
             return
         }
-        if let current = presented ?? prepared, current.journey.bundle == flow.bundle,
-            current.journey.revision == document.revision
-        {
+        guard generation == self.generation, !disposed else { return }
+        // Nothing prepared: the stored state is current, and the next prepare() uses it.
+        guard presented != nil || prepared != nil else { return }
+        if let current = presented ?? prepared, current.journey.bundle == flow.bundle, current.journey.revision == flow.revision {
             renew(with: flow)
         } else {
             await adopt(flow)
@@ -105,6 +112,7 @@ extension JourneyHost {
             current.journey.renewed = flow.renewed
             current.journey.source = flow.source
             current.journey.stale = false
+            current.journey.removed = false
             current.document = flow.document
             return current
         }
@@ -113,6 +121,27 @@ extension JourneyHost {
         if case .hidden = presentation, let prepared, prepared.isReady {
             setReadiness(.ready(prepared.journey))
         }
+    }
+
+    /// The origin confirmed the journey is gone and the policy keeps it in service: what is
+    /// prepared and shown stays, flagged removed and no longer fresh.
+    private func markRemovedIfKept() {
+        let record: ScopeRecord
+        do { record = try store.record(configuration.scope) } catch {
+            note(.failed, "cannot read the host state: \(error)")
+            return
+        }
+        guard record.isRemovedButKept else { return }
+        func flagged(_ current: Prepared?) -> Prepared? {
+            guard var current else { return nil }
+            current.journey.removed = true
+            current.journey.stale = true
+            current.document = nil
+            return current
+        }
+        prepared = flagged(prepared)
+        presented = flagged(presented)
+        if case .hidden = presentation, let prepared, prepared.isReady { setReadiness(.ready(prepared.journey)) }
     }
 
     /// A new revision: staged while a presentation is open, otherwise prepared now.

@@ -16,6 +16,12 @@ public struct ResolvedFlow: Sendable, Equatable {
     public var document: JourneyDocument?
     /// True when it was served from the cache after the origin could not be asked.
     public var stale: Bool
+    /// True when the origin confirmed the journey is gone and the cached revision is served
+    /// under ``RemovedJourneyPolicy/keepServing``.
+    public var removed = false
+    /// Why an older revision or the embedded default is served instead of the authorised
+    /// one (its bundle needs a renderer this host does not have); nil otherwise.
+    public var fallbackReason: String?
     /// True when it is inside the refresh window's second half: shown at once, refreshed in
     /// the background.
     var needsRefresh = false
@@ -44,14 +50,21 @@ extension JourneyHost {
         do { return try await resolveFlow() } catch { return nil }
     }
 
+    /// The flow to show: the fallback chain, then the renderer gate.
     func resolve() async throws(HostError) -> ResolvedFlow {
+        let flow = try await resolveAuthorised()
+        return try await gated(flow)
+    }
+
+    /// The fallback chain, before the renderer gate.
+    private func resolveAuthorised() async throws(HostError) -> ResolvedFlow {
         let configuration = configuration
         let generation = generation
         let scope = configuration.scope
         let (record, complete) = try storedState(scope)
         let start = clock.now
         if let document = record.document, let renewed = record.renewed, case let decision = freshness(of: document, renewed: renewed),
-            decision != .requiresFetch, complete
+            decision != .requiresFetch, complete, !record.isRemovedButKept
         {
             note(.fresh, "revision \(document.revision) is \(Self.describe(start.duration(since: renewed))) old: shown from the cache")
             var flow = try flow(document, renewed: renewed, source: .cache, stale: false)
@@ -87,7 +100,9 @@ extension JourneyHost {
         if let document = latest.document, latestComplete {
             let age = latest.renewed.map { Self.describe(clock.now.duration(since: $0)) } ?? "unknown"
             note(.servedStale, "revision \(document.revision) from the cache (\(age) old): \(failure.message)")
-            return try flow(document, renewed: latest.renewed, source: .cache, stale: true)
+            var flow = try flow(document, renewed: latest.renewed, source: .cache, stale: true)
+            flow.removed = latest.isRemovedButKept
+            return flow
         }
         if let embedded = try await embeddedDefault() {
             note(.embedded, "the embedded default: \(failure.message)")
@@ -105,21 +120,22 @@ extension JourneyHost {
     }
 
     /// One request to the origin per scope at a time; concurrent callers share its outcome.
-    func live(_ configuration: JourneyConfiguration, generation: Int) async -> LiveOutcome {
+    /// - Parameter force: ask even during a backoff (an explicit refresh).
+    func live(_ configuration: JourneyConfiguration, generation: Int, force: Bool = false) async -> LiveOutcome {
         let scope = configuration.scope
         if let running = liveFetches[scope] { return await running.value }
-        let task = Task { await self.performLiveFetch(configuration, generation: generation) }
+        let task = Task { await self.performLiveFetch(configuration, generation: generation, force: force) }
         liveFetches[scope] = task
         let outcome = await task.value
         if liveFetches[scope] == task { liveFetches[scope] = nil }
         return outcome
     }
 
-    private func performLiveFetch(_ configuration: JourneyConfiguration, generation: Int) async -> LiveOutcome {
+    private func performLiveFetch(_ configuration: JourneyConfiguration, generation: Int, force: Bool) async -> LiveOutcome {
         let scope = configuration.scope
         var record: ScopeRecord
         do { record = try trustedRecord(scope) } catch { return .failed(error) }
-        if let notBefore = record.notBefore, clock.now < notBefore { return .failed(backingOff(until: notBefore)) }
+        if !force, let notBefore = record.notBefore, clock.now < notBefore { return .failed(backingOff(until: notBefore)) }
         let client = ConfigurationClient(transport: transport, clock: clock)
         let answer = await client.fetch(
             configuration, etag: record.document == nil ? nil : record.etag, timeout: configuration.fetchDeadline)
@@ -139,8 +155,10 @@ extension JourneyHost {
                     return .failed(HostError(.cancelled, "the answer was for a previous configuration"))
                 }
                 let now = clock.now
+                let fitting = try fittingRevision(besides: document, previous: record)
                 record = ScopeRecord(document: document, etag: etag, renewed: now)
                 try await acceptRevision(document.revision, for: scope)
+                record.fitting = fitting
                 try await authorise(record, scope: scope)
                 note(.fetched, "200: revision \(document.revision), bundle \(try assignedBundle(document).hex.prefix(12))"
                     + (document.rollout.map { " (rollout of \(document.bundle.hex.prefix(12)) to \($0.percent)%)" } ?? ""))
@@ -161,16 +179,28 @@ extension JourneyHost {
                 record.failures = 0
                 record.notBefore = nil
                 record.notFound = 0
+                record.deniedStatus = nil
+                record.deniedAt = nil
+                record.keptAfterRemoval = false
                 try await authorise(record, scope: scope)
                 note(.revalidated, "304: revision \(document.revision) is still current")
                 return .authorised(document, renewed: now, source: .revalidated)
             case .denied(let status):
-                try await discard(scope: scope, status: status)
+                try await discard(scope: scope, status: status, journey: configuration.journeyID)
                 return .denied(status: status)
             case .notFound:
                 record.notFound += 1
                 if record.notFound >= 2 {
-                    try await discard(scope: scope, status: 404)
+                    if configuration.removedJourney == .keepServing, let document = record.document {
+                        if !record.isRemovedButKept {
+                            record.deniedStatus = 404
+                            record.deniedAt = clock.now
+                            record.keptAfterRemoval = true
+                            note(.removed, "404 confirmed: journey '\(configuration.journeyID)' is gone; revision \(document.revision) stays in service (keep)")
+                        }
+                        return try await fail(record, scope: scope, HostError(.unavailable, "\(configuration.documentURL.absoluteString): the journey was removed from the origin; revision \(document.revision) is kept in service", status: 404), retryAfter: nil)
+                    }
+                    try await discard(scope: scope, status: 404, journey: configuration.journeyID)
                     return .denied(status: 404)
                 }
                 note(.notFound, "404: the journey is unknown; a second 404 will confirm it")
@@ -198,14 +228,18 @@ extension JourneyHost {
         try await saveRecord(record, for: scope)
         authorisedThisLaunch.insert(scope)
         guard let document = record.document else { return }
-        let bundle = try assignedBundle(document)
-        try await retainBundles([bundle], for: scope)
+        var bundles: Set<Digest> = [try assignedBundle(document)]
+        // An older revision the renderer can load stays beside one it cannot.
+        if let fitting = record.fitting { bundles.insert(try assignedBundle(fitting)) }
+        try await retainBundles(bundles, for: scope, journey: document.journey)
     }
 
     /// Brings a bundle into the cache; nil on success.
     private func fetchBundle(_ bundle: Digest, configuration: JourneyConfiguration) async -> HostError? {
         do {
-            let result = try await fetcher(for: configuration).fetch(bundle)
+            let meter = progressMeter
+            let result = try await fetcher(for: configuration).fetch(bundle) { fraction in meter.report(fraction) }
+            meter.report(1)
             if result.source != .cache {
                 note(.bundleFetched, "bundle \(bundle.hex.prefix(12)): \(result.bytesDownloaded) bytes in \(result.requests) requests")
             }
@@ -228,11 +262,15 @@ extension JourneyHost {
 
     /// A definitive denial: forget the scope's document and validator, let the cache drop its
     /// bundles, end any presentation of it and discard prepared content.
-    func discard(scope: String, status: Int) async throws(HostError) {
-        try await saveRecord(ScopeRecord(), for: scope)
+    func discard(scope: String, status: Int, journey: String) async throws(HostError) {
+        var record = ScopeRecord()
+        record.deniedStatus = status
+        record.deniedAt = clock.now
+        try await saveRecord(record, for: scope)
         authorisedThisLaunch.remove(scope)
         try await retainBundles([], for: scope)
-        note(.denied, "\(status): content for journey '\(configuration.journeyID)' discarded; the next attempt authorises afresh")
+        let why = status == 404 ? "404 confirmed: journey '\(journey)' was removed;" : "\(status):"
+        note(.denied, "\(why) content for journey '\(journey)' discarded; the next attempt authorises afresh")
         guard scope == configuration.scope else { return }
         cancelRefresh()
         await endPresentation()

@@ -21,8 +21,30 @@ public struct JourneyStatus: Sendable, Equatable {
     /// Consecutive failures, and when the next attempt may be made.
     public var failures: Int
     public var nextAttempt: Date?
-    /// Captured events waiting for delivery.
+    /// Captured events waiting for delivery, of every journey.
     public var pendingCaptures: Int
+    /// Those of them captured for this journey.
+    public var journeyCaptures: Int
+    /// The last definitive denial of the scope (401, 403, a confirmed 404), kept after the
+    /// content it discarded; nil when none, or once the origin authorised the scope again.
+    public var denial: JourneyDenial?
+}
+
+/// A definitive answer from the origin that the scope may not show its journey.
+public struct JourneyDenial: Sendable, Equatable {
+    /// 401, 403 or 404 (a confirmed 404: the journey was removed).
+    public var status: Int
+    /// When it arrived (the confirming 404 for a removal).
+    public var time: Date
+    /// True when the cached revision stays in service (``RemovedJourneyPolicy/keepServing``);
+    /// false when the content was discarded.
+    public var contentKept: Bool
+
+    public init(status: Int, time: Date, contentKept: Bool) {
+        self.status = status
+        self.time = time
+        self.contentKept = contentKept
+    }
 }
 
 extension JourneyHost {
@@ -33,11 +55,17 @@ extension JourneyHost {
         let (record, cached) = try storedState(configuration.scope)
         let document = record.document
         let decision = zip(document, record.renewed).map { freshness(of: $0, renewed: $1) }
-        let pending = try captureQueue().pendingCount()
+        let queue = try captureQueue()
+        let pending = try queue.pendingCount()
+        let ofJourney = try queue.pendingCount(journey: configuration.journeyID)
         return JourneyStatus(
             journey: configuration.journeyID, revision: document?.revision, bundle: document?.bundle, refresh: document?.refresh,
             renewed: record.renewed, freshness: decision, authorisedSinceStart: authorisedThisLaunch.contains(configuration.scope), cached: cached,
-            failures: record.failures, nextAttempt: record.notBefore, pendingCaptures: pending)
+            failures: record.failures, nextAttempt: record.notBefore, pendingCaptures: pending,
+            journeyCaptures: ofJourney,
+            denial: zip(record.deniedStatus, record.deniedAt).map {
+                JourneyDenial(status: $0, time: $1, contentKept: record.keptAfterRemoval)
+            })
     }
 }
 

@@ -68,11 +68,12 @@ extension JourneyHost {
         do { return try cache.bundle(bundle)?.complete == true } catch { throw HostError(error) }
     }
 
-    /// Keeps exactly `bundles` for a scope in the cache (waits for the sweep lock).
-    func retainBundles(_ bundles: Set<Digest>, for scope: String) async throws(HostError) {
+    /// Keeps exactly `bundles` for a scope in the cache (waits for the sweep lock), naming the
+    /// scope by its journey for `cache ls`.
+    func retainBundles(_ bundles: Set<Digest>, for scope: String, journey: String? = nil) async throws(HostError) {
         let cache = cache
         _ = try await Self.offPool { () throws(HostError) in
-            do throws(CacheError) { return try cache.retain(scope: scope, keeping: bundles) } catch { throw HostError(error) }
+            do throws(CacheError) { return try cache.retain(scope: scope, keeping: bundles, label: journey) } catch { throw HostError(error) }
         }
     }
 

@@ -55,7 +55,11 @@ public actor JourneyHost {
         }
     }
     let presentationObservers = Broadcast<PresentationState>()
+    /// Download progress of the latest preparation or warm-up.
+    let progressMeter = ProgressMeter()
     var presented: Prepared?
+    /// The context the open presentation adds to its captures (``present(context:)``).
+    var sessionContext: [String: String] = [:]
     var preparation: (generation: Int, task: Task<PreparedJourney, any Error>)?
     var liveFetches: [String: Task<LiveOutcome, Never>] = [:]
     var refreshTask: Task<Void, Never>?
@@ -66,6 +70,8 @@ public actor JourneyHost {
     /// The last stored document whose signature checked out, and the keys it was checked
     /// against: a launch verifies it once, not at every state read.
     var verifiedDocument: (document: JourneyDocument, keys: [PublicKey])?
+    /// The renderer gate's verdict per bundle: nil when it fits, else why not.
+    var gateVerdicts: [Digest: String?] = [:]
     var disposed = false
     var readinessValue: Readiness = .idle
     let readinessObservers = Broadcast<Readiness>()
@@ -143,6 +149,12 @@ public actor JourneyHost {
         presentationObservers.subscribe(current: presentation)
     }
 
+    /// Progress (0…1) of the latest ``prepare()`` or ``prefetch(journeys:)``: its current
+    /// value, then every rise, until the host is disposed. Each operation starts at 0, rises
+    /// as its bundles download (a warm-up gives each journey an equal share) and ends at 1 when
+    /// it succeeds; content already cached goes from 0 to 1 at once. For a progress bar.
+    public func progressUpdates() -> AsyncStream<Double> { progressMeter.subscribe() }
+
     /// What the host did and why, oldest first (the last 500 entries).
     public func timeline() -> [TimelineEntry] { entries }
 
@@ -206,6 +218,7 @@ public actor JourneyHost {
         setReadiness(.disposed)
         readinessObservers.finish()
         presentationObservers.finish()
+        progressMeter.close()
         appMessages.finish()
     }
 

@@ -58,6 +58,10 @@ public protocol JourneyRenderer: AnyObject, Sendable {
     /// What this renderer can do.
     var capabilities: Set<Manifest.Capability> { get }
 
+    /// The newest renderer protocol version it implements: the host never loads a bundle
+    /// whose manifest declares a newer one.
+    var protocolVersion: Int { get }
+
     /// Starts the engine (a web view, a script context) before any content is known; the host
     /// runs it beside the configuration fetch.
     func start(bridge: RendererBridge) async throws(HostError)

@@ -28,6 +28,12 @@ public struct PreparedJourney: Sendable, Equatable {
     /// True when the renderer was loaded hidden (prepared presentation); false for direct
     /// presentation, where it loads only once visible.
     public var preloaded: Bool
+    /// True when the origin confirmed the journey is gone and this cached revision is served
+    /// anyway (``RemovedJourneyPolicy/keepServing``).
+    public var removed = false
+    /// Why this revision (an older one, or the embedded default) is served instead of the
+    /// authorised one: its bundle needs a renderer this host does not have. Nil otherwise.
+    public var fallbackReason: String?
 }
 
 /// How ready a host is to present.
@@ -55,6 +61,7 @@ public struct TimelineEntry: Sendable, Equatable {
         case fetched, revalidated, fresh, servedStale = "served-stale", embedded, denied, failed, rejected
         case backingOff = "backing-off", notFound = "not-found", bundleFetched = "bundle-fetched"
         case rendererReady = "renderer-ready", presented, dismissed, staged, unloaded, refreshScheduled = "refresh-scheduled"
+        case removed, rendererGate = "renderer-gate", logout, forced
         case discarded, captured, captureDropped = "capture-dropped", captureRefused = "capture-refused", delivered, deadline, disposed, invalidated
     }
 

@@ -70,6 +70,8 @@ public final class WebKitRenderer: JourneyRenderer {
     public nonisolated let configuration: Configuration
     /// What this renderer advertises.
     public nonisolated var capabilities: Set<Manifest.Capability> { configuration.capabilities }
+    /// The renderer protocol it implements: 1.
+    public nonisolated var protocolVersion: Int { 1 }
 
     /// Where the renderer is in its life.
     public internal(set) var state: State = .idle

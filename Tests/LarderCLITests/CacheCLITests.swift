@@ -27,7 +27,7 @@ import Testing
         #expect(ls.status == 0)
         let lines = ls.stdout.split(separator: "\n")
         #expect(lines.first?.hasPrefix("BUNDLE        NAME") == true)
-        #expect(lines.count == 4)
+        #expect(lines.count == 5)  // the header, three bundles, the legend of the byte columns
         let json = try CLI.run(["cache", "ls", "--cache", cache, "--json"])
         let bundles = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         #expect(Set(bundles.compactMap { $0["name"] as? String }) == ["onboarding", "paywall", "legacy-prompt"])

@@ -84,13 +84,13 @@ import Testing
             Cached            no
             Failures          0
             Next attempt      any time
-            Pending captures  0
+            Pending captures  0 of this journey, 0 in all
 
             """)
         let json = try CLI.run(["journey", "status", "--json"] + scope(scratch.path + "/cache"))
         #expect(json.status == 0)
         #expect(json.stdout == #"""
-            {"ageMs":null,"authorisedSinceStart":false,"bundle":null,"cached":false,"failures":0,"freshness":null,"journey":"onboarding","nextAttempt":null,"pendingCaptures":0,"refresh":null,"renewed":null,"revision":null}
+            {"ageMs":null,"authorisedSinceStart":false,"bundle":null,"cached":false,"denial":null,"failures":0,"freshness":null,"journey":"onboarding","journeyCaptures":0,"nextAttempt":null,"pendingCaptures":0,"refresh":null,"renewed":null,"revision":null}
 
             """#)
     }

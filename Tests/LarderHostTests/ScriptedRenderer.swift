@@ -25,10 +25,14 @@ final class ScriptedRenderer: JourneyRenderer {
     }
 
     let capabilities: Set<Manifest.Capability>
+    let protocolVersion: Int
     private let state = Mutex((record: Record(), behaviour: LoadBehaviour.succeed, bridge: RendererBridge?.none,
                                waiting: [CheckedContinuation<Void, Never>]()))
 
-    init(capabilities: Set<Manifest.Capability> = [.prepare, .visibility]) { self.capabilities = capabilities }
+    init(capabilities: Set<Manifest.Capability> = [.prepare, .visibility], protocolVersion: Int = 1) {
+        self.capabilities = capabilities
+        self.protocolVersion = protocolVersion
+    }
 
     var record: Record { state.withLock { $0.record } }
 

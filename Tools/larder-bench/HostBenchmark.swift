@@ -417,6 +417,7 @@ private struct RefusingSink: CaptureSink {
 /// A `HeadlessRenderer` that notes when its last load began and returned.
 private final class TimedRenderer: JourneyRenderer {
     let inner = HeadlessRenderer()
+    var protocolVersion: Int { inner.protocolVersion }
     private let started = Atomic<UInt64>(0)
     private let finished = Atomic<UInt64>(0)
 

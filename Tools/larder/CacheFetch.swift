@@ -26,11 +26,11 @@ enum CacheFetch {
         } catch {
             return Console.usageError(error)
         }
-        let bar = ProgressBar(label: "fetching")
+        let bar = ProgressBar(label: "fetching", quiet: arguments.flag("--json"))
         let fetcher = BundleFetcher(cache: cache, origin: origin, configuration: configuration)
         let outcome: Result<FetchResult, TransportError> = waitFor {
             do throws(TransportError) {
-                return .success(try await fetcher.fetch(bundle) { fraction in bar.update(Int(fraction * 1000), 1000) })
+                return .success(try await fetcher.fetch(bundle) { fraction in bar.update(fraction: fraction) })
             } catch {
                 return .failure(error)
             }

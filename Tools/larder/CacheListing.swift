@@ -6,8 +6,9 @@ import LarderFormat
 enum CacheListing {
     static func list(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
         let bundles = try cache.bundles()
+        let usage = try cache.bundleUsage()
         if arguments.flag("--json") {
-            Console.json(.array(bundles.map(json)))
+            Console.json(.array(bundles.map { json($0, usage: usage[$0.digest]) }))
             return .success
         }
         guard !bundles.isEmpty else {
@@ -15,22 +16,26 @@ enum CacheListing {
             return .success
         }
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        var rows = [["BUNDLE", "NAME", "SIZE", "FILES", "USED", "FLAGS"]]
+        var rows = [["BUNDLE", "NAME", "SIZE", "UNIQUE", "SHARED", "FILES", "USED", "FLAGS", "JOURNEYS"]]
         for bundle in bundles {
+            let use = usage[bundle.digest]
             rows.append([
-                String(bundle.digest.hex.prefix(12)), bundle.name, humanSize(bundle.size), "\(bundle.fileCount)",
-                age(now - bundle.lastUsed), flags(bundle),
+                String(bundle.digest.hex.prefix(12)), bundle.name, humanSize(bundle.size), humanSize(use?.uniqueBytes ?? 0),
+                humanSize(use?.sharedBytes ?? 0), "\(bundle.fileCount)", age(now - bundle.lastUsed), flags(bundle),
+                journeys(use),
             ])
         }
         Console.out(table(rows))
+        Console.out("UNIQUE: bytes only this bundle uses, what evicting it frees; SHARED: bytes other bundles use too.")
         return .success
     }
 
     static func show(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
         let bundle = try CacheCommand.find(arguments.positionals[0], in: cache)
         let manifest = try cache.manifest(bundle.digest)
+        let use = try cache.bundleUsage()[bundle.digest]
         if arguments.flag("--json") {
-            var object = json(bundle)
+            var object = json(bundle, usage: use)
             if case .object(var members) = object {
                 members["manifest"] = manifest.jsonValue
                 object = .object(members)
@@ -50,6 +55,8 @@ enum CacheListing {
             Size     \(humanSize(bundle.size)) in \(bundle.fileCount) files
             Used     \(age(now - bundle.lastUsed)), installed \(age(now - bundle.installedAt))
             Flags    \(flags(bundle).isEmpty ? "none" : flags(bundle))
+            Bytes    \(humanSize(use?.uniqueBytes ?? 0)) only this bundle uses (evicting it frees them), \(humanSize(use?.sharedBytes ?? 0)) shared with other bundles
+            Journeys \(journeys(use).isEmpty ? "none (no scope holds it)" : journeys(use))
 
             \(table(rows))
             """)
@@ -66,21 +73,33 @@ enum CacheListing {
             ("memoryMisses", Int64(stats.memory.misses)), ("memoryBytes", Int64(stats.memory.bytes)),
         ]
         if arguments.flag("--json") {
-            Console.json(.object(Dictionary(uniqueKeysWithValues: values.map { ($0.0, JSONValue.int($0.1)) })))
+            var object = Dictionary(uniqueKeysWithValues: values.map { ($0.0, JSONValue.int($0.1)) })
+            object["hitCounters"] = .string("process")
+            Console.json(.object(object))
             return .success
         }
         Console.out(table([["COUNTER", "VALUE"]] + values.map { name, value in
             [name, name == "bytesOnDisk" ? "\(humanSize(value)) (\(value))" : "\(value)"]
         }))
+        Console.out("diskHits, diskMisses and the memory counters count this process only (this command's own reads), not the cache's history.")
         return .success
     }
 
-    static func json(_ bundle: CachedBundle) -> JSONValue {
+    static func json(_ bundle: CachedBundle, usage: BundleUsage?) -> JSONValue {
         .object([
             "digest": .string(bundle.digest.description), "name": .string(bundle.name), "size": .int(bundle.size),
             "fileCount": .int(Int64(bundle.fileCount)), "installedAt": .int(bundle.installedAt), "lastUsed": .int(bundle.lastUsed),
             "pinned": .bool(bundle.pinned), "embedded": .bool(bundle.embedded), "complete": .bool(bundle.complete),
+            "uniqueBytes": .int(usage?.uniqueBytes ?? 0), "sharedBytes": .int(usage?.sharedBytes ?? 0),
+            "scopes": .array((usage?.scopes ?? []).map(JSONValue.string)),
         ])
+    }
+
+    /// The journeys holding a bundle, each once, with how many scopes (people) hold it.
+    static func journeys(_ usage: BundleUsage?) -> String {
+        var counts: [String: Int] = [:]
+        for scope in usage?.scopes ?? [] { counts[scope, default: 0] += 1 }
+        return counts.keys.sorted().map { counts[$0]! > 1 ? "\($0) (\(counts[$0]!) scopes)" : $0 }.joined(separator: ",")
     }
 
     static func flags(_ bundle: CachedBundle) -> String {

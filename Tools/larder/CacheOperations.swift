@@ -151,15 +151,21 @@ enum CacheOperations {
     }
 }
 
-/// A progress bar on stderr, drawn only when stderr is a terminal. Updates may come from any
-/// thread.
+/// A progress bar on stderr, drawn only when stderr is a terminal (and not `quiet`: `--json`).
+/// Updates may come from any thread.
 final class ProgressBar: @unchecked Sendable {
     private let label: String
-    private let enabled = isatty(2) == 1
+    private let enabled: Bool
     private let lock = NSLock()
     private var lastDrawn = -1
 
-    init(label: String) { self.label = label }
+    init(label: String, quiet: Bool = false) {
+        self.label = label
+        enabled = !quiet && isatty(2) == 1
+    }
+
+    /// Draws a fraction from 0 to 1.
+    func update(fraction: Double) { update(Int((min(max(fraction, 0), 1) * 1000).rounded(.down)), 1000) }
 
     func update(_ done: Int, _ total: Int) {
         guard enabled, total > 0 else { return }

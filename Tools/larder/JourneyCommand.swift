@@ -14,6 +14,7 @@ enum JourneyCommand {
         OptionSpec(names: ["--key"], value: "key", help: "The publishable key; it authorises showing the journey."),
         OptionSpec(names: ["--journey"], value: "id", help: "The journey id."),
         CacheCommand.cacheOption,
+        HostRuleOptions.identity,
         TrustOption.spec,
     ]
     static let offlineOption = OptionSpec(
@@ -41,7 +42,7 @@ enum JourneyCommand {
         EXIT STATUS: 0 prepared or presented (status: the state was read), 64 usage error,
         65 the origin sent a malformed journey document or one the trusted keys refuse, 66 no such embedded archive, 69
         nothing to show (origin unreachable or unavailable with nothing cached, backing off,
-        not ready in time), 73 the disk is full, 77 the origin denied the key or journey (401,
+        not ready in time, no content fits the renderer), 73 the disk is full, 77 the origin denied the key or journey (401,
         403, a confirmed 404), 1 anything else.
         """
 
@@ -68,6 +69,10 @@ enum JourneyCommand {
               prepare                 Prepare the journey: configuration, bundle, hidden renderer.
               present                 Prepare, present once (a new session), then dismiss.
               status                  Show the stored state of the journey; never asks the origin.
+              logout                  Discard the scope's content, state and unshared bundles; keep
+                                      the embedded default and queued captures.
+              captures                List the queued captured events; --deliver <url> sends them.
+              prefetch                Warm several journeys up: --journey a --journey b ...
               history                 List what an origin folder published for the journey.
 
             \(notes)
@@ -82,7 +87,7 @@ enum JourneyCommand {
             """)
 
     /// What a subcommand does with the host.
-    enum Action: String, Sendable { case prepare, present, status }
+    enum Action: String, Sendable { case prepare, present, status, logout }
 
     static func sub(_ action: Action, _ overview: String, options: [OptionSpec]) -> CommandSpec {
         let extra = options.map { "[\($0.names.last!)\($0.value.map { " <\($0)>" } ?? "")]" }.joined(separator: " ")
@@ -95,10 +100,13 @@ enum JourneyCommand {
     static let subcommands: [String: (action: Action, spec: CommandSpec)] = [
         "prepare": (.prepare, sub(
             .prepare, "Prepare a journey: fetch or revalidate its configuration, bring its bundle into the cache and load it hidden.",
-            options: [offlineOption, embeddedOption, deadlineOption, timeoutOption] + rendererOptions + [jsonOption])),
+            options: [offlineOption, embeddedOption, deadlineOption, timeoutOption] + HostRuleOptions.all + rendererOptions + [jsonOption])),
         "present": (.present, sub(
             .present, "Prepare a journey, present it once in a new session, then dismiss it.",
-            options: [offlineOption, embeddedOption, deadlineOption, timeoutOption] + rendererOptions + [jsonOption])),
+            options: [offlineOption, embeddedOption, deadlineOption, timeoutOption] + HostRuleOptions.all + rendererOptions + [jsonOption])),
+        "logout": (.logout, sub(
+            .logout, "Sign the scope out: its prepared content, stored state and the bundles no other scope uses are discarded; the embedded default and queued captures stay.",
+            options: [jsonOption])),
         "status": (.status, sub(
             .status, "Show what the host knows about a journey without asking the origin.",
             options: [OptionSpec(names: ["--offline"], value: nil, help: "Accepted for symmetry: status never asks the origin."), jsonOption])),
@@ -112,6 +120,8 @@ enum JourneyCommand {
         if name == JourneyHistoryCommand.spec.name.split(separator: " ").last.map(String.init) {
             return JourneyHistoryCommand.run(Array(arguments.dropFirst()))
         }
+        if name == "captures" { return JourneyCaptures.run(Array(arguments.dropFirst())) }
+        if name == "prefetch" { return JourneyPrefetch.run(Array(arguments.dropFirst())) }
         guard let (action, subSpec) = subcommands[name] else {
             return Console.usageError(UsageError(message: "Unknown subcommand '\(name)'", command: spec))
         }
@@ -155,7 +165,14 @@ enum JourneyCommand {
             capture = { @Sendable () async throws(HostError) -> [UInt8] in try await RendererChoice.screenshot(renderer) }
         }
         let screenshot = capture
-        var outcome = waitFor { await perform(action, host: host, started: started, screenshot: screenshot) }
+        let force = parsed.flag(HostRuleOptions.force.names[0])
+        let bar = ProgressBar(label: "preparing", quiet: parsed.flag("--json") || action == .status || action == .logout)
+        var outcome = waitFor {
+            let drawing = Task { for await fraction in await host.progressUpdates() { bar.update(fraction: fraction) } }
+            defer { drawing.cancel() }
+            return await perform(action, host: host, started: started, screenshot: screenshot, force: force)
+        }
+        bar.finish()
         if let png = outcome.png, let path = choice.screenshot {
             do {
                 try WebEngineSupport.write(png, to: path)
@@ -191,16 +208,28 @@ enum JourneyCommand {
         configuration.fetchDeadline = try DurationOption.value(deadlineOption, in: parsed, default: configuration.fetchDeadline, command: spec)
         configuration.download.requestTimeout = try DurationOption.value(
             timeoutOption, in: parsed, default: configuration.download.requestTimeout, command: spec)
+        configuration.removedJourney = try HostRuleOptions.removedJourney(parsed, command: spec)
+        configuration.identity = parsed.value(HostRuleOptions.identity.names[0]).map(JourneyIdentity.init(externalID:))
         return configuration
     }
 
     /// Runs one action on the host, collects the timeline and disposes the host.
-    /// - Parameter screenshot: takes a PNG of the renderer: after preparing, or while presented.
+    /// - Parameters:
+    ///   - screenshot: takes a PNG of the renderer: after preparing, or while presented.
+    ///   - force: ask the origin first whatever the backoff (``JourneyHost/refresh(force:)``).
     static func perform(
-        _ action: Action, host: JourneyHost, started: Date, screenshot: (@Sendable () async throws(HostError) -> [UInt8])? = nil
+        _ action: Action, host: JourneyHost, started: Date, screenshot: (@Sendable () async throws(HostError) -> [UInt8])? = nil,
+        force: Bool = false
     ) async -> JourneyOutcome {
         var outcome = JourneyOutcome(started: started)
         do throws(HostError) {
+            if force {
+                await host.refresh(force: true)
+                // A denial the explicit refresh brought ends the run: there is nothing to prepare.
+                if case .denied(let status) = await host.readiness {
+                    throw HostError(.denied, "the origin denied journey '\(await host.configuration.journeyID)'", status: status)
+                }
+            }
             switch action {
             case .prepare:
                 outcome.prepared = try await host.prepare()
@@ -211,6 +240,9 @@ enum JourneyCommand {
                 if let screenshot { outcome.png = try await screenshot() }
                 await host.dismiss()
             case .status:
+                outcome.status = try await host.status()
+            case .logout:
+                try await host.logout()
                 outcome.status = try await host.status()
             }
         } catch {

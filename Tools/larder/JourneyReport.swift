@@ -16,8 +16,8 @@ struct JourneyReport {
     /// - Parameter load: what the renderer read in its last load, if anything.
     func print(_ outcome: JourneyOutcome, load: LoadSummary?) -> ExitCode {
         if json {
-            Console.json(action == .status ? statusJSON(outcome) : runJSON(outcome, load: load))
-        } else if action == .status, let status = outcome.status {
+            Console.json(action == .status || action == .logout ? statusJSON(outcome) : runJSON(outcome, load: load))
+        } else if action == .status || action == .logout, let status = outcome.status {
             Console.out(table(statusRows(status, now: outcome.finished)))
         } else {
             var sections: [String] = []
@@ -35,7 +35,7 @@ struct JourneyReport {
         if error.transportError?.code == .diskFull || error.cacheError?.code == .diskFull { return .cannotCreate }
         return switch error.code {
         case .denied: .noPermission
-        case .unavailable, .backingOff, .deadlineExceeded: .unavailable
+        case .unavailable, .backingOff, .deadlineExceeded, .incompatible: .unavailable
         case .malformedDocument, .rejected: .dataError
         default: .failure
         }
@@ -60,6 +60,10 @@ struct JourneyReport {
             rows.append(["Bundle", prepared.bundle.description])
             rows.append(["Source", prepared.source.rawValue + (prepared.stale ? " (served stale: the origin could not be asked)" : "")])
             rows.append(["Mode", prepared.preloaded ? "prepared hidden" : "direct (the renderer loads when visible)"])
+            if prepared.removed {
+                rows.append(["Removed", "yes: the origin confirmed the journey is gone; the cached revision stays in service (--on-removed keep)"])
+            }
+            if let reason = prepared.fallbackReason { rows.append(["Fallback", reason]) }
         }
         if let session = outcome.session { rows.append(["Session", session.id]) }
         if let engine = load?.engine {
@@ -95,7 +99,13 @@ struct JourneyReport {
             status.nextAttempt.map { $0 > now ? "\(Self.iso($0)) (in \(Self.describe($0.timeIntervalSince(now))))" : "any time" }
                 ?? "any time",
         ])
-        rows.append(["Pending captures", "\(status.pendingCaptures)"])
+        rows.append(["Pending captures", "\(status.journeyCaptures) of this journey, \(status.pendingCaptures) in all"])
+        if let denial = status.denial {
+            let what = denial.status == 404
+                ? "removed from the origin (a confirmed 404); " + (denial.contentKept ? "the cached revision stays in service" : "content discarded")
+                : "denied (HTTP \(denial.status)); content discarded"
+            rows.append(["Denied", "\(Self.iso(denial.time)) (\(Self.describe(now.timeIntervalSince(denial.time))) ago): \(what)"])
+        }
         return rows
     }
 
@@ -110,6 +120,8 @@ struct JourneyReport {
             "source": prepared.map { .string($0.source.rawValue) } ?? .null,
             "stale": prepared.map { .bool($0.stale) } ?? .null,
             "mode": prepared.map { .string($0.preloaded ? "prepared-hidden" : "direct") } ?? .null,
+            "removed": prepared.map { .bool($0.removed) } ?? .null,
+            "fallbackReason": prepared?.fallbackReason.map(JSONValue.string) ?? .null,
             "timeline": .array(outcome.timeline.map { entry in
                 .object([
                     "ms": .int(Self.milliseconds(from: outcome.started, to: entry.time)), "kind": .string(entry.kind.rawValue),
@@ -147,6 +159,12 @@ struct JourneyReport {
             "failures": .int(Int64(status.failures)),
             "nextAttempt": status.nextAttempt.map { .string(Self.iso($0)) } ?? .null,
             "pendingCaptures": .int(Int64(status.pendingCaptures)),
+            "journeyCaptures": .int(Int64(status.journeyCaptures)),
+            "denial": status.denial.map { denial in
+                .object([
+                    "status": .int(Int64(denial.status)), "time": .string(Self.iso(denial.time)), "contentKept": .bool(denial.contentKept),
+                ])
+            } ?? .null,
         ])
     }
 

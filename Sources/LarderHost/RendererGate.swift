@@ -1,0 +1,25 @@
+import LarderFormat
+
+/// Whether a renderer can load a bundle, by the renderer protocol and capabilities the
+/// bundle's manifest declares (DESIGN.md: content is gated on the renderer it was built for).
+///
+/// A bundle built for a newer protocol than the renderer implements is never loaded.
+/// ``Manifest/Capability/prepare`` and ``Manifest/Capability/visibility`` choose how content is
+/// presented (hidden preparation or direct presentation), so a renderer without them still
+/// loads the bundle, directly; any other capability the bundle declares is required.
+package enum RendererGate {
+    /// Capabilities that only choose the presentation mode.
+    package static let presentationModes: Set<Manifest.Capability> = [.prepare, .visibility]
+
+    /// Why `renderer` cannot load content built for `target`; nil when it can.
+    package static func mismatch(_ target: Manifest.Renderer, protocolVersion: Int, capabilities: Set<Manifest.Capability>) -> String? {
+        if target.protocolVersion > protocolVersion {
+            return "it needs renderer protocol \(target.protocolVersion) and the renderer implements \(protocolVersion)"
+        }
+        let missing = target.capabilities.subtracting(presentationModes).subtracting(capabilities)
+        if !missing.isEmpty {
+            return "it needs the renderer capabilities \(missing.sorted().map(\.rawValue).joined(separator: ", ")), which the renderer lacks"
+        }
+        return nil
+    }
+}
