@@ -15,6 +15,8 @@ struct ResolvedReference: Sendable {
     var kind: Reference.Kind
     var target: ReferenceTarget
     var location: SourceLocation
+    /// Whether the packer can rewrite it in place (it has a replace range).
+    var rewritable: Bool
 }
 
 /// What one source file contributes to the bundle: its packed digest and size, the font
@@ -48,10 +50,16 @@ struct FileStamp: Sendable, Equatable {
 extension FileAnalysis {
     static let font = "larder-font://sha256/"
 
-    /// Reads, hashes and (for HTML and CSS) scans one file.
-    /// - Parameter fontDigests: digests of the bundle's font files, for `@font-face` rewriting.
+    /// Reads, hashes and (for HTML and CSS) scans one file, rewriting its font references to
+    /// the `larder-font:` scheme: every `@font-face` source and `<link rel="preload"
+    /// as="font">` href, whatever the target's format, and any other HTML attribute that
+    /// names a font file. The whole URL is replaced, query and fragment included (they never
+    /// change which file it names, and the scheme's URLs have neither).
+    /// - Parameters:
+    ///   - digests: digests of the bundle's files that are neither HTML nor CSS.
+    ///   - fonts: the bundle paths known to be fonts (by extension, or used as a font source).
     static func analyse(
-        _ file: SourceFile, role: FileRole, knownPaths: Set<String>, fontDigests: [String: Digest]
+        _ file: SourceFile, role: FileRole, knownPaths: Set<String>, digests: [String: Digest] = [:], fonts: Set<String> = []
     ) throws(PackError) -> FileAnalysis {
         do {
             let handle = try ReadableFile(path: file.location)
@@ -81,14 +89,17 @@ extension FileAnalysis {
                     references.append(
                         ResolvedReference(
                             url: reference.url, kind: reference.kind, target: target,
-                            location: SourceLocation(file: file.path, line: line, column: column)))
-                    guard reference.kind == .fontSource || reference.kind == .fontPreload, let range = reference.replaceRange,
-                        case .local(let path) = target, knownPaths.contains(path), let digest = fontDigests[path]
+                            location: SourceLocation(file: file.path, line: line, column: column),
+                            rewritable: reference.replaceRange != nil))
+                    let isFontUse = reference.kind == .fontSource || reference.kind == .fontPreload
+                    guard let range = reference.replaceRange, case .local(let path) = target, knownPaths.contains(path),
+                        let digest = digests[path], isFontUse || fonts.contains(path)
                     else { continue }
-                    // A preload names the same URL as the @font-face source it warms, or the
-                    // engine fetches the font twice (by path, then by digest).
+                    // A preload (or any other HTML reference) names the same URL as the
+                    // @font-face source, or the engine fetches the font twice (by path, then
+                    // by digest).
                     let url = font + digest.hex
-                    edits.append(Edit(range: range, replacement: Array((reference.kind == .fontPreload ? url : "url(\"\(url)\")").utf8)))
+                    edits.append(Edit(range: range, replacement: Array((reference.kind == .fontSource ? "url(\"\(url)\")" : url).utf8)))
                 }
             }
             let packed = apply(edits, to: content)
