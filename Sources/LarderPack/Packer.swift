@@ -66,7 +66,7 @@ public enum Packer {
         do throws(FormatError) {
             let output = try AtomicFileWriter(folder: outputFolder, prefix: bundleDigest.hex)
             let archiveHasher = SHA256Hasher()
-            let gzip = ParallelGzipWriter(level: options.level, concurrency: options.concurrency) { (bytes) throws(FormatError) in
+            let gzip = GzipMemberWriter(level: options.level, concurrency: options.concurrency) { (bytes) throws(FormatError) in
                 archiveHasher.update(bytes)
                 try output.write(bytes)
             }
