@@ -96,18 +96,11 @@ extension BundlePlan {
         // case) is analysed again so that reference is rewritten too.
         var fonts = fontsByExtension
         for file in texts {
-            for reference in analyses[file.path]!.references where reference.kind == .fontSource || reference.kind == .fontPreload {
-                if case .local(let path) = reference.target, digests[path] != nil { fonts.insert(path) }
-            }
+            for path in analyses[file.path]!.fontTargets where digests[path] != nil { fonts.insert(path) }
         }
         let lateFonts = fonts.subtracting(fontsByExtension)
         if !lateFonts.isEmpty {
-            let again = texts.filter { file in
-                analyses[file.path]!.references.contains { reference in
-                    guard reference.rewritable, case .local(let path) = reference.target else { return false }
-                    return lateFonts.contains(path)
-                }
-            }
+            let again = texts.filter { file in analyses[file.path]!.links.contains { lateFonts.contains($0.target) } }
             analyseTexts(again, fonts: fonts)
             guard errors.isEmpty else { throw PackFailure(errors) }
         }
@@ -115,9 +108,9 @@ extension BundlePlan {
         var remote: [RemoteReference] = []
         var warnings: [PackWarning] = []
         for file in tree.files {
-            for reference in analyses[file.path]!.references {
+            for reference in analyses[file.path]!.flagged {
                 switch reference.target {
-                case .local(let path) where !knownPaths.contains(path):
+                case .local(let path):
                     let why = isExcluded(path) ? "which an 'exclude' pattern of larder.json leaves out" : "which is not in the bundle"
                     errors.append(
                         PackError(
@@ -128,7 +121,7 @@ extension BundlePlan {
                         PackError(
                             .escapingReference, "'\(reference.url)' climbs out of the bundle folder",
                             path: file.path, location: reference.location))
-                case .remote(let url) where reference.kind != .navigation:
+                case .remote(let url):
                     remote.append(RemoteReference(url: url, location: reference.location))
                     warnings.append(
                         PackWarning(
@@ -140,7 +133,7 @@ extension BundlePlan {
                                 .remoteReference, "remote reference '\(url)' is not allowed with --strict; bundle the file instead",
                                 path: file.path, location: reference.location))
                     }
-                default:
+                case .ignored:
                     break
                 }
             }
@@ -199,9 +192,9 @@ extension BundlePlan {
         var essential = Set(roots.filter(\.isEssential).map(\.path))
         var queue = roots
         while let (path, isEssential) = queue.popLast() {
-            for reference in analyses[path]?.references ?? [] {
-                guard case .local(let target) = reference.target, analyses[target] != nil else { continue }
-                let targetEssential = isEssential && reference.kind != .navigation
+            for link in analyses[path]?.links ?? [] {
+                let target = link.target
+                let targetEssential = isEssential && link.loads
                 if targetEssential && essential.insert(target).inserted {
                     reached.insert(target)
                     queue.append((target, true))
