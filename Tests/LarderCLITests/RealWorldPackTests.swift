@@ -11,8 +11,16 @@ import Testing
 @Suite(.serialized) struct RealWorldPackTests {
     static let fontExtensions: Set<String> = ["woff2", "woff", "ttf", "otf", "eot"]
 
+    /// A scratch folder in memory (`/dev/shm`) where there is one: the copies and archives
+    /// (a few hundred MB) would otherwise fill the disk's write-back queue, and the other
+    /// tests' `fsync`s wait behind them.
     final class Workspace: Sendable {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("larder-realworld-\(UUID().uuidString)").path
+        let root: String = {
+            var isFolder: ObjCBool = false
+            let base = FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isFolder) && isFolder.boolValue
+                ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
+            return base.appendingPathComponent("larder-realworld-\(UUID().uuidString)").path
+        }()
         deinit {
             do { try FileManager.default.removeItem(atPath: root) } catch { print("could not remove \(root): \(error)") }
         }
