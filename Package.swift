@@ -22,6 +22,9 @@ let package = Package(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(
+            name: "CLibdeflate", pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]),
+        .systemLibrary(
             name: "CArchive", pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"])]),
         .systemLibrary(
@@ -42,7 +45,7 @@ let package = Package(
 
         .target(name: "CLarderSystem"),
 
-        .target(name: "LarderFormat", dependencies: ["CZlib", "CArchive", "CCrypto"]),
+        .target(name: "LarderFormat", dependencies: ["CZlib", "CLibdeflate", "CArchive", "CCrypto"]),
         .target(name: "LarderPack", dependencies: ["LarderFormat"]),
         .target(name: "LarderCache", dependencies: ["LarderFormat", "CSQLite", "CLarderSystem"]),
         .target(
@@ -57,7 +60,9 @@ let package = Package(
             path: "Tools/larder"),
         .executableTarget(
             name: "larder-bench",
-            dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderWebKit"],
+            dependencies: [
+                "LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderWebKit", "LarderTestSupport",
+            ],
             path: "Tools/larder-bench"),
 
         .target(

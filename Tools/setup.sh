@@ -3,12 +3,15 @@
 # (WebKitGTK's for LarderWebKit among them), pkg-config, nginx (the reference origin the
 # integration tests start on 127.0.0.1), GNU tar/gzip, pigz and curl (the benchmarks' reference
 # tools), and Xvfb with xauth (the X server the web engine's tests and `larder render` start
-# when no display is set). Idempotent, and quiet when nothing
+# when no display is set), and web content as Debian packages it (Font Awesome 4.7, Bootstrap 4,
+# jQuery UI's base theme, MathJax 2.7, the Read-the-Docs theme, the Python 3.11 docs), which the
+# real-world packing tests pack. Idempotent, and quiet when nothing
 # is missing. Needs root or sudo only when something must be installed. The nginx package's
 # own system service is never started.
 set -euo pipefail
 
-packages=(pkg-config zlib1g-dev libarchive-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev libwebkit2gtk-4.1-dev xvfb xauth nginx tar gzip pigz curl)
+packages=(pkg-config zlib1g-dev libdeflate-dev libarchive-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev libwebkit2gtk-4.1-dev xvfb xauth nginx tar gzip pigz curl
+  fonts-font-awesome libjs-bootstrap4 libjs-jquery-ui-theme-base libjs-mathjax sphinx-rtd-theme-common python3-doc)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -166,9 +166,9 @@ package struct HTMLScanner {
             let name = String(decoding: attribute.name, as: UTF8.self)
             switch name {
             case "src", "poster":
-                add(attribute.value, .resource, at: attribute.valueOffset)
+                add(attribute, .resource)
             case "data" where tag == "object":
-                add(attribute.value, .resource, at: attribute.valueOffset)
+                add(attribute, .resource)
             case "srcset", "imagesrcset":
                 for candidate in Self.srcsetURLs(attribute.value) {
                     add(candidate.url, .resource, at: attribute.valueOffset + (attribute.decodedExactly ? candidate.offset : 0))
@@ -184,10 +184,10 @@ package struct HTMLScanner {
                             Reference(
                                 url: attribute.value, kind: .fontPreload, offset: attribute.valueOffset, replaceRange: attribute.valueRange))
                     } else {
-                        add(attribute.value, loads ? .resource : .navigation, at: attribute.valueOffset)
+                        add(attribute, loads ? .resource : .navigation)
                     }
                 case "a", "area":
-                    add(attribute.value, .navigation, at: attribute.valueOffset)
+                    add(attribute, .navigation)
                 default:
                     continue
                 }
@@ -212,6 +212,15 @@ package struct HTMLScanner {
 
     private mutating func add(_ url: String, _ kind: Reference.Kind, at offset: Int) {
         references.append(Reference(url: url, kind: kind, offset: offset, replaceRange: nil))
+    }
+
+    /// A whole attribute value as one reference, with its range when the value's bytes are
+    /// the URL's (so the packer can rewrite a reference to a font file in place).
+    private mutating func add(_ attribute: Attribute, _ kind: Reference.Kind) {
+        references.append(
+            Reference(
+                url: attribute.value, kind: kind, offset: attribute.valueOffset,
+                replaceRange: attribute.decodedExactly ? attribute.valueRange : nil))
     }
 
     /// The URLs of a `srcset` list ("a.png 1x, b.png 2x") and their offsets in it.

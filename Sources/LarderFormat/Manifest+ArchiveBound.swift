@@ -1,13 +1,15 @@
 extension Manifest {
     /// The most bytes this bundle's archive can have, whoever wrote it with the deterministic
-    /// format (``TarWriter`` through ``ParallelGzipWriter``): what a download of the archive may
-    /// receive, so a server that claims or sends more is refused before the disk fills.
+    /// format (``TarWriter`` through ``GzipMemberWriter``, or ``ParallelGzipWriter`` for
+    /// archives written before issue 14): what a download of the archive may receive, so a
+    /// server that claims or sends more is refused before the disk fills.
     ///
     /// The tar part counts, for the manifest, every file and every folder, a header block, a
     /// pax extended header with its path record, and the data padded to 512-byte blocks, then
     /// the end-of-archive blocks padded to a 10 KiB record. Deflate can expand incompressible
     /// data by a small fraction plus a few bytes per block; the bound allows 1/1024 and 64 bytes
-    /// per 128 KiB block, beyond zlib's own `deflateBound`, and the gzip header and trailer.
+    /// per 128 KiB block, beyond zlib's own `deflateBound`, and the gzip header and trailer
+    /// (each 1 MiB gzip member's 18 bytes fit in the 512 a MiB is allowed).
     /// - Parameter manifestBytes: the size of the manifest entry (its canonical bytes).
     /// - Complexity: O(n) in the number of files.
     public func archiveSizeBound(manifestBytes: Int) -> Int64 {

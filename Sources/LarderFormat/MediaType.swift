@@ -22,6 +22,7 @@ public enum MediaType {
         "woff": ("font/woff", .font),
         "ttf": ("font/ttf", .font),
         "otf": ("font/otf", .font),
+        "eot": ("application/vnd.ms-fontobject", .font),
         "png": ("image/png", .image),
         "jpg": ("image/jpeg", .image),
         "jpeg": ("image/jpeg", .image),

@@ -21,8 +21,10 @@ public struct Reference: Sendable, Equatable {
     public var kind: Kind
     /// The byte offset in the file where the URL starts, for line and column.
     public var offset: Int
-    /// For font sources, the bytes to replace when rewriting: the whole `url(...)` or string;
-    /// for font preloads, the attribute value.
+    /// The bytes to replace when the target is rewritten to the `larder-font:` scheme: for
+    /// font sources the whole `url(...)` or string; for HTML attributes (`src`, `href`,
+    /// `poster`, `<object data>`) the value, when its bytes are the URL's (no character
+    /// references); nil otherwise (CSS `url()` outside `@font-face`, `srcset` candidates).
     public var replaceRange: Range<Int>?
 }
 

@@ -1,16 +1,33 @@
 import LarderFormat
 
 /// The optional `larder.json` at the root of a source folder:
-/// `{"name": "...", "entry": "index.html", "renderer": {"protocol": 1, "capabilities": [...]}}`.
+/// `{"name": "...", "entry": "index.html", "renderer": {"protocol": 1, "capabilities": [...]},
+/// "exclude": ["test/"], "include": ["jax/**", {"pattern": "config/*.js", "essential": true}]}`.
 ///
 /// Without it a bundle is named after its folder, starts at `index.html`, and targets renderer
-/// protocol 1 with both `prepare` and `visibility`.
+/// protocol 1 with both `prepare` and `visibility`; nothing is excluded or included.
 public struct BundleConfiguration: Sendable, Equatable {
     public static let fileName = "larder.json"
+
+    /// Files loaded at run time (by script, by name): always packed, never reported as
+    /// unreferenced, their own references followed, and essential when asked.
+    public struct Include: Sendable, Equatable {
+        public var pattern: GlobPattern
+        public var essential: Bool
+
+        public init(_ pattern: GlobPattern, essential: Bool = false) {
+            self.pattern = pattern
+            self.essential = essential
+        }
+    }
 
     public var name: String
     public var entry: String
     public var renderer: Manifest.Renderer
+    /// What these match (files, or folders with everything in them) is never packed and never
+    /// checked. Applied before ``include``.
+    public var exclude: [GlobPattern] = []
+    public var include: [Include] = []
 
     public init(name: String, entry: String = "index.html", renderer: Manifest.Renderer = .init()) {
         self.name = name
@@ -59,10 +76,42 @@ public struct BundleConfiguration: Sendable, Equatable {
                     default: throw invalid("renderer.\(rendererKey)", "unknown field")
                     }
                 }
+            case ("exclude", .array(let items)):
+                exclude = try items.map { (item) throws(PackError) in
+                    guard case .string(let text) = item else { throw invalid(key, "expected an array of strings") }
+                    return try GlobPattern(text)
+                }
+            case ("include", .array(let items)):
+                include = try items.map { (item) throws(PackError) in try Self.include(item, invalid) }
+            case ("exclude", _), ("include", _): throw invalid(key, "expected an array, found \(field.kindName)")
             case ("name", _), ("entry", _): throw invalid(key, "expected a string, found \(field.kindName)")
             case ("renderer", _): throw invalid(key, "expected an object, found \(field.kindName)")
             default: throw invalid(key, "unknown field")
             }
+        }
+    }
+
+    /// One `include` item: a pattern, or `{"pattern": "...", "essential": true}`.
+    private static func include(_ item: JSONValue, _ invalid: (String, String) -> PackError) throws(PackError) -> Include {
+        switch item {
+        case .string(let text):
+            return Include(try GlobPattern(text))
+        case .object(let members):
+            var pattern: GlobPattern?
+            var essential = false
+            for (key, value) in members {
+                switch (key, value) {
+                case ("pattern", .string(let text)): pattern = try GlobPattern(text)
+                case ("essential", .bool(let flag)): essential = flag
+                case ("pattern", _): throw invalid("include.pattern", "expected a string")
+                case ("essential", _): throw invalid("include.essential", "expected true or false")
+                default: throw invalid("include.\(key)", "unknown field")
+                }
+            }
+            guard let pattern else { throw invalid("include", "an object needs a \"pattern\"") }
+            return Include(pattern, essential: essential)
+        default:
+            throw invalid("include", "expected a pattern or {\"pattern\": ..., \"essential\": true}, found \(item.kindName)")
         }
     }
 }

@@ -11,34 +11,42 @@ public struct RemoteReference: Sendable, Equatable {
 public struct BundlePlan: Sendable {
     public var tree: SourceTree
     public var manifest: Manifest
-    /// Files that nothing reachable from the entry document refers to (still packed).
+    /// Files that nothing reachable from the entry document refers to and no `include`
+    /// pattern covers (still packed).
     public var unreferenced: [String]
+    /// Remote URLs the pages load (navigation links are not listed).
     public var remoteReferences: [RemoteReference]
-    /// How many font references (`@font-face` sources and `<link rel="preload" as="font">`
-    /// hrefs) were rewritten to the `larder-font:` scheme.
+    /// How many font references (`@font-face` sources, font preloads and other HTML
+    /// references to font files) were rewritten to the `larder-font:` scheme.
     public var rewrittenFontReferences: Int
+    /// Everything noticed that did not stop the pack, in a stable order: by kind, then place.
+    public var warnings: [PackWarning]
     var analyses: [String: FileAnalysis]
 }
 
 extension BundlePlan {
-    /// Analyses a source folder: lists it, hashes every file, checks every reference of every
-    /// HTML and CSS file, rewrites `@font-face` sources, and works out the essential set (the
-    /// entry document and everything it loads through HTML and CSS).
-    /// - Parameter strict: remote references are errors rather than warnings.
+    /// Analyses a source folder: reads `larder.json`, lists the folder without what its
+    /// `exclude` patterns match, hashes every file, checks every reference of every HTML and
+    /// CSS file, rewrites font references, and works out the essential set (the entry
+    /// document, the files `include` marks essential, and everything they load through HTML
+    /// and CSS).
+    /// - Parameter strict: remote references a page loads are errors rather than warnings.
     /// - Throws: ``PackFailure`` listing every problem found.
     public static func analyse(source: String, strict: Bool = false) throws(PackFailure) -> BundlePlan {
-        let tree = try SourceTree.scan(root: source)
         let defaultName = source.split(separator: "/").last.map(String.init) ?? "bundle"
         var configuration = BundleConfiguration(name: defaultName)
-        if let bytes = tree.configuration {
+        if let bytes = try SourceTree.configurationBytes(root: source) {
             do { configuration = try BundleConfiguration(parsing: bytes, defaultName: defaultName) } catch {
                 throw PackFailure([error])
             }
         }
-        let roles = Dictionary(uniqueKeysWithValues: tree.files.map { ($0.path, MediaType.classify($0.path)) })
-        guard let entryRole = roles[configuration.entry] else {
+        let tree = try SourceTree.scan(root: source, excluding: configuration.exclude)
+        let byExtension = Dictionary(uniqueKeysWithValues: tree.files.map { ($0.path, MediaType.classify($0.path)) })
+        let isExcluded = { (path: String) in configuration.exclude.contains { $0.covers(file: path) } }
+        guard let entryRole = byExtension[configuration.entry] else {
+            let why = isExcluded(configuration.entry) ? "is excluded by an 'exclude' pattern" : "does not exist"
             throw PackFailure([
-                PackError(.invalidConfiguration, "entry document '\(configuration.entry)' does not exist", path: BundleConfiguration.fileName)
+                PackError(.invalidConfiguration, "entry document '\(configuration.entry)' \(why)", path: BundleConfiguration.fileName)
             ])
         }
         guard entryRole.role == .document else {
@@ -47,43 +55,66 @@ extension BundlePlan {
             ])
         }
         let knownPaths = Set(tree.files.map(\.path))
+        let isText = { (path: String) in byExtension[path]!.role == .document || byExtension[path]!.role == .style }
 
-        // Fonts first: the stylesheets that use them are rewritten with their digests.
-        let fonts = tree.files.filter { roles[$0.path]?.role == .font }
-        let fontResults = fonts.parallelMap { file in
-            Result { () throws(PackError) in try FileAnalysis.analyse(file, role: .font, knownPaths: [], fontDigests: [:]) }
-        }
+        // Files that are neither HTML nor CSS are only hashed, first: the documents and
+        // stylesheets that use them as fonts are rewritten with their digests.
         var errors: [PackError] = []
-        var fontDigests: [String: Digest] = [:]
-        for (file, result) in zip(fonts, fontResults) {
-            switch result {
-            case .success(let analysis): fontDigests[file.path] = analysis.digest
-            case .failure(let error): errors.append(error)
-            }
-        }
-        let digests = fontDigests
-        let results = tree.files.parallelMap { file in
-            Result { () throws(PackError) in
-                try FileAnalysis.analyse(file, role: roles[file.path]!.role, knownPaths: knownPaths, fontDigests: digests)
-            }
-        }
         var analyses: [String: FileAnalysis] = [:]
-        for (file, result) in zip(tree.files, results) {
+        let binaries = tree.files.filter { !isText($0.path) }
+        let binaryResults = binaries.parallelMap { file in
+            Result { () throws(PackError) in try FileAnalysis.analyse(file, role: byExtension[file.path]!.role, knownPaths: []) }
+        }
+        for (file, result) in zip(binaries, binaryResults) {
             switch result {
             case .success(let analysis): analyses[file.path] = analysis
             case .failure(let error): errors.append(error)
             }
         }
+        let digests = analyses.mapValues(\.digest)
+        let fontsByExtension = Set(binaries.lazy.map(\.path).filter { byExtension[$0]!.role == .font })
+        let texts = tree.files.filter { isText($0.path) }
+        func analyseTexts(_ files: [SourceFile], fonts: Set<String>) {
+            let results = files.parallelMap { file in
+                Result { () throws(PackError) in
+                    try FileAnalysis.analyse(
+                        file, role: byExtension[file.path]!.role, knownPaths: knownPaths, digests: digests, fonts: fonts)
+                }
+            }
+            for (file, result) in zip(files, results) {
+                switch result {
+                case .success(let analysis): analyses[file.path] = analysis
+                case .failure(let error): errors.append(error)
+                }
+            }
+        }
+        analyseTexts(texts, fonts: fontsByExtension)
         guard errors.isEmpty else { throw PackFailure(errors) }
 
+        // A file an @font-face source or a font preload names is a font, whatever its
+        // extension (`.svg`, an unknown one); HTML that names such a file otherwise (a rare
+        // case) is analysed again so that reference is rewritten too.
+        var fonts = fontsByExtension
+        for file in texts {
+            for path in analyses[file.path]!.fontTargets where digests[path] != nil { fonts.insert(path) }
+        }
+        let lateFonts = fonts.subtracting(fontsByExtension)
+        if !lateFonts.isEmpty {
+            let again = texts.filter { file in analyses[file.path]!.links.contains { lateFonts.contains($0.target) } }
+            analyseTexts(again, fonts: fonts)
+            guard errors.isEmpty else { throw PackFailure(errors) }
+        }
+
         var remote: [RemoteReference] = []
+        var warnings: [PackWarning] = []
         for file in tree.files {
-            for reference in analyses[file.path]!.references {
+            for reference in analyses[file.path]!.flagged {
                 switch reference.target {
-                case .local(let path) where !knownPaths.contains(path):
+                case .local(let path):
+                    let why = isExcluded(path) ? "which an 'exclude' pattern of larder.json leaves out" : "which is not in the bundle"
                     errors.append(
                         PackError(
-                            .missingReference, "'\(reference.url)' refers to '\(path)', which is not in the bundle",
+                            .missingReference, "'\(reference.url)' refers to '\(path)', \(why)",
                             path: file.path, location: reference.location))
                 case .escaping:
                     errors.append(
@@ -92,20 +123,48 @@ extension BundlePlan {
                             path: file.path, location: reference.location))
                 case .remote(let url):
                     remote.append(RemoteReference(url: url, location: reference.location))
+                    warnings.append(
+                        PackWarning(
+                            .remoteReference, "'\(url)' is loaded from the network, not from the bundle", path: file.path,
+                            location: reference.location, url: url))
                     if strict {
                         errors.append(
                             PackError(
                                 .remoteReference, "remote reference '\(url)' is not allowed with --strict; bundle the file instead",
                                 path: file.path, location: reference.location))
                     }
-                default:
+                case .ignored:
                     break
                 }
             }
         }
         guard errors.isEmpty else { throw PackFailure(errors) }
 
-        let (reached, essential) = reachability(from: configuration.entry, analyses: analyses, roles: roles)
+        // Roots: the entry, and what `include` declares loaded at run time.
+        var roots: [(path: String, isEssential: Bool)] = [(configuration.entry, true)]
+        var matchedIncludes = Set<Int>()
+        for file in tree.files {
+            var covered = false
+            var essential = false
+            for (index, rule) in configuration.include.enumerated() where rule.pattern.covers(file: file.path) {
+                covered = true
+                essential = essential || rule.essential
+                matchedIncludes.insert(index)
+            }
+            if covered { roots.append((file.path, essential)) }
+        }
+        for (index, rule) in configuration.include.enumerated() where !matchedIncludes.contains(index) {
+            warnings.append(
+                PackWarning(
+                    .unmatchedInclude, "include pattern '\(rule.pattern)' matches no file", path: BundleConfiguration.fileName))
+        }
+        let (reached, essential) = reachability(from: roots, analyses: analyses)
+        let unreferenced = tree.files.map(\.path).filter { !reached.contains($0) }
+        for path in unreferenced {
+            warnings.append(PackWarning(.unreferenced, "packed, but nothing the entry loads refers to it", path: path))
+        }
+        var roles = byExtension
+        for path in fonts { roles[path]!.role = .font }
         let files = manifestFiles(tree: tree, analyses: analyses, roles: roles, essential: essential)
         let manifest: Manifest
         do {
@@ -114,26 +173,28 @@ extension BundlePlan {
         } catch {
             throw PackFailure([PackError(.invalidConfiguration, error.message, path: error.entry, cause: error)])
         }
+        // Stable: grouped by kind, each kind in the order found (files in path order).
+        let kindOrder: [PackWarning.Kind] = [.remoteReference, .unreferenced, .unmatchedInclude]
+        warnings = kindOrder.flatMap { kind in warnings.filter { $0.kind == kind } }
         return BundlePlan(
-            tree: tree, manifest: manifest,
-            unreferenced: tree.files.map(\.path).filter { !reached.contains($0) },
-            remoteReferences: remote,
-            rewrittenFontReferences: analyses.values.reduce(0) { $0 + $1.edits.count },
+            tree: tree, manifest: manifest, unreferenced: unreferenced, remoteReferences: remote,
+            rewrittenFontReferences: analyses.values.reduce(0) { $0 + $1.edits.count }, warnings: warnings,
             analyses: analyses)
     }
 
-    /// Files reached from the entry through any reference, and the essential subset: reached
-    /// through resources of the entry and of the stylesheets and frames it loads.
+    /// Files reached from the roots through any reference, and the essential subset: the
+    /// essential roots and what they load (through resources of documents and of the
+    /// stylesheets and frames they load), not through navigation links.
     private static func reachability(
-        from entry: String, analyses: [String: FileAnalysis], roles: [String: (mediaType: String, role: FileRole)]
+        from roots: [(path: String, isEssential: Bool)], analyses: [String: FileAnalysis]
     ) -> (reached: Set<String>, essential: Set<String>) {
-        var reached: Set<String> = [entry]
-        var essential: Set<String> = [entry]
-        var queue: [(path: String, isEssential: Bool)] = [(entry, true)]
+        var reached = Set(roots.map(\.path))
+        var essential = Set(roots.filter(\.isEssential).map(\.path))
+        var queue = roots
         while let (path, isEssential) = queue.popLast() {
-            for reference in analyses[path]?.references ?? [] {
-                guard case .local(let target) = reference.target, analyses[target] != nil else { continue }
-                let targetEssential = isEssential && reference.kind != .navigation
+            for link in analyses[path]?.links ?? [] {
+                let target = link.target
+                let targetEssential = isEssential && link.loads
                 if targetEssential && essential.insert(target).inserted {
                     reached.insert(target)
                     queue.append((target, true))

@@ -17,8 +17,7 @@ final class CompressedCopy {
     /// Nil when the object needs no copy: media that are already compressed, tiny objects, or
     /// a copy that is already there.
     init?(of file: Manifest.File, at destination: String) throws(FormatError) {
-        guard !MediaType.isPrecompressed(file.path), file.size >= Self.minimumSize,
-            !FileManager.default.fileExists(atPath: destination)
+        guard TravelSize.mayHaveCompressedCopy(path: file.path, size: file.size), !FileManager.default.fileExists(atPath: destination)
         else { return nil }
         self.destination = destination
         size = file.size
@@ -36,7 +35,7 @@ final class CompressedCopy {
     /// - Returns: whether the copy was kept.
     func commit() throws(FormatError) -> Bool {
         try writer.finish()
-        guard Int64(writer.bytesOut) * 10 <= size * 9 else { return false }  // the temporary file goes with `output`
+        guard TravelSize.keepsCompressedCopy(compressed: Int64(writer.bytesOut), of: size) else { return false }  // the temporary file goes with `output`
         try output.commit(to: destination)
         return true
     }

@@ -17,13 +17,27 @@ struct ResolvedReference: Sendable {
     var location: SourceLocation
 }
 
+/// A file of the bundle that another refers to, once per target.
+struct Link: Sendable, Equatable {
+    var target: String
+    /// Some reference to it loads it (is not a navigation link).
+    var loads: Bool
+}
+
 /// What one source file contributes to the bundle: its packed digest and size, the font
-/// rewrites to apply, and the references it makes.
+/// rewrites to apply, and what it refers to, kept compact (a documentation set makes
+/// millions of references, mostly the same few links on every page).
 struct FileAnalysis: Sendable {
     var digest: Digest
     var size: Int64
     var edits: [Edit]
-    var references: [ResolvedReference]
+    /// The bundle's files it refers to, each once, in the order first met.
+    var links: [Link] = []
+    /// The bundle's files it uses as fonts (`@font-face` sources, font preloads).
+    var fontTargets: [String] = []
+    /// References to report or refuse: to files the bundle lacks, climbing out of it, and
+    /// remote URLs it loads (remote navigation links are dropped).
+    var flagged: [ResolvedReference] = []
     /// The file's identity on disk when analysed, to catch changes before it is archived.
     var stamp: FileStamp
 }
@@ -48,10 +62,16 @@ struct FileStamp: Sendable, Equatable {
 extension FileAnalysis {
     static let font = "larder-font://sha256/"
 
-    /// Reads, hashes and (for HTML and CSS) scans one file.
-    /// - Parameter fontDigests: digests of the bundle's font files, for `@font-face` rewriting.
+    /// Reads, hashes and (for HTML and CSS) scans one file, rewriting its font references to
+    /// the `larder-font:` scheme: every `@font-face` source and `<link rel="preload"
+    /// as="font">` href, whatever the target's format, and any other HTML attribute that
+    /// names a font file. The whole URL is replaced, query and fragment included (they never
+    /// change which file it names, and the scheme's URLs have neither).
+    /// - Parameters:
+    ///   - digests: digests of the bundle's files that are neither HTML nor CSS.
+    ///   - fonts: the bundle paths known to be fonts (by extension, or used as a font source).
     static func analyse(
-        _ file: SourceFile, role: FileRole, knownPaths: Set<String>, fontDigests: [String: Digest]
+        _ file: SourceFile, role: FileRole, knownPaths: Set<String>, digests: [String: Digest] = [:], fonts: Set<String> = []
     ) throws(PackError) -> FileAnalysis {
         do {
             let handle = try ReadableFile(path: file.location)
@@ -67,34 +87,57 @@ extension FileAnalysis {
                     hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                     size += Int64(count)
                 }
-                return FileAnalysis(digest: hasher.finalize(), size: size, edits: [], references: [], stamp: stamp)
+                return FileAnalysis(digest: hasher.finalize(), size: size, edits: [], stamp: stamp)
             }
             let content = try handle.readAll()
-            var references: [ResolvedReference] = []
             var edits: [Edit] = []
+            var links: [Link] = []
+            var linkIndex: [String: Int] = [:]
+            var fontTargets: [String] = []
+            var flagged: [ResolvedReference] = []
             content.withUnsafeBufferPointer { bytes in
                 let found = role == .document ? HTMLScanner.scan(bytes) : CSSScanner.scan(bytes)
                 var lines = LineCounter(bytes)
-                for reference in found {
-                    let (line, column) = lines.location(of: reference.offset)
-                    let target = ReferenceResolver.resolve(reference.url, from: file.path)
-                    references.append(
+                func flag(_ reference: Reference, _ target: ReferenceTarget) {
+                    let (line, column) = lines.location(of: reference.offset)  // offsets come in increasing order
+                    flagged.append(
                         ResolvedReference(
                             url: reference.url, kind: reference.kind, target: target,
                             location: SourceLocation(file: file.path, line: line, column: column)))
-                    guard reference.kind == .fontSource || reference.kind == .fontPreload, let range = reference.replaceRange,
-                        case .local(let path) = target, knownPaths.contains(path), let digest = fontDigests[path]
+                }
+                for reference in found {
+                    let target = ReferenceResolver.resolve(reference.url, from: file.path)
+                    let isFontUse = reference.kind == .fontSource || reference.kind == .fontPreload
+                    switch target {
+                    case .local(let path) where knownPaths.contains(path):
+                        if let index = linkIndex[path] {
+                            if reference.kind != .navigation { links[index].loads = true }
+                        } else {
+                            linkIndex[path] = links.count
+                            links.append(Link(target: path, loads: reference.kind != .navigation))
+                        }
+                        if isFontUse { fontTargets.append(path) }
+                    case .local, .escaping:
+                        flag(reference, target)
+                    case .remote where reference.kind != .navigation:
+                        flag(reference, target)
+                    case .remote, .ignored:
+                        break
+                    }
+                    guard let range = reference.replaceRange, case .local(let path) = target, knownPaths.contains(path),
+                        let digest = digests[path], isFontUse || fonts.contains(path)
                     else { continue }
-                    // A preload names the same URL as the @font-face source it warms, or the
-                    // engine fetches the font twice (by path, then by digest).
+                    // A preload (or any other HTML reference) names the same URL as the
+                    // @font-face source, or the engine fetches the font twice (by path, then
+                    // by digest).
                     let url = font + digest.hex
-                    edits.append(Edit(range: range, replacement: Array((reference.kind == .fontPreload ? url : "url(\"\(url)\")").utf8)))
+                    edits.append(Edit(range: range, replacement: Array((reference.kind == .fontSource ? "url(\"\(url)\")" : url).utf8)))
                 }
             }
             let packed = apply(edits, to: content)
             return FileAnalysis(
-                digest: SHA256Hasher.hash(packed), size: Int64(packed.count), edits: edits, references: references,
-                stamp: stamp)
+                digest: SHA256Hasher.hash(packed), size: Int64(packed.count), edits: edits, links: links, fontTargets: fontTargets,
+                flagged: flagged, stamp: stamp)
         } catch {
             throw PackError(.unreadableFile, error.message, path: file.path, cause: error)
         }

@@ -5,7 +5,7 @@ import LarderFormat
 public struct PackOptions: Sendable {
     /// gzip level, 1 to 9.
     public var level: Int = 6
-    /// Remote references are errors.
+    /// Remote references a page loads are errors.
     public var strict: Bool = false
     /// The mtime written for every archive entry (0, or SOURCE_DATE_EPOCH).
     public var modificationTime: Int64 = 0
@@ -35,6 +35,10 @@ public struct PackReport: Sendable {
     public var remoteReferences: [RemoteReference]
     /// Junk left out of the bundle.
     public var skipped: [String]
+    /// What `exclude` patterns left out (a folder stands for its content).
+    public var excluded: [String]
+    /// Everything noticed that did not stop the pack, grouped by kind.
+    public var warnings: [PackWarning]
 }
 
 /// Packs a source folder into `<bundle-digest-hex>.tar.gz`: the canonical manifest first, then
@@ -62,7 +66,7 @@ public enum Packer {
         do throws(FormatError) {
             let output = try AtomicFileWriter(folder: outputFolder, prefix: bundleDigest.hex)
             let archiveHasher = SHA256Hasher()
-            let gzip = ParallelGzipWriter(level: options.level, concurrency: options.concurrency) { (bytes) throws(FormatError) in
+            let gzip = GzipMemberWriter(level: options.level, concurrency: options.concurrency) { (bytes) throws(FormatError) in
                 archiveHasher.update(bytes)
                 try output.write(bytes)
             }
@@ -83,7 +87,8 @@ public enum Packer {
                 archivePath: destination, fileCount: manifest.files.count,
                 essentialCount: manifest.files.filter(\.essential).count, totalSize: manifest.totalSize,
                 archiveSize: Int64(gzip.bytesOut), rewrittenFontReferences: plan.rewrittenFontReferences,
-                unreferenced: plan.unreferenced, remoteReferences: plan.remoteReferences, skipped: plan.tree.skipped)
+                unreferenced: plan.unreferenced, remoteReferences: plan.remoteReferences, skipped: plan.tree.skipped,
+                excluded: plan.tree.excluded, warnings: plan.warnings)
         } catch {
             throw failure(error)
         }

@@ -20,6 +20,8 @@ public struct SourceTree: Sendable {
     public var skipped: [String]
     /// The bytes of `larder.json`, if the folder has one.
     public var configuration: [UInt8]?
+    /// Files and folders left out by `exclude` patterns (a folder stands for its content).
+    public var excluded: [String] = []
 
     /// Names that are never packed: OS metadata, VCS folders and editor leftovers.
     public static func isJunk(_ name: String) -> Bool {
@@ -34,30 +36,50 @@ public struct SourceTree: Sendable {
     }
 
     /// Lists a source folder.
+    /// - Parameter exclude: what these match is left out unseen: not listed, not checked.
     /// - Throws: ``PackFailure`` listing every unsafe name, link, special or unreadable file.
-    public static func scan(root: String) throws(PackFailure) -> SourceTree {
+    public static func scan(root: String, excluding exclude: [GlobPattern] = []) throws(PackFailure) -> SourceTree {
+        try requireFolder(root)
+        var tree = SourceTree(root: root, files: [], skipped: [], configuration: try configurationBytes(root: root))
+        var errors: [PackError] = []
+        tree.walk(folder: root, prefix: "", exclude: exclude, errors: &errors)
+        guard errors.isEmpty else { throw PackFailure(errors) }
+        tree.files.sort { BundlePath.precedes($0.path, $1.path) }
+        tree.skipped.sort(by: BundlePath.precedes)
+        tree.excluded.sort(by: BundlePath.precedes)
+        return tree
+    }
+
+    /// The bytes of the folder's `larder.json`, nil when it has none (read before the folder
+    /// is listed: its `exclude` patterns decide what is listed).
+    /// - Throws: ``PackFailure``: the folder is missing, or `larder.json` is not a readable
+    ///   regular file of at most 1 MiB.
+    public static func configurationBytes(root: String) throws(PackFailure) -> [UInt8]? {
+        try requireFolder(root)
+        let location = root + "/" + BundleConfiguration.fileName
+        var info = stat()
+        guard lstat(location, &info) == 0 else {
+            if errno == ENOENT { return nil }
+            throw PackFailure([PackError(.unreadableFile, "cannot read file information: \(Errno.current)", path: BundleConfiguration.fileName)])
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw PackFailure([PackError(.unreadableFile, "not a regular file (a link, folder or device)", path: BundleConfiguration.fileName)])
+        }
+        do {
+            return try ReadableFile(path: location).readAll(limit: 1 << 20)
+        } catch {
+            throw PackFailure([PackError(.unreadableFile, error.message, path: BundleConfiguration.fileName, cause: error)])
+        }
+    }
+
+    private static func requireFolder(_ root: String) throws(PackFailure) {
         var info = stat()
         guard stat(root, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
             throw PackFailure([PackError(.invalidSource, "not a folder: \(Errno.current)", path: root)])
         }
-        var tree = SourceTree(root: root, files: [], skipped: [], configuration: nil)
-        var errors: [PackError] = []
-        tree.walk(folder: root, prefix: "", errors: &errors)
-        guard errors.isEmpty else { throw PackFailure(errors) }
-        if let index = tree.files.firstIndex(where: { $0.path == BundleConfiguration.fileName }) {
-            let file = tree.files.remove(at: index)
-            do {
-                tree.configuration = try ReadableFile(path: file.location).readAll(limit: 1 << 20)
-            } catch {
-                throw PackFailure([PackError(.unreadableFile, error.message, path: file.path, cause: error)])
-            }
-        }
-        tree.files.sort { BundlePath.precedes($0.path, $1.path) }
-        tree.skipped.sort(by: BundlePath.precedes)
-        return tree
     }
 
-    private mutating func walk(folder: String, prefix: String, errors: inout [PackError]) {
+    private mutating func walk(folder: String, prefix: String, exclude: [GlobPattern], errors: inout [PackError]) {
         guard let directory = opendir(folder) else {
             errors.append(PackError(.unreadableFile, "cannot open folder: \(Errno.current)", path: prefix.isEmpty ? folder : prefix))
             return
@@ -84,18 +106,26 @@ public struct SourceTree: Sendable {
             }
             let location = folder + "/" + name
             let path = prefix + name
+            if path == BundleConfiguration.fileName { continue }  // read by configurationBytes, never packed
+            var info = stat()
+            let found = lstat(location, &info) == 0
+            let lstatError = Errno.current
+            let isFolder = found && (info.st_mode & S_IFMT) == S_IFDIR
+            if exclude.contains(where: { $0.matches(path, isFolder: isFolder) }) {
+                excluded.append(path)
+                continue
+            }
             do { try BundlePath.validate(path) } catch {
                 errors.append(PackError(.invalidName, error.message + "; rename it", path: path, cause: error))
                 continue
             }
-            var info = stat()
-            guard lstat(location, &info) == 0 else {
-                errors.append(PackError(.unreadableFile, "cannot read file information: \(Errno.current)", path: path))
+            guard found else {
+                errors.append(PackError(.unreadableFile, "cannot read file information: \(lstatError)", path: path))
                 continue
             }
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
-                walk(folder: location, prefix: path + "/", errors: &errors)
+                walk(folder: location, prefix: path + "/", exclude: exclude, errors: &errors)
             case S_IFREG:
                 guard access(location, R_OK) == 0 else {
                     errors.append(PackError(.unreadableFile, "file is not readable: \(Errno.current)", path: path))

@@ -91,6 +91,17 @@ import Testing
         #"{"renderer": {"protocol": 0}}"#,
         #"{"entry": "missing.html"}"#,
         #"{"entry": "style.css"}"#,
+        #"{"exclude": "test/"}"#,
+        #"{"exclude": [5]}"#,
+        #"{"exclude": [""]}"#,
+        #"{"exclude": ["a//b"]}"#,
+        #"{"exclude": ["../x"]}"#,
+        #"{"exclude": ["[abc"]}"#,
+        #"{"exclude": ["index.html"]}"#,
+        #"{"include": [{"essential": true}]}"#,
+        #"{"include": [{"pattern": "a", "essential": "yes"}]}"#,
+        #"{"include": [{"pattern": "a", "essentail": true}]}"#,
+        #"{"include": [true]}"#,
     ])
     func badConfiguration(_ json: String) throws {
         let folder = try SourceFolder(["index.html": "<p>", "style.css": "", "larder.json": json])

@@ -2,7 +2,8 @@ import Foundation
 import LarderFormat
 
 /// `larder-bench pack`: `larder pack` against `tar -czf` and `tar | pigz -6` on one generated
-/// corpus, in the same run, plus hashing throughput against `openssl dgst -sha256`.
+/// corpus and on the real-world set (six Debian-packaged sites), in the same run, plus hashing
+/// throughput against `openssl dgst -sha256`.
 enum PackBenchmark {
     struct Options {
         var sizeMB = 200
@@ -91,6 +92,8 @@ enum PackBenchmark {
         passed = report("larder size / gzip -6 size", Double(larderSize) / Double(gzipSize), atMost: 1.01) && passed
         passed = report("hash throughput larder / openssl", opensslTimes.median / hashTimes.median, atLeast: 0.85) && passed
         passed = report("larder peak RSS (MiB)", Double(larderTimes.maxRSS) / 1_048_576, atMost: 64) && passed
+        print()
+        passed = try runRealWorld(options, larder: larder, work: work) && passed
         return passed
     }
 

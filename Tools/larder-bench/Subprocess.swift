@@ -13,13 +13,17 @@ struct ProcessResult {
 
 enum Subprocess {
     /// Runs `arguments` (the first is the program, looked up on PATH) and measures its wall
-    /// time and peak memory. Standard output goes to `stdoutPath` when given.
-    static func run(_ arguments: [String], stdoutPath: String? = nil) throws -> ProcessResult {
+    /// time and peak memory. Standard output goes to `stdoutPath` and standard error to
+    /// `stderrPath` when given.
+    static func run(_ arguments: [String], stdoutPath: String? = nil, stderrPath: String? = nil) throws -> ProcessResult {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         if let stdoutPath {
             posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        }
+        if let stderrPath {
+            posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         }
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }

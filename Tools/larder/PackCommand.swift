@@ -5,27 +5,45 @@ import LarderPack
 enum PackCommand {
     static let spec = CommandSpec(
         name: "pack",
-        overview: "Pack a source folder into a deterministic, content-hashed bundle archive.",
-        usage: "larder pack <source-folder> [-o <out>] [--level <1-9>] [--strict] [--json]",
-        arguments: [("<source-folder>", "The bundle's HTML, CSS, JS, fonts and images, with an optional larder.json.")],
+        overview: "Pack source folders into deterministic, content-hashed bundle archives.",
+        usage: "larder pack <source-folder>... [-o <out>] [--level <1-9>] [--strict] [--expect <digest>] [--verbose] [--json]",
+        arguments: [("<source-folder>", "A bundle's HTML, CSS, JS, fonts and images, with an optional larder.json; several in one run.")],
         options: [
             OptionSpec(names: ["-o", "--output"], value: "out", help: "Folder for <bundle-digest>.tar.gz (default: .)."),
             OptionSpec(names: ["--level"], value: "1-9", help: "gzip level (default: 6)."),
-            OptionSpec(names: ["--strict"], value: nil, help: "Treat remote http(s) references as errors."),
-            OptionSpec(names: ["--json"], value: nil, help: "Print the report as JSON."),
+            OptionSpec(names: ["--strict"], value: nil, help: "Treat remote http(s) resources a page loads as errors."),
+            OptionSpec(
+                names: ["--expect"], value: "digest",
+                help: "Fail (65) unless the bundle digest is this one; names the files that differ when <out> holds its archive. One source folder only."),
+            OptionSpec(names: ["--verbose"], value: nil, help: "List every warning, not the first few of each kind."),
+            OptionSpec(names: ["--json"], value: nil, help: "Print the report as JSON (every warning included)."),
         ],
         discussion: """
-            Every local reference in HTML and CSS must exist; @font-face sources and the hrefs of
-            <link rel="preload" as="font"> are rewritten to larder-font://sha256/<hex>. Junk (.DS_Store, __MACOSX, VCS folders, swap files) is left
-            out. Entries get mtime 0, or SOURCE_DATE_EPOCH when it is set.
+            Every local reference in HTML and CSS must exist; every @font-face source (woff2, woff,
+            ttf, otf, eot, svg), the hrefs of <link rel="preload" as="font"> and any other HTML
+            reference to a font file are rewritten to larder-font://sha256/<hex>. Junk (.DS_Store,
+            __MACOSX, VCS folders, swap files) and what larder.json's "exclude" patterns match are
+            left out. Entries get mtime 0, or SOURCE_DATE_EPOCH when it is set.
 
-            EXIT STATUS: 0 packed, 64 usage error, 65 the source has errors, 66 no such
-            folder, 73 the archive could not be written.
+            With several folders each is packed in turn, a summary table follows, and the exit
+            status is the most serious of theirs (73, then 66, then 65).
+
+            EXIT STATUS: 0 packed, 64 usage error, 65 a source has errors or the digest is not the
+            expected one, 66 no such folder, 73 an archive could not be written.
             """)
+
+    /// What one source folder came to.
+    struct Outcome {
+        var source: String
+        var report: PackReport?
+        var errors: [PackError] = []
+        var expectation: PackExpectation?
+        var status: ExitCode
+    }
 
     static func run(_ arguments: [String]) -> ExitCode {
         let parsed: ParsedArguments
-        do { parsed = try ParsedArguments(arguments, spec: spec, positionalCount: 1...1) } catch {
+        do { parsed = try ParsedArguments(arguments, spec: spec, positionalCount: 1...Int.max) } catch {
             return Console.usageError(error)
         }
         if parsed.wantsHelp { Console.out(spec.helpText); return .success }
@@ -37,6 +55,15 @@ enum PackCommand {
             options.level = level
         }
         options.strict = parsed.flag("--strict")
+        var expected: Digest?
+        if let text = parsed.value("--expect") {
+            do { expected = try Digest(parsing: text) } catch {
+                return Console.usageError(UsageError(message: "--expect: \(error.message)", command: spec))
+            }
+            guard parsed.positionals.count == 1 else {
+                return Console.usageError(UsageError(message: "--expect takes exactly one source folder", command: spec))
+            }
+        }
         if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], !epoch.isEmpty {
             guard let seconds = Int64(epoch), seconds >= 0 else {
                 Console.error("Error: SOURCE_DATE_EPOCH must be a whole number of seconds, not '\(epoch)'")
@@ -44,30 +71,61 @@ enum PackCommand {
             }
             options.modificationTime = seconds
         }
-        let source = parsed.positionals[0]
+        let output = parsed.value("--output") ?? "."
+        let several = parsed.positionals.count > 1
+        let verbose = parsed.flag("--verbose")
+        var outcomes: [Outcome] = []
+        for source in parsed.positionals {
+            let outcome = pack(source, into: output, options: options, expected: expected)
+            let label = several ? source : nil
+            for problem in outcome.errors { Console.error("error: " + (label.map { "\($0): " } ?? "") + "\(problem)") }
+            if let expectation = outcome.expectation, !expectation.matches {
+                Console.error(expectation.text(label: label))
+            }
+            if let report = outcome.report {
+                if !parsed.flag("--json") && !several { Console.out(text(report)) }
+                let warnings = PackWarningsText.text(report.warnings, verbose: verbose, source: label)
+                if !warnings.isEmpty { Console.error(warnings) }
+            }
+            outcomes.append(outcome)
+        }
+        let status = combinedStatus(outcomes.map(\.status))
+        if parsed.flag("--json") {
+            Console.json(several ? .object(["bundles": .array(outcomes.map(json)), "status": .int(Int64(status.rawValue))]) : json(outcomes[0]))
+        } else if several {
+            Console.out(summary(outcomes))
+        }
+        return status
+    }
+
+    /// Packs one folder and checks it against the expected digest.
+    static func pack(_ source: String, into output: String, options: PackOptions, expected: Digest?) -> Outcome {
         let report: PackReport
         do {
-            report = try Packer.pack(source: source, into: parsed.value("--output") ?? ".", options: options)
+            report = try Packer.pack(source: source, into: output, options: options)
         } catch {
-            for problem in error.errors { Console.error("error: \(problem)") }
             let codes = Set(error.errors.map(\.code))
-            if codes.contains(.invalidSource) { return .noInput }
-            if codes.contains(.outputFailed) { return .cannotCreate }
-            return .dataError
+            let status: ExitCode = codes.contains(.outputFailed) ? .cannotCreate : codes.contains(.invalidSource) ? .noInput : .dataError
+            return Outcome(source: source, report: nil, errors: error.errors, status: status)
         }
-        if parsed.flag("--json") {
-            Console.json(json(report))
-        } else {
-            Console.out(text(report))
+        var outcome = Outcome(source: source, report: report, status: .success)
+        if let expected {
+            let expectation = PackExpectation(expected: expected, report: report, outputFolder: output)
+            outcome.expectation = expectation
+            if !expectation.matches { outcome.status = .dataError }
         }
-        for path in report.unreferenced { Console.error("warning: unreferenced file '\(path)' is packed but nothing refers to it") }
-        for remote in report.remoteReferences { Console.error("warning: \(remote.location): remote reference '\(remote.url)'") }
-        return .success
+        return outcome
+    }
+
+    /// The most serious status: 73 (output), then 66 (missing input), then 65 (bad input).
+    static func combinedStatus(_ statuses: [ExitCode]) -> ExitCode {
+        for status in [ExitCode.cannotCreate, .noInput, .dataError] where statuses.contains(status) { return status }
+        return statuses.first { $0 != .success } ?? .success
     }
 
     static func text(_ report: PackReport) -> String {
         let ratio = report.totalSize > 0 ? Int((Double(report.archiveSize) / Double(report.totalSize) * 100).rounded()) : 100
-        return """
+        var text = """
             Packed \(report.name)
               bundle   \(report.bundleDigest)
               archive  \(report.archiveDigest)
@@ -75,6 +133,48 @@ enum PackCommand {
               files    \(report.fileCount) (\(report.essentialCount) essential), \(humanSize(report.totalSize)) -> \(humanSize(report.archiveSize)) (\(ratio)%)
               fonts    \(report.rewrittenFontReferences) font reference(s) (@font-face sources, font preloads) rewritten to larder-font://
             """
+        if !report.excluded.isEmpty {
+            text += "\n  excluded \(report.excluded.count) file(s) or folder(s) by larder.json"
+        }
+        return text
+    }
+
+    /// The table printed after packing several folders.
+    static func summary(_ outcomes: [Outcome]) -> String {
+        var rows = [["SOURCE", "STATUS", "FILES", "SIZE", "ARCHIVE", "WARNINGS", "BUNDLE"]]
+        for outcome in outcomes {
+            guard let report = outcome.report else {
+                rows.append([outcome.source, "failed (\(outcome.errors.count) error\(outcome.errors.count == 1 ? "" : "s"))", "", "", "", "", ""])
+                continue
+            }
+            let status = outcome.expectation.map { $0.matches ? "packed, as expected" : "unexpected digest" } ?? "packed"
+            rows.append([
+                outcome.source, status, String(report.fileCount), humanSize(report.totalSize), humanSize(report.archiveSize),
+                String(report.warnings.count), String(report.bundleDigest.hex.prefix(12)),
+            ])
+        }
+        let packed = outcomes.filter { $0.status == .success }.count
+        return table(rows) + "\n\(packed) of \(outcomes.count) packed"
+    }
+
+    /// One folder's JSON: the report's keys when it packed, `errors` when it did not; `source`
+    /// and `status` (its exit status) always.
+    static func json(_ outcome: Outcome) -> JSONValue {
+        var members: [String: JSONValue] = ["source": .string(outcome.source), "status": .int(Int64(outcome.status.rawValue))]
+        if let report = outcome.report, case .object(let fields) = json(report) {
+            members.merge(fields) { first, _ in first }
+        }
+        if !outcome.errors.isEmpty {
+            members["errors"] = .array(
+                outcome.errors.map { error in
+                    var fields: [String: JSONValue] = ["code": .string(error.code.rawValue), "message": .string(error.message)]
+                    if let path = error.path { fields["path"] = .string(path) }
+                    if let location = error.location { fields["location"] = .string(location.description) }
+                    return .object(fields)
+                })
+        }
+        if let expectation = outcome.expectation { members["expectation"] = expectation.json }
+        return .object(members)
     }
 
     static func json(_ report: PackReport) -> JSONValue {
@@ -92,6 +192,8 @@ enum PackCommand {
             "remoteReferences": .array(
                 report.remoteReferences.map { .object(["url": .string($0.url), "location": .string($0.location.description)]) }),
             "skipped": .array(report.skipped.map { .string($0) }),
+            "excluded": .array(report.excluded.map { .string($0) }),
+            "warnings": PackWarningsText.json(report.warnings),
         ])
     }
 }

@@ -13,6 +13,7 @@ let rootSpec = CommandSpec(
           pack                    Pack a source folder into a content-hashed bundle archive.
           inspect                 Show a bundle archive's manifest.
           verify                  Recompute and check every digest in a bundle archive.
+          diff                    Show what changed between two bundles and what a device downloads.
           publish                 Publish archives to a static origin folder and point a journey at one.
           cache                   List, inspect, verify, repair and evict a device cache.
           journey                 Prepare or present a journey and show what the host did.
@@ -26,6 +27,7 @@ let commands: [String: (spec: CommandSpec, run: ([String]) -> ExitCode)] = [
     "pack": (PackCommand.spec, PackCommand.run),
     "inspect": (InspectCommand.spec, InspectCommand.run),
     "verify": (VerifyCommand.spec, VerifyCommand.run),
+    "diff": (DiffCommand.spec, DiffCommand.run),
     "publish": (PublishCommand.spec, PublishCommand.run),
     "cache": (CacheCommand.spec, CacheCommand.run),
     "journey": (JourneyCommand.spec, JourneyCommand.run),

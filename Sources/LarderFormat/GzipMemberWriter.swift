@@ -1,0 +1,191 @@
+import CLibdeflate
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Writes a gzip file as a series of members (RFC 1952 §2.2: "a gzip file consists of a series
+/// of members"), one per fixed-size piece of the input, each compressed on its own by libdeflate
+/// (`libdeflate_gzip_compress`) on every core. Multi-member gzip is plain gzip: `gzip -d`,
+/// `tar -xzf`, libarchive and zlib's `inflate` (reset at each member's end) read it.
+///
+/// The pieces share nothing (no preset dictionary), so the bytes depend only on the input, the
+/// level, the piece size and the libdeflate version: never on the number of threads or their
+/// timing. Each member's header is libdeflate's: no name, MTIME 0.
+///
+/// Pieces made mostly of bytes written while ``inputIsPrecompressed`` is set (JPEG, PNG, WOFF2
+/// and the like) are compressed at level 1: there is almost nothing to find in them, and the
+/// choice depends only on the input.
+///
+/// Memory stays bounded: at most `min(2 × concurrency + 2, 16)` pieces are in flight, each with
+/// its input and its output buffer.
+public final class GzipMemberWriter {
+    /// Receives compressed bytes, in order, on the thread that calls ``write(_:)`` and
+    /// ``finish()``.
+    public typealias Sink = (UnsafeRawBufferPointer) throws(FormatError) -> Void
+
+    /// Input bytes per member.
+    public static let defaultPieceSize = 1 << 20
+
+    private let level: Int32
+    private let pieceSize: Int
+    private let maxInFlight: Int
+    private let sink: Sink
+    private let queue: DispatchQueue?
+    private let compressors: CompressorPool
+
+    private var piece: [UInt8] = []
+    private var piecePrecompressedBytes = 0
+    private var pending: [MemberJob] = []
+    private var submittedAny = false
+    private var finished = false
+
+    /// Whether the bytes written next are already compressed (images, WOFF fonts, media).
+    public var inputIsPrecompressed = false
+
+    /// Bytes given to ``write(_:)`` so far.
+    public private(set) var bytesIn: UInt64 = 0
+    /// Compressed bytes handed to the sink so far.
+    public private(set) var bytesOut: UInt64 = 0
+
+    /// - Parameters:
+    ///   - level: compression level, 1 to 9 (libdeflate's scale matches zlib's there).
+    ///   - pieceSize: input bytes per member (at least 64 KiB).
+    ///   - concurrency: worker threads; 1 compresses on the calling thread.
+    ///   - sink: receives the compressed stream.
+    public init(
+        level: Int, pieceSize: Int = defaultPieceSize,
+        concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, sink: @escaping Sink
+    ) {
+        precondition((1...9).contains(level), "gzip level must be 1 to 9")
+        precondition(pieceSize >= 64 << 10, "pieces must be at least 64 KiB")
+        self.level = Int32(level)
+        self.pieceSize = pieceSize
+        self.maxInFlight = min(max(1, concurrency) * 2 + 2, 16)
+        self.sink = sink
+        self.queue = concurrency > 1 ? DispatchQueue(label: "larder.gzip-members", attributes: .concurrent) : nil
+        self.compressors = CompressorPool()
+        piece.reserveCapacity(pieceSize)
+    }
+
+    /// Adds bytes to the stream.
+    /// - Throws: ``FormatError`` from compression or from the sink.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(FormatError) {
+        precondition(!finished, "write after finish")
+        var offset = 0
+        while offset < bytes.count {
+            if piece.count == pieceSize { try submit() }
+            let count = min(pieceSize - piece.count, bytes.count - offset)
+            piece.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count]))
+            if inputIsPrecompressed { piecePrecompressedBytes += count }
+            offset += count
+        }
+        bytesIn += UInt64(bytes.count)
+    }
+
+    /// Compresses what is left (an empty input still makes one, empty, member) and waits for
+    /// all workers.
+    public func finish() throws(FormatError) {
+        precondition(!finished, "finish called twice")
+        if !piece.isEmpty || !submittedAny { try submit() }
+        while !pending.isEmpty { try drainOne() }
+        finished = true
+    }
+
+    private func submit() throws(FormatError) {
+        let mostlyPrecompressed = piecePrecompressedBytes * 4 >= piece.count * 3 && !piece.isEmpty
+        let job = MemberJob(input: piece, level: mostlyPrecompressed ? 1 : level)
+        piecePrecompressedBytes = 0
+        piece = []
+        piece.reserveCapacity(pieceSize)
+        submittedAny = true
+        pending.append(job)
+        if let queue {
+            let compressors = self.compressors
+            queue.async { job.run(compressors: compressors) }
+        } else {
+            job.run(compressors: compressors)
+        }
+        while pending.count >= maxInFlight { try drainOne() }
+    }
+
+    private func drainOne() throws(FormatError) {
+        let job = pending.removeFirst()
+        job.done.wait()
+        if let error = job.error { throw error }
+        try FormatError.typed { try job.output.withUnsafeBytes { try sink($0) } }
+        bytesOut += UInt64(job.output.count)
+    }
+}
+
+/// A piece waiting to be compressed, and then its member. Written by one worker, read by the
+/// producer only after `done` is signalled, which orders the two.
+private final class MemberJob: @unchecked Sendable {
+    let input: [UInt8]
+    let level: Int32
+    var output: [UInt8] = []
+    var error: FormatError?
+    let done = DispatchSemaphore(value: 0)
+
+    init(input: [UInt8], level: Int32) {
+        self.input = input
+        self.level = level
+    }
+
+    func run(compressors: CompressorPool) {
+        defer { done.signal() }
+        do throws(FormatError) {
+            let compressor = try compressors.take(level: level)
+            defer { compressors.give(compressor) }
+            output = try compressor.gzip(input)
+        } catch {
+            self.error = error
+        }
+    }
+}
+
+/// One libdeflate compressor (`libdeflate_alloc_compressor`), freed on `deinit`. Not
+/// thread-safe: the pool lends it to one worker at a time.
+private final class LibdeflateCompressor: @unchecked Sendable {
+    let level: Int32
+    private let handle: OpaquePointer
+
+    init(level: Int32) throws(FormatError) {
+        guard let handle = libdeflate_alloc_compressor(level) else {
+            throw FormatError(.compression, "libdeflate_alloc_compressor(\(level)) failed: out of memory")
+        }
+        self.level = level
+        self.handle = handle
+    }
+
+    deinit { libdeflate_free_compressor(handle) }
+
+    /// One complete gzip member of `input` (`libdeflate_gzip_compress`).
+    func gzip(_ input: [UInt8]) throws(FormatError) -> [UInt8] {
+        let bound = libdeflate_gzip_compress_bound(handle, input.count)
+        var output = [UInt8](repeating: 0, count: bound)
+        let written = input.withUnsafeBytes { raw in
+            output.withUnsafeMutableBytes { out in
+                libdeflate_gzip_compress(handle, raw.baseAddress, raw.count, out.baseAddress, out.count)
+            }
+        }
+        guard written > 0 else {
+            throw FormatError(.compression, "libdeflate_gzip_compress found its own bound too small for \(input.count) bytes")
+        }
+        output.removeSubrange(written...)
+        return output
+    }
+}
+
+/// Compressors kept for reuse by level, so a piece costs no allocation.
+private final class CompressorPool: Sendable {
+    private let idle = Mutex<[Int32: [LibdeflateCompressor]]>([:])
+
+    func take(level: Int32) throws(FormatError) -> LibdeflateCompressor {
+        if let reused = idle.withLock({ $0[level]?.popLast() }) { return reused }
+        return try LibdeflateCompressor(level: level)
+    }
+
+    func give(_ compressor: LibdeflateCompressor) {
+        idle.withLock { $0[compressor.level, default: []].append(compressor) }
+    }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import LarderCache
+import LarderFormat
+import LarderPack
+
+/// `larder diff <old> <new>`: what changed between two bundles and what the new one costs a
+/// device that holds the old one.
+enum DiffCommand {
+    static let spec = CommandSpec(
+        name: "diff",
+        overview: "Show the files two bundles differ in and the bytes a device holding the old one downloads for the new one.",
+        usage: "larder diff <old> <new> [--cache <dir> | --origin <dir>] [--json]",
+        arguments: [
+            ("<old>", "The bundle the device holds: an archive, or with --cache or --origin a digest."),
+            ("<new>", "The bundle it fetches next, the same way."),
+        ],
+        options: [
+            OptionSpec(names: ["--cache"], value: "dir", help: "Read both bundles from this cache (digest, hex prefix or name); read-only."),
+            OptionSpec(names: ["--origin"], value: "dir", help: "Read both bundles from this origin folder (larder publish output)."),
+            OptionSpec(names: ["--json"], value: nil, help: "Print the difference as JSON."),
+        ],
+        discussion: """
+            Files are compared by path and digest: added, removed, changed. The download is what
+            a fetch by objects moves: the new manifest, then each object the old bundle lacks
+            (once, however many paths share it), as it travels: its gzip copy where the origin
+            keeps one (the origin's own .gz with --origin; otherwise compressed here at level 9
+            by the publisher's rule), its bytes otherwise. Per role too.
+
+            EXIT STATUS: 0 compared, 64 usage error, 65 a corrupt archive, manifest or object,
+            66 a missing archive, bundle or object.
+            """)
+
+    /// Where the two bundles come from.
+    enum Source {
+        case archives
+        case cache(LarderCache)
+        case origin(String)
+    }
+
+    struct Failure: Error {
+        var message: String
+        var status: ExitCode
+    }
+
+    static func run(_ arguments: [String]) -> ExitCode {
+        let parsed: ParsedArguments
+        do { parsed = try ParsedArguments(arguments, spec: spec, positionalCount: 2...2) } catch {
+            return Console.usageError(error)
+        }
+        if parsed.wantsHelp { Console.out(spec.helpText); return .success }
+        if parsed.value("--cache") != nil && parsed.value("--origin") != nil {
+            return Console.usageError(UsageError(message: "--cache and --origin cannot be used together", command: spec))
+        }
+        do throws(Failure) {
+            let source: Source
+            if let folder = parsed.value("--cache") {
+                do {
+                    source = .cache(try LarderCache(at: folder, configuration: .init(mode: .readOnly)))
+                } catch {
+                    throw Failure(message: "\(error)", status: .noInput)
+                }
+            } else if let folder = parsed.value("--origin") {
+                source = .origin(folder)
+            } else {
+                source = .archives
+            }
+            let old = try manifest(parsed.positionals[0], from: source)
+            let new = try manifest(parsed.positionals[1], from: source)
+            let diff = try difference(old: old, new: new, newOperand: parsed.positionals[1], source: source)
+            if parsed.flag("--json") { Console.json(json(diff)) } else { Console.out(text(diff)) }
+            return .success
+        } catch {
+            Console.error("error: \(error.message)")
+            return error.status
+        }
+    }
+
+    static func manifest(_ operand: String, from source: Source) throws(Failure) -> Manifest {
+        switch source {
+        case .archives:
+            guard FileManager.default.fileExists(atPath: operand) else { throw Failure(message: "\(operand): no such archive", status: .noInput) }
+            do {
+                return try BundleVerifier.readManifest(from: try ArchiveReader(path: operand)).0
+            } catch {
+                throw Failure(message: "\(operand): \(error)", status: error.code == .io ? .noInput : .dataError)
+            }
+        case .cache(let cache):
+            do {
+                return try cache.manifest(try CacheCommand.find(operand, in: cache).digest)
+            } catch {
+                throw Failure(message: "\(error)", status: error.code == .bundleNotFound ? .noInput : .dataError)
+            }
+        case .origin(let folder):
+            let digest = try parseDigest(operand)
+            let path = folder + "/bundles/" + digest.hex + "/manifest.json"
+            let bytes: [UInt8]
+            do { bytes = try ReadableFile(path: path).readAll(limit: Manifest.maximumBytes) } catch {
+                throw Failure(message: "\(path): \(error.message)", status: .noInput)
+            }
+            guard SHA256Hasher.hash(bytes) == digest else {
+                throw Failure(message: "\(path) does not hash to \(digest)", status: .dataError)
+            }
+            do { return try Manifest(decoding: bytes) } catch { throw Failure(message: "\(path): \(error)", status: .dataError) }
+        }
+    }
+
+    static func parseDigest(_ text: String) throws(Failure) -> Digest {
+        do {
+            return text.hasPrefix(Digest.prefix) ? try Digest(parsing: text) : try Digest(hex: text)
+        } catch {
+            throw Failure(message: "'\(text)' is not a bundle digest (sha256:<64 hex> or <64 hex>)", status: .usage)
+        }
+    }
+
+    static func difference(old: Manifest, new: Manifest, newOperand: String, source: Source) throws(Failure) -> BundleDiff {
+        switch source {
+        case .archives:
+            // Compress the lacked objects as they come out of the new archive.
+            let wanted = Set(BundleDiff.lackedObjects(old: old, new: new).map(\.path))
+            var sizes: [String: Int64] = [:]
+            do throws(FormatError) {
+                let reader = try ArchiveReader(path: newOperand)
+                _ = try BundleVerifier.readManifest(from: reader)
+                while let entry = try reader.next() {
+                    guard wanted.contains(entry.path), let file = new.file(at: entry.path) else { continue }
+                    let bytes = try reader.readAll(limit: Int(file.size))
+                    guard SHA256Hasher.hash(bytes) == file.digest else {
+                        throw FormatError(.digestMismatch, "does not match its digest in the manifest", entry: entry.path)
+                    }
+                    sizes[entry.path] = try TravelSize.of(bytes, path: entry.path)
+                }
+            } catch {
+                throw Failure(message: "\(newOperand): \(error)", status: .dataError)
+            }
+            return try BundleDiff(old: old, new: new) { (file) throws(Failure) in
+                guard let size = sizes[file.path] else {
+                    throw Failure(message: "\(newOperand): '\(file.path)' is in the manifest but not in the archive", status: .dataError)
+                }
+                return size
+            }
+        case .cache(let cache):
+            return try BundleDiff(old: old, new: new) { (file) throws(Failure) in
+                do {
+                    return try TravelSize.of(try cache.verifiedObject(file.digest, size: file.size), path: file.path)
+                } catch let error as CacheError {
+                    throw Failure(message: "\(error)", status: error.code == .corruptObject ? .dataError : .noInput)
+                } catch {
+                    throw Failure(message: "\(error)", status: .failure)
+                }
+            }
+        case .origin(let folder):
+            return try BundleDiff(old: old, new: new) { (file) throws(Failure) in
+                let object = folder + "/objects/" + file.digest.hex
+                for candidate in [object + ".gz", object] where FileManager.default.fileExists(atPath: candidate) {
+                    do {
+                        if let size = try FileManager.default.attributesOfItem(atPath: candidate)[.size] as? Int64 { return size }
+                    } catch {
+                        throw Failure(message: "\(candidate): \(error.localizedDescription)", status: .noInput)
+                    }
+                }
+                throw Failure(message: "\(object): missing from the origin (publish the bundle again)", status: .noInput)
+            }
+        }
+    }
+
+    static func text(_ diff: BundleDiff) -> String {
+        var lines = [
+            "Diff     \(diff.old) -> \(diff.new)",
+            "  files  \(diff.files.changed.count) changed, \(diff.files.added.count) added, \(diff.files.removed.count) removed",
+        ]
+        for change in diff.files.changed {
+            lines.append("  changed  \(change.path)  \(humanSize(change.old.size)) -> \(humanSize(change.new.size))")
+        }
+        for file in diff.files.added { lines.append("  added    \(file.path)  \(humanSize(file.size))") }
+        for file in diff.files.removed { lines.append("  removed  \(file.path)") }
+        let total = diff.download.transfer + diff.manifestSize
+        lines.append(
+            "Download \(humanSize(total)): \(diff.download.objects) object\(diff.download.objects == 1 ? "" : "s"), "
+                + "\(humanSize(diff.download.size)) stored, \(humanSize(diff.download.transfer)) on the wire, "
+                + "and the manifest (\(humanSize(diff.manifestSize)))")
+        if !diff.byRole.isEmpty {
+            var rows = [["ROLE", "OBJECTS", "STORED", "ON THE WIRE"]]
+            for role in FileRole.allCases {
+                guard let cost = diff.byRole[role] else { continue }
+                rows.append([role.rawValue, String(cost.objects), humanSize(cost.size), humanSize(cost.transfer)])
+            }
+            lines.append("")
+            lines.append(table(rows))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ cost: BundleDiff.Cost) -> JSONValue {
+        .object(["objects": .int(Int64(cost.objects)), "size": .int(cost.size), "transfer": .int(cost.transfer)])
+    }
+
+    static func json(_ file: Manifest.File) -> JSONValue {
+        .object([
+            "path": .string(file.path), "digest": .string(file.digest.description), "size": .int(file.size),
+            "role": .string(file.role.rawValue),
+        ])
+    }
+
+    static func json(_ diff: BundleDiff) -> JSONValue {
+        var download = [String: JSONValue]()
+        if case .object(let members) = json(diff.download) { download = members }
+        download["total"] = .int(diff.download.transfer + diff.manifestSize)
+        return .object([
+            "old": .string(diff.old.description),
+            "new": .string(diff.new.description),
+            "added": .array(diff.files.added.map(json)),
+            "removed": .array(diff.files.removed.map(json)),
+            "changed": .array(
+                diff.files.changed.map {
+                    .object([
+                        "path": .string($0.path), "role": .string($0.new.role.rawValue),
+                        "oldDigest": .string($0.old.digest.description), "newDigest": .string($0.new.digest.description),
+                        "oldSize": .int($0.old.size), "newSize": .int($0.new.size),
+                    ])
+                }),
+            "manifestSize": .int(diff.manifestSize),
+            "download": .object(download),
+            "byRole": .object(Dictionary(uniqueKeysWithValues: diff.byRole.map { ($0.key.rawValue, json($0.value)) })),
+        ])
+    }
+}
