@@ -2,7 +2,10 @@
 import Glibc
 #endif
 
-/// A file open for reading (`open(2)` with `O_RDONLY | O_CLOEXEC`); closed on `deinit`.
+/// A regular file open for reading (`open(2)` with `O_RDONLY | O_CLOEXEC`); closed on
+/// `deinit`. Anything else at the path (a FIFO, a folder, a device, a socket) is refused
+/// before a byte is read: it is opened with `O_NONBLOCK`, so a FIFO with no writer cannot hang
+/// the open, and checked with `fstat`.
 public final class ReadableFile {
     public let path: String
     public let descriptor: Int32
@@ -11,9 +14,30 @@ public final class ReadableFile {
     public init(path: String) throws(FormatError) {
         self.path = path
         do {
-            descriptor = try valueOrErrno { open(path, O_RDONLY | O_CLOEXEC) }
+            descriptor = try valueOrErrno { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
         } catch {
             throw FormatError(.io, "cannot open for reading: \(error)", path: path, cause: error)
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let error = Errno.current
+            close(descriptor)
+            throw FormatError(.io, "cannot stat: \(error)", path: path, cause: error)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw FormatError(.io, "not a regular file (\(Self.kind(info.st_mode)))", path: path)
+        }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+    }
+
+    static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a folder"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR, S_IFBLK: "a device"
+        case S_IFSOCK: "a socket"
+        default: "not a regular file"
         }
     }
 

@@ -74,6 +74,13 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: scratch.path + "/origin"))
         let missing = try CLI.run(["publish", path, "--origin", scratch.path + "/origin", "--journey", "j", "--sign", scratch.path + "/none.pem"])
         #expect(missing.status == 66, "\(missing)")
+        #expect(mkfifo(scratch.path + "/fifo.pem", 0o600) == 0)
+        let fifo = try CLI.run(["publish", path, "--origin", scratch.path + "/origin", "--journey", "j", "--sign", scratch.path + "/fifo.pem"])
+        #expect(fifo.status == 66 && fifo.stderr.contains("not a regular file (a FIFO)"), "\(fifo)")
+        let trust = try CLI.run([
+            "journey", "status", "--origin", "http://127.0.0.1:9/", "--key", "k", "--journey", "j", "--trust", scratch.path + "/fifo.pem",
+        ])
+        #expect(trust.status == 64, "\(trust)")
         let rollback = try CLI.run(["publish", "--origin", scratch.path + "/origin", "--journey", "j", "--rollback"])
         #expect(rollback.status == 65 && rollback.stderr.contains("was never published"), "\(rollback)")
     }

@@ -94,11 +94,12 @@ enum PublishCommand {
                 journey?.rollout = percent
             }
             if let path = parsed.value("--sign") {
-                guard let data = FileManager.default.contents(atPath: path) else {
-                    Console.error("error: \(path): no such key file, or it cannot be read")
+                let pem: [UInt8]
+                do { pem = try ReadableFile(path: path).readAll(limit: 64 << 10) } catch {
+                    Console.error("error: \(path): no such key file, or it cannot be read: \(error.message)")
                     return .noInput
                 }
-                do { journey?.signingKey = try SigningKey(pem: [UInt8](data)) } catch {
+                do { journey?.signingKey = try SigningKey(pem: pem) } catch {
                     Console.error("error: \(path): \(error.message)")
                     return .dataError
                 }

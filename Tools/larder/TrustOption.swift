@@ -15,10 +15,9 @@ enum TrustOption {
         for text in parsed.values(Self.spec.names[0]) {
             var keyText = text
             if !text.hasPrefix("ed25519:") {
-                guard let data = FileManager.default.contents(atPath: text), data.count <= 4096 else {
+                do { keyText = String(decoding: try ReadableFile(path: text).readAll(limit: 4096), as: UTF8.self) } catch {
                     throw UsageError(message: "Invalid '--trust <public-key>': '\(text)' is neither ed25519:<base64> nor a readable key file", command: spec)
                 }
-                keyText = String(decoding: data, as: UTF8.self)
             }
             do { keys.append(try PublicKey(text: keyText)) } catch {
                 throw UsageError(message: "Invalid '--trust <public-key>': '\(text)': \(error.message)", command: spec)
