@@ -45,7 +45,7 @@ final class HostStore: Sendable {
                 CREATE TABLE IF NOT EXISTS scopes(
                     scope TEXT PRIMARY KEY, document BLOB, etag TEXT, renewed_ms INTEGER,
                     failures INTEGER NOT NULL, not_before_ms INTEGER, not_found INTEGER NOT NULL);
-                CREATE TABLE IF NOT EXISTS accepted(scope TEXT PRIMARY KEY, revision INTEGER NOT NULL);
+                CREATE TABLE IF NOT EXISTS accepted(scope TEXT PRIMARY KEY, revision INTEGER NOT NULL, verified BLOB);
                 """)
             try Self.addMissingColumns(to: database)
             self.database = Locked(database)

@@ -157,7 +157,7 @@ extension JourneyHost {
                 let now = clock.now
                 let fitting = try fittingRevision(besides: document, previous: record)
                 record = ScopeRecord(document: document, etag: etag, renewed: now)
-                try await acceptRevision(document.revision, for: scope)
+                try await accept(document, for: scope)
                 record.fitting = fitting
                 try await authorise(record, scope: scope)
                 note(.fetched, "200: revision \(document.revision), bundle \(try assignedBundle(document).hex.prefix(12))"
@@ -182,6 +182,8 @@ extension JourneyHost {
                 record.deniedStatus = nil
                 record.deniedAt = nil
                 record.keptAfterRemoval = false
+                // Verified in full this launch (``trustedRecord(_:)``) when no earlier one had.
+                try await recordVerification(of: document, for: scope)
                 try await authorise(record, scope: scope)
                 note(.revalidated, "304: revision \(document.revision) is still current")
                 return .authorised(document, renewed: now, source: .revalidated)

@@ -198,3 +198,46 @@ struct SignedDocumentTests {
         await accepted.dispose()
     }
 }
+
+extension SignedDocumentTests {
+    @Test("A stored document is trusted without a new verification only if this host verified it; a changed one is verified and refused")
+    func storedDocumentsVerifiedHereOrAgain() async throws {
+        let fixture = try HostFixture()
+        let key = try SigningKey.generate()
+        let signed = try Self.publish(fixture, "onboarding", key: key)
+        // Accepted while no key was trusted: nothing was verified, so a launch trusting the key
+        // verifies the stored document in full (it is genuine: served as fresh).
+        do {
+            let host = try fixture.host()
+            try await host.prepare()
+            await host.dispose()
+        }
+        let scope = fixture.configuration().scope
+        let store = try HostStore(path: fixture.root + "/host/host.sqlite")
+        #expect(try store.accepted(scope).verified == nil)
+        fixture.origin.behaviour = .offline
+        let trusting = try Self.host(fixture, trusting: [key.publicKey])
+        #expect(try await trusting.resolveFlow().revision == 1)
+        await trusting.dispose()
+
+        // Revalidated with the key trusted: the digest of what was verified is kept.
+        fixture.origin.behaviour = .serve
+        fixture.clock.advance(by: .seconds(3600))
+        let online = try Self.host(fixture, trusting: [key.publicKey])
+        #expect(try await online.prepare().source == .revalidated)
+        await online.dispose()
+        #expect(try store.accepted(scope).verified == SHA256Hasher.hash(signed.canonicalBytes))
+
+        // The stored document changed (its bundle, keeping the signature): no longer the one
+        // verified here, so it is verified again, fails, and is not used.
+        var changed = try #require(try store.record(scope).document)
+        changed.bundle = SHA256Hasher.hash(Array("elsewhere".utf8))
+        var record = try store.record(scope)
+        record.document = changed
+        try store.save(record, for: scope)
+        fixture.origin.behaviour = .offline
+        let relaunched = try Self.host(fixture, trusting: [key.publicKey])
+        #expect(try await relaunched.status().revision == nil)
+        await relaunched.dispose()
+    }
+}

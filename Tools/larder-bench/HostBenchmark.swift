@@ -55,8 +55,9 @@ enum HostBenchmark {
         var load = Latency()
         var afterLoad = Latency()
         var lease = Latency()
-        /// Checking the stored signed document once: parse, canonical signed bytes, Ed25519
-        /// verification (what each launch's state read adds with trusted keys).
+        /// Checking a signed document in full: parse, canonical signed bytes, Ed25519
+        /// verification (what each fetched document costs; a launch reusing a document this host
+        /// verified checks only its key and digest).
         var verify = Latency()
     }
 
@@ -347,7 +348,8 @@ enum HostBenchmark {
         print("  open host: host state + capture queue (SQLite); before load: resolve (state reads, the offline")
         print("  attempt, the failure record) and the lease; lease alone: a lease on a newly opened cache, measured apart")
         print("")
-        print("signed documents (every launch above trusts the publisher's key): checking the stored document")
+        print("signed documents (every launch above trusts the publisher's key and reuses the document it verified when")
+        print("fetching it: key and digest only); a fetched document's full check, and its share of one launch:")
         for result in results {
             print(
                 String(
