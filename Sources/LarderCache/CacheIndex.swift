@@ -70,11 +70,7 @@ final class CacheIndex: @unchecked Sendable {
 
     /// Switches a new index to WAL and creates its tables.
     private func setUp(setupLock: String) throws(CacheError) {
-        if try Self.journalMode(database) != "wal" {
-            let lock = try FileLock.acquire(setupLock, .exclusive)
-            defer { withExtendedLifetime(lock) {} }
-            if try Self.journalMode(database) != "wal" { try database.execute("PRAGMA journal_mode=WAL") }
-        }
+        try database.switchToWAL(lockPath: setupLock)
         try database.execute("PRAGMA synchronous=FULL")
         try database.execute("PRAGMA foreign_keys=ON")
         // Reads through a memory map and a larger page cache: a full index (100,000 objects)
@@ -117,11 +113,6 @@ final class CacheIndex: @unchecked Sendable {
                 INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '\(Self.schemaVersion)');
                 """)
         }
-    }
-
-    private static func journalMode(_ database: SQLiteDatabase) throws(CacheError) -> String {
-        let mode = try database.prepare("PRAGMA journal_mode")  // finalised on return, ending its read
-        return try mode.step() ? mode.text(0).lowercased() : ""
     }
 
     // MARK: Bundles

@@ -168,6 +168,23 @@ package final class SQLiteDatabase: @unchecked Sendable {
         do { return try body() } catch where error.code == .busy { return nil }
     }
 
+    /// Switches the database to WAL once, even when several processes open a new file at once.
+    /// The switch needs an exclusive lock that SQLite refuses at once (`SQLITE_BUSY`, without
+    /// its busy wait) while another connection reads, so it is made under an exclusive `flock`
+    /// of `lockPath`, after checking again; a database already in WAL takes no lock.
+    package func switchToWAL(lockPath: String) throws(CacheError) {
+        if try journalMode() == "wal" { return }
+        let lock = try FileLock.acquire(lockPath, .exclusive)
+        defer { withExtendedLifetime(lock) {} }
+        if try journalMode() != "wal" { try execute("PRAGMA journal_mode=WAL") }
+    }
+
+    /// The journal mode (`PRAGMA journal_mode`), lowercased.
+    package func journalMode() throws(CacheError) -> String {
+        let mode = try prepare("PRAGMA journal_mode")  // finalised on return, ending its read
+        return try mode.step() ? mode.text(0).lowercased() : ""
+    }
+
     /// How long a call waits for another connection's lock.
     static let busyTimeout: Int32 = 30_000
 

@@ -36,7 +36,7 @@ final class CaptureStore {
             if try tables.step(), tables.int(0) > 0 { try checkMeta() }
         }
         try sql("set up") { () throws(CacheError) in
-            try database.execute("PRAGMA journal_mode=WAL")
+            try database.switchToWAL(lockPath: path + ".setup-lock")
             try database.execute("PRAGMA synchronous=FULL")
             try database.transaction { () throws(CacheError) in
                 try database.execute(

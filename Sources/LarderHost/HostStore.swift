@@ -39,12 +39,14 @@ final class HostStore: Sendable {
     init(path: String) throws(HostError) {
         do {
             let database = try SQLiteDatabase(path: path)
+            try database.switchToWAL(lockPath: path + ".setup-lock")
             try database.execute(
                 """
-                PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;
+                PRAGMA synchronous=NORMAL;
                 CREATE TABLE IF NOT EXISTS scopes(
                     scope TEXT PRIMARY KEY, document BLOB, etag TEXT, renewed_ms INTEGER,
-                    failures INTEGER NOT NULL, not_before_ms INTEGER, not_found INTEGER NOT NULL);
+                    failures INTEGER NOT NULL, not_before_ms INTEGER, not_found INTEGER NOT NULL,
+                    denied_status INTEGER, denied_ms INTEGER, kept_after_removal INTEGER NOT NULL DEFAULT 0, fitting BLOB);
                 CREATE TABLE IF NOT EXISTS accepted(scope TEXT PRIMARY KEY, revision INTEGER NOT NULL, verified BLOB);
                 """)
             try Self.addMissingColumns(to: database)
@@ -146,13 +148,23 @@ final class HostStore: Sendable {
         ("fitting", "BLOB"),
     ]
 
+    /// Adds the columns later versions added, if missing. Several processes may open the same
+    /// new store at once: the check is repeated inside one write transaction, so only the first
+    /// adds them and the others find them there.
     private static func addMissingColumns(to database: SQLiteDatabase) throws(CacheError) {
+        guard try !missingColumns(in: database).isEmpty else { return }
+        try database.transaction { () throws(CacheError) in
+            for (name, type) in try missingColumns(in: database) {
+                try database.execute("ALTER TABLE scopes ADD COLUMN \(name) \(type)")
+            }
+        }
+    }
+
+    private static func missingColumns(in database: SQLiteDatabase) throws(CacheError) -> [(name: String, type: String)] {
         let info = try database.prepare("PRAGMA table_info(scopes)")
         var present = Set<String>()
         while try info.step() { present.insert(info.text(1)) }
-        for (name, type) in laterColumns where !present.contains(name) {
-            try database.execute("ALTER TABLE scopes ADD COLUMN \(name) \(type)")
-        }
+        return laterColumns.filter { !present.contains($0.0) }.map { (name: $0.0, type: $0.1) }
     }
 }
 
