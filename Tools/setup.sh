@@ -10,7 +10,7 @@
 # own system service is never started.
 set -euo pipefail
 
-packages=(pkg-config zlib1g-dev libdeflate-dev libarchive-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev libwebkit2gtk-4.1-dev xvfb xauth nginx tar gzip pigz curl
+packages=(pkg-config zlib1g-dev libdeflate-dev libarchive-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev libwebkit2gtk-4.1-dev xvfb xauth nginx tar gzip pigz curl openssl
   fonts-font-awesome libjs-bootstrap4 libjs-jquery-ui-theme-base libjs-mathjax sphinx-rtd-theme-common python3-doc)
 
 missing=()
