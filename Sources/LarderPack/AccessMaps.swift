@@ -7,7 +7,8 @@ import LarderFormat
 /// Lines are anchored regular expressions (`"~^pk_live_1$" 1;`, `"~^pk_live_1:paywall$" 1;`):
 /// nginx compares plain map keys without regard to case, so "PK_1" would pass for "pk_1".
 /// Every change replaces a whole map through a temporary file and a rename: nginx, reloading
-/// at any moment, reads the old map or the new one, never half of one. nginx reads the maps
+/// at any moment, reads the old map or the new one, never half of one; and it is made holding
+/// the origin's lock (``OriginLock``), so concurrent `larder keys` runs lose no change. nginx reads the maps
 /// only when it (re)loads: run `Tools/origin/origin.sh reload` after a change.
 public struct AccessMaps: Sendable {
     public let origin: String
@@ -33,6 +34,11 @@ public struct AccessMaps: Sendable {
     /// Grants `key` the journey (and makes the key known); returns the maps that changed.
     @discardableResult
     public func grant(_ key: String, journey: String) throws(FormatError) -> [String] {
+        try OriginLock.holding(origin) { () throws(FormatError) -> [String] in try grantHoldingLock(key, journey: journey) }
+    }
+
+    /// ``grant(_:journey:)`` for a caller that holds the origin's lock already.
+    func grantHoldingLock(_ key: String, journey: String) throws(FormatError) -> [String] {
         var changed: [String] = []
         if try add(Self.line(key), to: Self.keysPath) { changed.append(Self.keysPath) }
         if try add(Self.line(key + ":" + journey), to: Self.grantsPath) { changed.append(Self.grantsPath) }
@@ -43,6 +49,10 @@ public struct AccessMaps: Sendable {
     /// there).
     @discardableResult
     public func revoke(_ key: String) throws(FormatError) -> [String] {
+        try OriginLock.holding(origin) { () throws(FormatError) -> [String] in try revokeHoldingLock(key) }
+    }
+
+    private func revokeHoldingLock(_ key: String) throws(FormatError) -> [String] {
         var changed: [String] = []
         let keyLine = Self.line(key)
         let keyLines = try lines(Self.keysPath)

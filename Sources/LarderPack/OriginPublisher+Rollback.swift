@@ -15,6 +15,8 @@ extension OriginPublisher {
     public static func rollback(_ publication: JourneyPublication, to revision: Int64?, origin: String) throws(PackFailure) -> PublishReport {
         var changed: [String] = []
         do throws(FormatError) {
+            let lock = try OriginLock(origin: origin)
+            defer { withExtendedLifetime(lock) {} }
             guard let current = try currentDocument(journey: publication.id, origin: origin) else {
                 throw FormatError(.invalidManifest, "journey '\(publication.id)' was never published to \(origin)")
             }

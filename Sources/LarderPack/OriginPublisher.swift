@@ -104,7 +104,11 @@ public enum OriginPublisher {
         do throws(FormatError) {
             for archive in archives { report.bundles.append(try publishBundle(archive, to: origin, changed: &report.changed)) }
             if let journey, let last = report.bundles.last {
-                report.journey = try publishJourney(journey, bundle: last.digest, to: origin, changed: &report.changed)
+                var changed = report.changed
+                report.journey = try OriginLock.holding(origin) { () throws(FormatError) -> JourneyDocument in
+                    try publishJourney(journey, bundle: last.digest, to: origin, changed: &changed)
+                }
+                report.changed = changed
             }
         } catch {
             let code: PackError.Code = error.code == .io ? .outputFailed : .invalidConfiguration
@@ -203,7 +207,7 @@ public enum OriginPublisher {
         }
         let maps = AccessMaps(origin: origin)
         if let key = publication.key {
-            changed += try maps.grant(key, journey: publication.id)
+            changed += try maps.grantHoldingLock(key, journey: publication.id)
         } else {
             changed += try maps.createMissing()
         }
