@@ -15,11 +15,12 @@ extension OriginPublisher {
     public static func rollback(_ publication: JourneyPublication, to revision: Int64?, origin: String) throws(PackFailure) -> PublishReport {
         var changed: [String] = []
         do throws(FormatError) {
+            let neverPublished = FormatError(.invalidManifest, "journey '\(publication.id)' was never published to \(origin)")
+            guard try currentDocument(journey: publication.id, origin: origin) != nil else { throw neverPublished }
+            // Read again holding the lock: another publish may have come first.
             let lock = try OriginLock(origin: origin)
             defer { withExtendedLifetime(lock) {} }
-            guard let current = try currentDocument(journey: publication.id, origin: origin) else {
-                throw FormatError(.invalidManifest, "journey '\(publication.id)' was never published to \(origin)")
-            }
+            guard let current = try currentDocument(journey: publication.id, origin: origin) else { throw neverPublished }
             let target = try JourneyHistory.read(journey: publication.id, origin: origin).rollbackTarget(from: current, to: revision)
             let manifest = origin + "/bundles/\(target.bundle.hex)/manifest.json"
             guard FileManager.default.fileExists(atPath: manifest) else {

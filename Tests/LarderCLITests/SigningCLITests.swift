@@ -85,3 +85,34 @@ import Testing
         #expect(rollback.status == 65 && rollback.stderr.contains("was never published"), "\(rollback)")
     }
 }
+
+extension SigningCLITests {
+    @Test func aRollbackWithItsBundleGoneOrADamagedHistoryIsRefusedAndChangesNothing() throws {
+        let scratch = try Scratch()
+        var paths: [String] = []
+        for sample in ["legacy-prompt", "paywall"] {
+            let packed = try CLI.run(["pack", sampleBundles + "/" + sample, "-o", scratch.path, "--json"])
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(packed.stdout.utf8)) as? [String: Any])
+            paths.append(try #require(report["archivePath"] as? String))
+        }
+        let origin = scratch.path + "/origin"
+        for path in paths { #expect(try CLI.run(["publish", path, "--origin", origin, "--journey", "j"]).status == 0) }
+        let document = origin + "/journeys/j.json"
+        let before = try Data(contentsOf: URL(fileURLWithPath: document))
+
+        // The earlier bundle's manifest was removed from the origin.
+        let first = (paths[0] as NSString).lastPathComponent.replacingOccurrences(of: ".tar.gz", with: "")
+        try FileManager.default.removeItem(atPath: origin + "/bundles/\(first)/manifest.json")
+        let gone = try CLI.run(["publish", "--origin", origin, "--journey", "j", "--rollback"])
+        #expect(gone.status == 65 && gone.stderr.contains("is no longer on the origin"), "\(gone)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: document)) == before)
+
+        // The history is not a history.
+        try Data("{\"not\": \"a list\"}".utf8).write(to: URL(fileURLWithPath: origin + "/journeys/j.history.json"))
+        let damaged = try CLI.run(["publish", "--origin", origin, "--journey", "j", "--rollback"])
+        #expect(damaged.status == 65 && damaged.stderr.contains("a journey history is a JSON array"), "\(damaged)")
+        let listed = try CLI.run(["journey", "history", "--origin", origin, "--journey", "j"])
+        #expect(listed.status == 65, "\(listed)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: document)) == before)
+    }
+}
