@@ -117,9 +117,7 @@ enum JourneyCommand {
             if arguments.contains("-h") || arguments.contains("--help") { Console.out(spec.helpText); return .success }
             return Console.usageError(UsageError(message: "Missing subcommand", command: spec))
         }
-        if name == JourneyHistoryCommand.spec.name.split(separator: " ").last.map(String.init) {
-            return JourneyHistoryCommand.run(Array(arguments.dropFirst()))
-        }
+        if name == "history" { return JourneyHistoryCommand.run(Array(arguments.dropFirst())) }
         if name == "captures" { return JourneyCaptures.run(Array(arguments.dropFirst())) }
         if name == "prefetch" { return JourneyPrefetch.run(Array(arguments.dropFirst())) }
         guard let (action, subSpec) = subcommands[name] else {

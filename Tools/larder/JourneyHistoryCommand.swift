@@ -32,7 +32,7 @@ enum JourneyHistoryCommand {
         guard let origin = parsed.value("--origin") else {
             return Console.usageError(UsageError(message: "Missing '--origin <folder>'", command: spec))
         }
-        guard let journey = parsed.value("--journey"), JourneyPublication.isValidName(journey) else {
+        guard let journey = parsed.value("--journey"), JourneyPublication.isValidJourneyID(journey) else {
             return Console.usageError(UsageError(message: "Missing or invalid '--journey <id>'", command: spec))
         }
         let history: JourneyHistory

@@ -19,9 +19,7 @@ enum PublishCommand {
             OptionSpec(
                 names: ["--sign"], value: "private-key",
                 help: "Sign the journey document with this key (a .pem from 'larder keys generate'); with the same bundle, renews the signature."),
-            OptionSpec(
-                names: ["--expires-in"], value: "duration",
-                help: "How long devices accept the signed document, e.g. 7d, 12h (default 7d); publish again with --sign to renew."),
+            expiresOption,
             OptionSpec(
                 names: ["--rollout"], value: "percent",
                 help: "Serve the new bundle to this share of identities (1-100, stable per identity); the rest keep the previous one. 100 completes it."),
@@ -48,7 +46,9 @@ enum PublishCommand {
             written.
             """)
 
-    static let expiresOption = OptionSpec(names: ["--expires-in"], value: "duration", help: "")
+    static let expiresOption = OptionSpec(
+        names: ["--expires-in"], value: "duration",
+        help: "How long devices accept the signed document, e.g. 7d, 12h (default 7d); publish again with --sign to renew.")
 
     static func run(_ arguments: [String]) -> ExitCode {
         let parsed: ParsedArguments
