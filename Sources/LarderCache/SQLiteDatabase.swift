@@ -1,5 +1,6 @@
 import CSQLite
 import LarderFormat
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,6 +10,13 @@ import Glibc
 package final class SQLiteDatabase: @unchecked Sendable {
     private let handle: OpaquePointer
     let path: String
+    /// Compiled statements not in use, by SQL text: a statement prepared again (each launch
+    /// reads a scope's record several times; every transaction begins and commits) is reset
+    /// instead of compiled again.
+    /// Each is an `sqlite3_stmt` pointer's bits (a pointer is not `Sendable`).
+    private let idleStatements = Mutex<[String: Int]>([:])
+    /// The most statements kept compiled while not in use.
+    static let idleStatementLimit = 64
 
     /// Opens (creating) the database at `path` for reading and writing.
     package init(path: String) throws(CacheError) {
@@ -101,7 +109,10 @@ package final class SQLiteDatabase: @unchecked Sendable {
         return info.st_size == 0
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit {
+        for statement in idleStatements.withLock({ Array($0.values) }) { sqlite3_finalize(OpaquePointer(bitPattern: statement)) }
+        sqlite3_close_v2(handle)
+    }
 
     /// Runs statements that return no rows (`sqlite3_exec`).
     package func execute(_ sql: String) throws(CacheError) {
@@ -114,12 +125,36 @@ package final class SQLiteDatabase: @unchecked Sendable {
         }
     }
 
-    /// Prepares one statement (`sqlite3_prepare_v2`).
+    /// Prepares one statement (`sqlite3_prepare_v2`), or takes the compiled one an earlier
+    /// ``Statement`` of the same text left when it ended.
     package func prepare(_ sql: String) throws(CacheError) -> Statement {
+        if let idle = idleStatements.withLock({ $0.removeValue(forKey: sql) }), let statement = OpaquePointer(bitPattern: idle) {
+            return Statement(handle: statement, sql: sql, database: self)
+        }
         var statement: OpaquePointer?
         let status = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
         guard status == SQLITE_OK, let statement else { throw failure(status, "prepare") }
-        return Statement(handle: statement, database: self)
+        return Statement(handle: statement, sql: sql, database: self)
+    }
+
+    /// Takes back a statement that ended: reset (which ends its read), kept for its text
+    /// unless one already is or enough are, else finalised.
+    fileprivate func recycle(_ statement: OpaquePointer, sql: String) {
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+        let bits = Int(bitPattern: statement)
+        let kept = idleStatements.withLock { idle -> Bool in
+            guard idle[sql] == nil, idle.count < Self.idleStatementLimit else { return false }
+            idle[sql] = bits
+            return true
+        }
+        if !kept { sqlite3_finalize(statement) }
+    }
+
+    /// Runs one statement that returns no rows through ``prepare(_:)``, so it is compiled once
+    /// per connection.
+    private func run(_ sql: String) throws(CacheError) {
+        try prepare(sql).run()
     }
 
     /// Runs `body` inside `BEGIN IMMEDIATE` … `COMMIT`, rolling back if it throws. Writers in
@@ -133,25 +168,25 @@ package final class SQLiteDatabase: @unchecked Sendable {
     /// in a power cut is harmless: lease rows (their process is gone with it) and use times.
     /// WAL mode keeps the file consistent either way.
     package func hintTransaction<T>(_ body: () throws(CacheError) -> T) throws(CacheError) -> T {
-        try execute("PRAGMA synchronous=NORMAL")
+        try run("PRAGMA synchronous=NORMAL")
         do {
             let result = try transaction(begin: "BEGIN IMMEDIATE", body)
-            try execute("PRAGMA synchronous=FULL")
+            try run("PRAGMA synchronous=FULL")
             return result
         } catch {
-            try execute("PRAGMA synchronous=FULL")
+            try run("PRAGMA synchronous=FULL")
             throw error
         }
     }
 
     private func transaction<T>(begin: String, _ body: () throws(CacheError) -> T) throws(CacheError) -> T {
-        try execute(begin)
+        try run(begin)
         do {
             let result = try body()
-            try execute("COMMIT")
+            try run("COMMIT")
             return result
         } catch {
-            do { try execute("ROLLBACK") } catch { /* the transaction is already gone */ }
+            do { try run("ROLLBACK") } catch { /* the transaction is already gone */ }
             throw error
         }
     }
@@ -181,7 +216,7 @@ package final class SQLiteDatabase: @unchecked Sendable {
 
     /// The journal mode (`PRAGMA journal_mode`), lowercased.
     package func journalMode() throws(CacheError) -> String {
-        let mode = try prepare("PRAGMA journal_mode")  // finalised on return, ending its read
+        let mode = try prepare("PRAGMA journal_mode")  // reset on return, ending its read
         return try mode.step() ? mode.text(0).lowercased() : ""
     }
 
@@ -210,17 +245,20 @@ extension SQLiteDatabase {
     }
 }
 
-/// A prepared statement, finalised on `deinit`.
+/// A prepared statement; when it ends (`deinit`) it is reset, which ends any read it had
+/// begun, and given back to its database to be used again.
 package final class Statement {
     private let handle: OpaquePointer
-    private unowned let database: SQLiteDatabase
+    private let sql: String
+    private let database: SQLiteDatabase
 
-    fileprivate init(handle: OpaquePointer, database: SQLiteDatabase) {
+    fileprivate init(handle: OpaquePointer, sql: String, database: SQLiteDatabase) {
         self.handle = handle
+        self.sql = sql
         self.database = database
     }
 
-    deinit { sqlite3_finalize(handle) }
+    deinit { database.recycle(handle, sql: sql) }
 
     /// Binds parameters by position (1-based) after resetting.
     @discardableResult
