@@ -154,7 +154,7 @@ final class CacheIndex: @unchecked Sendable {
         let query = try database.prepare("SELECT manifest FROM bundles WHERE digest = ?")
         try query.bind(.text(digest.description))
         guard try query.step() else { return nil }
-        do { return try Manifest(decoding: query.blob(0)) } catch {
+        do { return try Manifest(decoding: query.blob(0), naming: digest) } catch {
             throw CacheError(.storage, "the stored manifest is damaged; purge the cache", digest: digest, cause: error)
         }
     }

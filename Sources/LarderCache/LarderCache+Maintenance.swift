@@ -293,6 +293,7 @@ extension LarderCache {
     /// Trims the memory tier; resources held by active presentations stay.
     public func handleMemoryPressure(_ pressure: MemoryPressure) {
         memory.handlePressure(pressure)
+        manifests.removeAll()
     }
 
     /// Reads the kernel's pressure-stall information and trims the memory tier if it reports

@@ -101,7 +101,9 @@ extension LarderCache {
             guard record.complete else {
                 throw CacheError(.bundleIncomplete, "the bundle lost an object to corruption; fetch it again", digest: digest)
             }
-            guard let manifest = try index.manifest(digest) else {
+            var manifest = manifests.kept(digest)
+            if manifest == nil { manifest = manifests.keep(try index.manifest(digest), for: digest) }
+            guard let manifest else {
                 throw CacheError(.bundleNotFound, "no such bundle in the cache; fetch it", digest: digest)
             }
             let now = configuration.now()

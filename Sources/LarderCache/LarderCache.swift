@@ -64,6 +64,7 @@ public final class LarderCache: Sendable {
     let index: Locked<CacheIndex>
     let memory: MemoryTier<Digest, [UInt8]>
     let verified = Mutex<Set<Digest>>([])
+    let manifests = ManifestMemo()
     /// Font objects, their media types and sizes, loaded from the index on first use.
     let fonts = Mutex<[Digest: FontRecord]?>(nil)
     let installs = Mutex<[Digest: InstallWaiter]>([:])
@@ -134,7 +135,11 @@ public final class LarderCache: Sendable {
     /// A bundle's manifest.
     /// - Throws: ``CacheError/Code/bundleNotFound``.
     public func manifest(_ digest: Digest) throws(CacheError) -> Manifest {
-        guard let manifest = try index.with({ (index) throws(CacheError) in try index.manifest(digest) }) else {
+        let manifest = try index.with { (index) throws(CacheError) -> Manifest? in
+            if let kept = manifests.kept(digest) { return try index.bundle(digest) == nil ? nil : kept }
+            return manifests.keep(try index.manifest(digest), for: digest)
+        }
+        guard let manifest else {
             throw CacheError(.bundleNotFound, "no such bundle in the cache", digest: digest)
         }
         return manifest

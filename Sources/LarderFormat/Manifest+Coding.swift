@@ -37,6 +37,26 @@ extension Manifest {
     /// that is not a listed document, and bytes that are valid but not canonical.
     /// - Throws: ``FormatError``.
     public init(decoding bytes: [UInt8]) throws(FormatError) {
+        try self.init(decoding: bytes, checkingCanonicalForm: true)
+    }
+
+    /// Decodes the manifest of the bundle `digest` names, such as one a cache stored after
+    /// checking it: the bytes must hash to `digest`. Bytes that do are the canonical bytes the
+    /// digest was made of, so they are not encoded again to compare (which costs more than
+    /// decoding); every other rule of ``init(decoding:)`` is checked.
+    /// - Throws: ``FormatError`` with ``FormatError/Code/digestMismatch`` when the bytes are
+    ///   not the manifest of `digest`, or what ``init(decoding:)`` throws.
+    public init(decoding bytes: [UInt8], naming digest: Digest) throws(FormatError) {
+        guard bytes.count <= Self.maximumBytes else {
+            throw FormatError(.limitExceeded, "the manifest has \(bytes.count) bytes; at most \(Self.maximumBytes) are accepted")
+        }
+        guard SHA256Hasher.hash(bytes) == digest else {
+            throw FormatError(.digestMismatch, "the manifest's bytes do not hash to the bundle digest \(digest)")
+        }
+        try self.init(decoding: bytes, checkingCanonicalForm: false)
+    }
+
+    private init(decoding bytes: [UInt8], checkingCanonicalForm: Bool) throws(FormatError) {
         guard bytes.count <= Self.maximumBytes else {
             throw FormatError(.limitExceeded, "the manifest has \(bytes.count) bytes; at most \(Self.maximumBytes) are accepted")
         }
@@ -103,7 +123,7 @@ extension Manifest {
         try self.init(
             name: name, entry: entry,
             renderer: Renderer(protocolVersion: Int(protocolVersion), capabilities: capabilities), files: files)
-        guard canonicalBytes == bytes else {
+        guard !checkingCanonicalForm || canonicalBytes == bytes else {
             throw FormatError(
                 .invalidManifest, "manifest is valid but not in canonical form (key order, spacing or escapes differ)")
         }

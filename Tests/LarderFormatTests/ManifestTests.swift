@@ -71,6 +71,27 @@ import LarderTestSupport
         #expect(throws: FormatError.self) { try Manifest(decoding: Array(spaced.utf8)) }
     }
 
+    @Test func decodesStoredBytesThatNameTheirBundle() throws {
+        let manifest = try Self.sample()
+        #expect(try Manifest(decoding: manifest.canonicalBytes, naming: manifest.bundleDigest) == manifest)
+    }
+
+    /// A cache decodes its stored manifests by the digest they must hash to: another bundle's
+    /// manifest, valid and canonical, is refused, as is one edited in place.
+    @Test func refusesStoredBytesOfAnotherBundle() throws {
+        let manifest = try Self.sample()
+        let other = try Manifest(name: "other", entry: manifest.entry, renderer: manifest.renderer, files: manifest.files)
+        let edited = String(decoding: manifest.canonicalBytes, as: UTF8.self).replacingOccurrences(of: #""size":1"#, with: #""size":2"#)
+        for bytes in [other.canonicalBytes, Array(edited.utf8)] {
+            #expect(throws: FormatError.self) { try Manifest(decoding: bytes, naming: manifest.bundleDigest) }
+            do throws(FormatError) {
+                _ = try Manifest(decoding: bytes, naming: manifest.bundleDigest)
+            } catch {
+                #expect(error.code == .digestMismatch)
+            }
+        }
+    }
+
     @Test func rejectsDuplicatePaths() throws {
         let file = Manifest.File(path: "index.html", digest: Self.digestA, size: 1, mediaType: "text/html", role: .document, essential: true)
         #expect(throws: FormatError.self) { try Manifest(name: "x", entry: "index.html", renderer: .init(), files: [file, file]) }
