@@ -1,8 +1,5 @@
-import CLarderSystem
 import LarderFormat
-#if canImport(Glibc)
-import Glibc
-#endif
+import LarderSystem
 
 /// What an install did.
 public struct InstallResult: Sendable, Equatable {
@@ -101,9 +98,7 @@ extension LarderCache {
     ) throws(CacheError) -> InstallResult {
         // Held for the whole install: eviction and sweeping wait, so an object found stored
         // here cannot vanish before the bundle that reuses it commits.
-        guard let lock = try FileLock.acquire(layout.sweepLock, .shared) else {
-            throw CacheError(.storage, "cannot take the install lock", path: layout.sweepLock)
-        }
+        let lock = try layout.sweep.acquireShared()
         defer { withExtendedLifetime(lock) {} }
         // Two writers, each with its own staging folder: creating files is most of an install's
         // cost, and two threads in two folders let the kernel do it in parallel.
@@ -240,30 +235,16 @@ extension LarderCache {
     /// - Returns: whether this moved the file (false: the object was there).
     private func place(_ staged: String, as object: Digest) throws(CacheError) -> Bool {
         let destination = layout.objectPath(object)
-        if Durability.current.renameNoReplace(staged, destination) == 0 { return true }
-        guard errno == EEXIST else {
-            throw CacheError(.storage, "cannot move an object into place: \(Errno.current)", path: destination)
+        do { try Durability.current.renameNoReplace(staged, destination) } catch {
+            guard error == .exists else { throw CacheError(.storage, "cannot move an object into place: \(error)", path: destination) }
+            return false
         }
-        return false
+        return true
     }
 
     /// Whether something is at the object's path (the commit's last check that no object
     /// vanished; what is there was checked by ``reusableObjects(_:)`` or written by this install).
     func objectFileExists(_ object: Digest) -> Bool {
-        var info = stat()
-        return stat(layout.objectPath(object), &info) == 0
-    }
-
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws(FormatError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                let error = Errno.current
-                throw FormatError(error.isNoSpace ? .noSpace : .io, "cannot write a staged object: \(error)", path: path)
-            }
-            offset += written
-        }
+        File.exists(layout.objectPath(object))
     }
 }

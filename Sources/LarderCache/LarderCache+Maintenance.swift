@@ -1,8 +1,6 @@
 import Foundation
 import LarderFormat
-#if canImport(Glibc)
-import Glibc
-#endif
+import LarderSystem
 
 /// What ``LarderCache/retain(scope:keeping:)`` did.
 public struct InvalidationResult: Sendable, Equatable {
@@ -69,7 +67,7 @@ extension LarderCache {
                 return changes
             }
         }
-        let removed = try removeBundles { (index) throws(CacheError) in try index.unscoped(dropped) }
+        let removed = try removeBundles(.unscoped(dropped)).bundles
         return InvalidationResult(dropped: dropped, removed: removed, missing: missing)
     }
 
@@ -85,7 +83,7 @@ extension LarderCache {
     /// process is working on, and empties the memory tier.
     public func clearAll() throws(CacheError) {
         try requireWritable("clear it")
-        _ = try removeBundles { (index) throws(CacheError) in try index.nonEmbeddedBundles() }
+        _ = try removeBundles(.allButEmbedded)
         try removeDownloads(everything: true)
         memory.removeAll()
     }
@@ -94,32 +92,55 @@ extension LarderCache {
     /// pinned, leased or embedded bundles.
     public func evict(toBytes bytes: Int64) throws(CacheError) -> EvictionReport {
         try requireWritable("evict")
-        var evicted: [Digest] = []
-        var before: Int64 = 0
-        var after: Int64 = 0
-        _ = try removeBundles { (index) throws(CacheError) in
+        let choice = try removeBundles(.leastRecentlyUsed(downTo: bytes))
+        return EvictionReport(evicted: choice.bundles, bytesFreed: choice.bytesBefore - choice.bytesAfter, bytesAfter: choice.bytesAfter)
+    }
+
+    /// Which bundles ``removeBundles(_:)`` deletes.
+    private enum Removal {
+        /// Those of `dropped` that no scope, pin or embedding keeps.
+        case unscoped([Digest])
+        /// Every bundle but the embedded default.
+        case allButEmbedded
+        /// Least recently used bundles, never pinned, leased or embedded ones, until the
+        /// objects the others use take at most `bytes`.
+        case leastRecentlyUsed(downTo: Int64)
+    }
+
+    /// The bundles a removal picks, and the stored bytes before and after it.
+    private struct Choice {
+        var bundles: [Digest]
+        var bytesBefore: Int64 = 0
+        var bytesAfter: Int64 = 0
+    }
+
+    /// Picks the bundles of `removal`. Call inside the removal's transaction.
+    private func choose(_ removal: Removal, in index: CacheIndex) throws(CacheError) -> Choice {
+        switch removal {
+        case .unscoped(let dropped): return Choice(bundles: try index.unscoped(dropped))
+        case .allButEmbedded: return Choice(bundles: try index.nonEmbeddedBundles())
+        case .leastRecentlyUsed(let bytes):
             let leased = try leasedBundles(index)
             var candidates = try index.bundles().filter { !$0.pinned && !$0.embedded && !leased.contains($0.digest) }
             candidates.sort { ($0.lastUsed, $0.digest) < ($1.lastUsed, $1.digest) }
             var usage = try index.usage().bytes
-            (before, after) = (usage, usage)
-            guard usage > bytes else { return [] }
+            var choice = Choice(bundles: [], bytesBefore: usage, bytesAfter: usage)
+            guard usage > bytes else { return choice }
             // Bytes freed by each eviction: the objects no remaining bundle uses.
             let references = try index.objectReferences()
             var users: [Digest: Int] = [:]
             for objects in references.values { for (object, _) in objects { users[object, default: 0] += 1 } }
             for bundle in candidates where usage > bytes {
-                evicted.append(bundle.digest)
+                choice.bundles.append(bundle.digest)
                 for (object, size) in references[bundle.digest] ?? [] {
                     users[object, default: 1] -= 1
                     if users[object] == 0 { usage -= size }
                 }
             }
-            after = usage
-            if !evicted.isEmpty { try index.increment("evictions", by: Int64(evicted.count)) }
-            return evicted
+            choice.bytesAfter = usage
+            if !choice.bundles.isEmpty { try index.increment("evictions", by: Int64(choice.bundles.count)) }
+            return choice
         }
-        return EvictionReport(evicted: evicted, bytesFreed: before - after, bytesAfter: after)
     }
 
     /// After an install: evicts down to the low water mark when above the budget.
@@ -137,37 +158,39 @@ extension LarderCache {
         return leased
     }
 
-    /// Deletes the bundles `choose` picks (inside one transaction, holding the sweep lock
+    /// Deletes the bundles `removal` picks (inside one transaction, holding the sweep lock
     /// exclusively so no install is between placing objects and committing), then unlinks
     /// objects nothing uses any more. A marker in `staging/` covers the time between the
     /// commit and the last unlink: if this process dies there, the next one to hold the lock
     /// recounts (an install may meanwhile have reused a file this had forgotten).
-    private func removeBundles(_ choose: (CacheIndex) throws(CacheError) -> [Digest]) throws(CacheError) -> [Digest] {
-        guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive) else { return [] }
-        defer { withExtendedLifetime(lock) {} }
+    private func removeBundles(_ removal: Removal) throws(CacheError) -> Choice {
+        try layout.sweep.withExclusive { () throws(CacheError) in try removeBundlesHoldingLock(removal) }
+    }
+
+    private func removeBundlesHoldingLock(_ removal: Removal) throws(CacheError) -> Choice {
         try recoverLeftovers()
         var marked = false
-        let removed: [Digest]
+        let choice: Choice
         let orphans: [Digest]
         do throws(CacheError) {
-            (removed, orphans) = try index.with { (index) throws(CacheError) in
+            (choice, orphans) = try index.with { (index) throws(CacheError) in
                 try index.database.transaction { () throws(CacheError) in
-                    let removed = try choose(index)
-                    guard !removed.isEmpty else { return ([], []) }
+                    let choice = try choose(removal, in: index)
+                    guard !choice.bundles.isEmpty else { return (choice, []) }
                     try StagingArea.createMarker(Self.evictionMarker, layout: layout)
                     marked = true
-                    return (removed, try index.deleteBundles(removed))
+                    return (choice, try index.deleteBundles(choice.bundles))
                 }
             }
         } catch {
             if marked { try StagingArea.removeMarker(Self.evictionMarker, layout: layout) }  // rolled back: nothing to recover
             throw error
         }
-        guard marked else { return [] }
+        guard marked else { return Choice(bundles: [], bytesBefore: choice.bytesBefore, bytesAfter: choice.bytesAfter) }
         try unlinkObjects(orphans)
         try StagingArea.removeMarker(Self.evictionMarker, layout: layout)
         refreshFonts()
-        return removed
+        return choice
     }
 
     private static let evictionMarker = "evicting"
@@ -176,8 +199,8 @@ extension LarderCache {
         for object in objects {
             memory.remove(object)
             let path = layout.objectPath(object)
-            if unlink(path) != 0 && errno != ENOENT {
-                throw CacheError(.storage, "cannot remove an object: \(Errno.current)", digest: object, path: path)
+            do { try File.remove(path) } catch {
+                throw CacheError(.storage, "cannot remove an object: \(error)", digest: object, path: path)
             }
         }
     }
@@ -192,28 +215,28 @@ extension LarderCache {
     public func sweep(dryRun: Bool = false) throws(CacheError) -> SweepReport? {
         try requireWritable("sweep it (the sweep lock is taken for writing)")
         let started = DispatchTime.now().uptimeNanoseconds
-        guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive, wait: false) else { return nil }
-        defer { withExtendedLifetime(lock) {} }
-        let stray = try cleanUp(dryRun: dryRun)
-        let downloadBytes = dryRun ? 0 : try removeDownloads(everything: false)
-        let milliseconds = Int64((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)
-        if !dryRun {
-            try index.with { (index) throws(CacheError) in
-                try index.database.transaction { () throws(CacheError) in
-                    try index.increment("sweeps")
-                    try index.database.prepare("INSERT OR REPLACE INTO counters(name, value) VALUES('last_sweep_ms', ?)").bind(.int(milliseconds)).run()
+        return try layout.sweep.withExclusiveIfFree { () throws(CacheError) -> SweepReport in
+            let stray = try cleanUp(dryRun: dryRun)
+            let downloadBytes = dryRun ? 0 : try removeDownloads(everything: false)
+            let milliseconds = Int64((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)
+            if !dryRun {
+                try index.with { (index) throws(CacheError) in
+                    try index.database.transaction { () throws(CacheError) in
+                        try index.increment("sweeps")
+                        try index.database.prepare("INSERT OR REPLACE INTO counters(name, value) VALUES('last_sweep_ms', ?)").bind(.int(milliseconds)).run()
+                    }
                 }
             }
+            return SweepReport(strayFiles: stray.paths.sorted(), strayBytes: stray.bytes, downloadBytes: downloadBytes, milliseconds: milliseconds)
         }
-        return SweepReport(strayFiles: stray.paths.sorted(), strayBytes: stray.bytes, downloadBytes: downloadBytes, milliseconds: milliseconds)
     }
 
     /// Every file under objects/, as (the 64-hex name it claims, path).
     static func listObjectFiles(_ objects: String) -> [(String, String)] {
         var result: [(String, String)] = []
-        for shard in folderNames(objects)
+        for shard in Folder.names(objects)
         where shard.utf8.count == 2 && shard.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
-            for name in folderNames(objects + "/" + shard) { result.append((shard + name, objects + "/" + shard + "/" + name)) }
+            for name in Folder.names(objects + "/" + shard) { result.append((shard + name, objects + "/" + shard + "/" + name)) }
         }
         return result
     }
@@ -268,8 +291,10 @@ extension LarderCache {
     /// downloads no process is working on.
     public func purge() throws(CacheError) {
         try requireWritable("purge it")
-        guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive) else { return }
-        defer { withExtendedLifetime(lock) {} }
+        try layout.sweep.withExclusive { () throws(CacheError) in try purgeHoldingLock() }
+    }
+
+    private func purgeHoldingLock() throws(CacheError) {
         try index.with { (index) throws(CacheError) in
             try index.database.transaction { () throws(CacheError) in
                 // Files go with their bundles (ON DELETE CASCADE); the recount zeroes the
@@ -279,10 +304,12 @@ extension LarderCache {
             }
         }
         // A folder is what was planted in place of an object, quarantined or not.
-        let files = Self.listObjectFiles(layout.objects).map(\.1) + folderNames(layout.quarantine).map { layout.quarantine + "/" + $0 }
-        for path in files where unlink(path) != 0 && errno != ENOENT {
-            guard errno == EISDIR else { throw CacheError(.storage, "cannot remove a file while purging: \(Errno.current)", path: path) }
-            try Self.removeTree(path)
+        let files = Self.listObjectFiles(layout.objects).map(\.1) + Folder.names(layout.quarantine).map { layout.quarantine + "/" + $0 }
+        for path in files {
+            do { try File.remove(path) } catch {
+                guard error == .isFolder else { throw CacheError(.storage, "cannot remove a file while purging: \(error)", path: path) }
+                try Self.removeTree(path)
+            }
         }
         try removeDownloads(everything: true)
         memory.removeAll()

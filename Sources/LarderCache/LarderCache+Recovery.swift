@@ -1,7 +1,5 @@
 import LarderFormat
-#if canImport(Glibc)
-import Glibc
-#endif
+import LarderSystem
 
 /// Cleaning up after processes that died (or installs that failed) part way.
 ///
@@ -16,8 +14,7 @@ extension LarderCache {
     /// At open: recovers if no install is running anywhere; otherwise a later open, eviction
     /// or sweep does.
     func recoverIfIdle() throws(CacheError) {
-        guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive, wait: false) else { return }
-        try withExtendedLifetime(lock) { () throws(CacheError) in try recoverLeftovers() }
+        _ = try layout.sweep.withExclusiveIfFree { () throws(CacheError) in try recoverLeftovers() }
     }
 
     /// Recounts, removes stray files and then what is in `staging/`, if anything is. Call
@@ -53,14 +50,15 @@ extension LarderCache {
         var stray: [String] = []
         var bytes: Int64 = 0
         for (name, path) in Self.listObjectFiles(layout.objects) where !used.contains(name) {
-            var info = stat()
-            guard lstat(path, &info) == 0 else { continue }  // gone meanwhile
+            guard let status = try? FileStatus.ofLink(path) else { continue }  // gone meanwhile
             stray.append(path)
-            bytes += Int64(info.st_size)
-            guard !dryRun, unlink(path) != 0, errno != ENOENT else { continue }
-            // A folder planted in the store goes with everything in it.
-            guard errno == EISDIR else { throw CacheError(.storage, "cannot remove a stray file: \(Errno.current)", path: path) }
-            try Self.removeTree(path)
+            bytes += status.size
+            guard !dryRun else { continue }
+            do { try File.remove(path) } catch {
+                // A folder planted in the store goes with everything in it.
+                guard error == .isFolder else { throw CacheError(.storage, "cannot remove a stray file: \(error)", path: path) }
+                try Self.removeTree(path)
+            }
         }
         return (stray, bytes)
     }

@@ -1,12 +1,10 @@
 import CSQLite
 import LarderFormat
-#if canImport(Glibc)
-import Glibc
-#endif
+import LarderSystem
 
 /// One SQLite connection (`sqlite3_open_v2`), closed on `deinit`. Not thread-safe: the cache
 /// serialises access with its own lock.
-package final class SQLiteDatabase: @unchecked Sendable {
+package final class SQLiteDatabase {
     private let handle: OpaquePointer
     let path: String
 
@@ -96,9 +94,7 @@ package final class SQLiteDatabase: @unchecked Sendable {
 
     /// Whether the database's `-wal` file is missing or empty.
     private static func logIsEmpty(_ path: String) -> Bool {
-        var info = stat()
-        if lstat(path + "-wal", &info) != 0 { return errno == ENOENT }
-        return info.st_size == 0
+        do { return try FileStatus.ofLink(path + "-wal").size == 0 } catch { return error == .notFound }
     }
 
     deinit { sqlite3_close_v2(handle) }
@@ -174,9 +170,10 @@ package final class SQLiteDatabase: @unchecked Sendable {
     /// of `lockPath`, after checking again; a database already in WAL takes no lock.
     package func switchToWAL(lockPath: String) throws(CacheError) {
         if try journalMode() == "wal" { return }
-        let lock = try FileLock.acquire(lockPath, .exclusive)
-        defer { withExtendedLifetime(lock) {} }
-        if try journalMode() != "wal" { try execute("PRAGMA journal_mode=WAL") }
+        let failure = { (error: Errno) in CacheError(.storage, "cannot lock: \(error)", path: lockPath) }
+        _ = try FileLock.holding(lockPath, .exclusive, failure: failure) { () throws(CacheError) in
+            if try journalMode() != "wal" { try execute("PRAGMA journal_mode=WAL") }
+        }
     }
 
     /// The journal mode (`PRAGMA journal_mode`), lowercased.

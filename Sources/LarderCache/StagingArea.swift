@@ -1,8 +1,20 @@
-import CLarderSystem
 import LarderFormat
-#if canImport(Glibc)
-import Glibc
-#endif
+import LarderSystem
+
+/// A new file in a staging folder, open for writing; closed when dropped.
+struct StagedFile: ~Copyable {
+    let path: String
+    let descriptor: FileDescriptor
+
+    /// Writes all of `bytes`.
+    /// - Throws: ``FormatError/Code/noSpace`` when the disk is full, ``FormatError/Code/io``
+    ///   otherwise, naming the file.
+    func write(_ bytes: UnsafeRawBufferPointer) throws(FormatError) {
+        do { try descriptor.writeAll(bytes) } catch {
+            throw FormatError(error.isNoSpace ? .noSpace : .io, "cannot write a staged object: \(error)", path: path)
+        }
+    }
+}
 
 /// A private folder under `staging/` where one install writes its new objects before they are
 /// moved into place. Installs hold the sweep lock shared for as long as their staging folder
@@ -11,7 +23,7 @@ import Glibc
 /// folder on purpose), and may remove them all, after recounting the stored totals.
 final class StagingArea {
     let path: String
-    private let descriptor: Int32
+    private let descriptor: FileDescriptor
     private var count = 0
     /// Every file created or adopted here, for ``Durability/perFile``'s flushes.
     private var files: [String] = []
@@ -19,32 +31,27 @@ final class StagingArea {
     private var kept = false
 
     init(layout: CacheLayout) throws(CacheError) {
-        var template = Array("\(layout.staging)/install-XXXXXX".utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw CacheError.fileSystem("cannot create a staging folder", Errno.current, path: layout.staging)
+        do { path = try Folder.createUnique("\(layout.staging)/install-XXXXXX") } catch {
+            throw CacheError.fileSystem("cannot create a staging folder", error, path: layout.staging)
         }
-        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let error = Errno.current
-            rmdir(path)
+        do { descriptor = try .openFolder(path) } catch {
+            Self.removeTree(path)
             throw CacheError(.storage, "cannot open the staging folder: \(error)", path: path)
         }
     }
 
-    deinit {
-        remove()
-        close(descriptor)
-    }
+    deinit { remove() }
 
     /// A new file for one object, open for writing.
-    func createFile() throws(CacheError) -> (descriptor: Int32, path: String) {
+    func createFile() throws(CacheError) -> StagedFile {
         count += 1
         let file = "\(path)/\(count)"
-        let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
-        guard fd >= 0 else { throw CacheError.fileSystem("cannot create a staged object", Errno.current, path: file) }
+        let descriptor: FileDescriptor
+        do { descriptor = try FileDescriptor(opening: file, [.writeOnly, .create, .exclusive], permissions: 0o444) } catch {
+            throw CacheError.fileSystem("cannot create a staged object", error, path: file)
+        }
         files.append(file)
-        return (fd, file)
+        return StagedFile(path: file, descriptor: descriptor)
     }
 
     /// Moves a file of the same file system into this folder (read-only, like every object).
@@ -52,16 +59,19 @@ final class StagingArea {
     func adopt(_ source: String) throws(CacheError) -> String? {
         count += 1
         let file = "\(path)/\(count)"
-        guard rename(source, file) == 0 else {
-            if errno == EXDEV { return nil }
-            throw CacheError.fileSystem("cannot move a downloaded object into staging", Errno.current, path: source)
+        do { try File.rename(source, to: file) } catch {
+            if error == .crossDevice { return nil }
+            throw CacheError.fileSystem("cannot move a downloaded object into staging", error, path: source)
         }
         files.append(file)
         // Read-only like every object, if it is a file: chmod follows a planted symbolic link
         // (to a file of anyone's), and the check that refuses it comes next. Nothing but this
         // install writes in its staging folder (0700), so what lstat saw stays.
-        var info = stat()
-        if lstat(file, &info) == 0 && info.st_mode & S_IFMT == S_IFREG { chmod(file, 0o444) }
+        if (try? FileStatus.ofLink(file).kind) == .regular {
+            do { try File.setPermissions(file, 0o444) } catch {
+                // As before: the object is checked next and stays in this private folder.
+            }
+        }
         return file
     }
 
@@ -89,7 +99,7 @@ final class StagingArea {
 
     /// Whether anything is in `staging/`: what a killed or failed install or eviction left.
     static func hasLeftovers(layout: CacheLayout) -> Bool {
-        !folderNames(layout.staging).isEmpty
+        !Folder.names(layout.staging).isEmpty
     }
 
     /// Creates `staging/<name>`, an empty file that says an operation holding the sweep lock
@@ -98,27 +108,26 @@ final class StagingArea {
     /// done. If the process dies first, it is a leftover.
     static func createMarker(_ name: String, layout: CacheLayout) throws(CacheError) {
         let path = layout.staging + "/" + name
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CacheError.fileSystem("cannot create a marker", Errno.current, path: path) }
-        close(fd)
-        let folder = open(layout.staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard folder >= 0 else { throw CacheError(.storage, "cannot open the staging folder: \(Errno.current)", path: layout.staging) }
-        defer { close(folder) }
-        guard larder_full_fsync(folder) == 0 else { throw CacheError(.storage, "cannot make a marker durable: \(Errno.current)", path: path) }
+        do { try FileDescriptor(opening: path, [.writeOnly, .create]).close() } catch {
+            throw CacheError.fileSystem("cannot create a marker", error, path: path)
+        }
+        let folder: FileDescriptor
+        do { folder = try .openFolder(layout.staging) } catch {
+            throw CacheError(.storage, "cannot open the staging folder: \(error)", path: layout.staging)
+        }
+        do { try folder.synchronize() } catch { throw CacheError(.storage, "cannot make a marker durable: \(error)", path: path) }
     }
 
     static func removeMarker(_ name: String, layout: CacheLayout) throws(CacheError) {
         let path = layout.staging + "/" + name
-        if unlink(path) != 0 && errno != ENOENT {
-            throw CacheError(.storage, "cannot remove a marker: \(Errno.current)", path: path)
-        }
+        do { try File.remove(path) } catch { throw CacheError(.storage, "cannot remove a marker: \(error)", path: path) }
     }
 
     /// Removes every staging folder. Call only while holding the sweep lock exclusively.
     static func removeAll(layout: CacheLayout) {
-        for name in folderNames(layout.staging) {
+        for name in Folder.names(layout.staging) {
             let path = layout.staging + "/" + name
-            if unlink(path) != 0 { removeTree(path) }  // a stray file, or a staging folder
+            do { try File.remove(path) } catch { removeTree(path) }  // a stray file, or a staging folder
         }
     }
 
