@@ -36,10 +36,8 @@ extension LarderCache {
         }
         try requireWritable("install a bundle")
         return try coalesced(manifest, digest: digest, embedded: false) { () throws(CacheError) in
-            let lock = try layout.sweep.acquireShared()
-            defer { withExtendedLifetime(lock) {} }
-            let staging = try StagingArea(layout: layout)
-            defer { staging.remove() }
+            let session = try InstallSession(cache: self)
+            let staging = session.stagings[0]
             var sizes: [Digest: (size: Int64, path: String)] = [:]
             for file in manifest.files { sizes[file.digest] = (file.size, file.path) }
             var staged: [Digest: String] = [:]
@@ -59,7 +57,7 @@ extension LarderCache {
                 }
                 bytesWritten += size
             }
-            try commit(manifest, bytes: manifestBytes, digest: digest, embedded: false, staged: staged, staging: staging)
+            try session.commit(manifest, bytes: manifestBytes, digest: digest, embedded: false, staged: staged)
             return InstallResult(
                 bundle: digest, name: manifest.name, alreadyPresent: false, objectsWritten: staged.count,
                 bytesWritten: bytesWritten, evicted: [])

@@ -67,7 +67,7 @@ extension LarderCache {
                 return changes
             }
         }
-        let removed = try removeBundles(.unscoped(dropped)).bundles
+        let removed = try maintaining { (session) throws(CacheError) in try session.removeBundles(.unscoped(dropped)) }.bundles
         return InvalidationResult(dropped: dropped, removed: removed, missing: missing)
     }
 
@@ -83,7 +83,7 @@ extension LarderCache {
     /// process is working on, and empties the memory tier.
     public func clearAll() throws(CacheError) {
         try requireWritable("clear it")
-        _ = try removeBundles(.allButEmbedded)
+        _ = try maintaining { (session) throws(CacheError) in try session.removeBundles(.allButEmbedded) }
         try removeDownloads(everything: true)
         memory.removeAll()
     }
@@ -92,12 +92,12 @@ extension LarderCache {
     /// pinned, leased or embedded bundles.
     public func evict(toBytes bytes: Int64) throws(CacheError) -> EvictionReport {
         try requireWritable("evict")
-        let choice = try removeBundles(.leastRecentlyUsed(downTo: bytes))
+        let choice = try maintaining { (session) throws(CacheError) in try session.removeBundles(.leastRecentlyUsed(downTo: bytes)) }
         return EvictionReport(evicted: choice.bundles, bytesFreed: choice.bytesBefore - choice.bytesAfter, bytesAfter: choice.bytesAfter)
     }
 
-    /// Which bundles ``removeBundles(_:)`` deletes.
-    private enum Removal {
+    /// Which bundles ``MaintenanceSession/removeBundles(_:)`` deletes.
+    enum Removal {
         /// Those of `dropped` that no scope, pin or embedding keeps.
         case unscoped([Digest])
         /// Every bundle but the embedded default.
@@ -108,14 +108,14 @@ extension LarderCache {
     }
 
     /// The bundles a removal picks, and the stored bytes before and after it.
-    private struct Choice {
+    struct Choice {
         var bundles: [Digest]
         var bytesBefore: Int64 = 0
         var bytesAfter: Int64 = 0
     }
 
     /// Picks the bundles of `removal`. Call inside the removal's transaction.
-    private func choose(_ removal: Removal, in index: CacheIndex) throws(CacheError) -> Choice {
+    func choose(_ removal: Removal, in index: CacheIndex) throws(CacheError) -> Choice {
         switch removal {
         case .unscoped(let dropped): return Choice(bundles: try index.unscoped(dropped))
         case .allButEmbedded: return Choice(bundles: try index.nonEmbeddedBundles())
@@ -158,55 +158,8 @@ extension LarderCache {
         return leased
     }
 
-    /// Deletes the bundles `removal` picks (inside one transaction, holding the sweep lock
-    /// exclusively so no install is between placing objects and committing), then unlinks
-    /// objects nothing uses any more. A marker in `staging/` covers the time between the
-    /// commit and the last unlink: if this process dies there, the next one to hold the lock
-    /// recounts (an install may meanwhile have reused a file this had forgotten).
-    private func removeBundles(_ removal: Removal) throws(CacheError) -> Choice {
-        try layout.sweep.withExclusive { () throws(CacheError) in try removeBundlesHoldingLock(removal) }
-    }
-
-    private func removeBundlesHoldingLock(_ removal: Removal) throws(CacheError) -> Choice {
-        try recoverLeftovers()
-        var marked = false
-        let choice: Choice
-        let orphans: [Digest]
-        do throws(CacheError) {
-            (choice, orphans) = try index.with { (index) throws(CacheError) in
-                try index.database.transaction { () throws(CacheError) in
-                    let choice = try choose(removal, in: index)
-                    guard !choice.bundles.isEmpty else { return (choice, []) }
-                    try StagingArea.createMarker(Self.evictionMarker, layout: layout)
-                    marked = true
-                    return (choice, try index.deleteBundles(choice.bundles))
-                }
-            }
-        } catch {
-            if marked { try StagingArea.removeMarker(Self.evictionMarker, layout: layout) }  // rolled back: nothing to recover
-            throw error
-        }
-        guard marked else { return Choice(bundles: [], bytesBefore: choice.bytesBefore, bytesAfter: choice.bytesAfter) }
-        try unlinkObjects(orphans)
-        try StagingArea.removeMarker(Self.evictionMarker, layout: layout)
-        refreshFonts()
-        return choice
-    }
-
-    private static let evictionMarker = "evicting"
-
-    private func unlinkObjects(_ objects: [Digest]) throws(CacheError) {
-        for object in objects {
-            memory.remove(object)
-            let path = layout.objectPath(object)
-            do { try File.remove(path) } catch {
-                throw CacheError(.storage, "cannot remove an object: \(error)", digest: object, path: path)
-            }
-        }
-    }
-
     /// Forgets the font map; it is read again from the index when next needed.
-    private func refreshFonts() {
+    func refreshFonts() {
         fonts.withLock { $0 = nil }
     }
 
@@ -215,8 +168,8 @@ extension LarderCache {
     public func sweep(dryRun: Bool = false) throws(CacheError) -> SweepReport? {
         try requireWritable("sweep it (the sweep lock is taken for writing)")
         let started = DispatchTime.now().uptimeNanoseconds
-        return try layout.sweep.withExclusiveIfFree { () throws(CacheError) -> SweepReport in
-            let stray = try cleanUp(dryRun: dryRun)
+        return try maintainingIfFree { (session) throws(CacheError) -> SweepReport in
+            let stray = try session.cleanUp(dryRun: dryRun)
             let downloadBytes = dryRun ? 0 : try removeDownloads(everything: false)
             let milliseconds = Int64((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)
             if !dryRun {
@@ -291,9 +244,10 @@ extension LarderCache {
     /// downloads no process is working on.
     public func purge() throws(CacheError) {
         try requireWritable("purge it")
-        try layout.sweep.withExclusive { () throws(CacheError) in try purgeHoldingLock() }
+        try maintaining { (_) throws(CacheError) in try purgeHoldingLock() }
     }
 
+    /// Call in a maintenance session.
     private func purgeHoldingLock() throws(CacheError) {
         try index.with { (index) throws(CacheError) in
             try index.database.transaction { () throws(CacheError) in

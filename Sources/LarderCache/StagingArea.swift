@@ -17,16 +17,16 @@ struct StagedFile: ~Copyable {
 }
 
 /// A private folder under `staging/` where one install writes its new objects before they are
-/// moved into place. Installs hold the sweep lock shared for as long as their staging folder
-/// exists, so whoever holds it exclusively knows every staging folder belongs to a process
-/// that died (or to an install that failed after moving objects into place, which keeps its
-/// folder on purpose), and may remove them all, after recounting the stored totals.
+/// moved into place. An ``InstallSession`` holds the sweep lock shared for as long as its
+/// staging folders exist, so a ``MaintenanceSession`` knows every staging folder belongs to a
+/// process that died (or to an install that failed after moving objects into place, which
+/// keeps its folder on purpose), and may remove them all, after recounting the stored totals.
 final class StagingArea {
     let path: String
     private let descriptor: FileDescriptor
     private var count = 0
     /// Every file created or adopted here, for ``Durability/perFile``'s flushes.
-    private var files: [String] = []
+    private(set) var files: [String] = []
     private var removed = false
     private var kept = false
 
@@ -75,15 +75,19 @@ final class StagingArea {
         return file
     }
 
-    /// Makes everything staged so far durable (on Linux `syncfs(2)`: one flush for the whole
-    /// batch instead of one `fsync` per object; see ``Durability``).
-    func synchronize() throws(CacheError) {
-        try Durability.current.synchronize(files: files, folders: [path], anchor: descriptor)
+    /// Makes everything staged so far in `areas` durable (on Linux one `syncfs(2)` for the
+    /// whole batch instead of one `fsync` per object; see ``Durability``).
+    /// - Parameter durability: the path to take (the process's, but for tests).
+    static func synchronize(_ areas: [StagingArea], durability: Durability = .current) throws(CacheError) {
+        guard let anchor = areas.first else { return }
+        try durability.synchronize(files: areas.flatMap(\.files), folders: areas.map(\.path), anchor: anchor.descriptor)
     }
 
-    /// Makes the moves of staged files into `folders` durable (their folder entries).
-    func synchronizeMoves(into folders: Set<String>) throws(CacheError) {
-        try Durability.current.synchronize(files: [], folders: folders.sorted() + [path], anchor: descriptor)
+    /// Makes the moves of staged files out of `areas` into `folders` durable (both folders'
+    /// entries).
+    static func synchronizeMoves(from areas: [StagingArea], into folders: Set<String>) throws(CacheError) {
+        guard let anchor = areas.first else { return }
+        try Durability.current.synchronize(files: [], folders: folders.sorted() + areas.map(\.path), anchor: anchor.descriptor)
     }
 
     /// Leaves the folder in place when this is released: it tells whoever next holds the
@@ -102,28 +106,8 @@ final class StagingArea {
         !Folder.names(layout.staging).isEmpty
     }
 
-    /// Creates `staging/<name>`, an empty file that says an operation holding the sweep lock
-    /// exclusively is between changing the index and finishing on disk, and makes it durable
-    /// (the index change that follows may be); remove it with ``removeMarker(_:layout:)`` when
-    /// done. If the process dies first, it is a leftover.
-    static func createMarker(_ name: String, layout: CacheLayout) throws(CacheError) {
-        let path = layout.staging + "/" + name
-        do { try FileDescriptor(opening: path, [.writeOnly, .create]).close() } catch {
-            throw CacheError.fileSystem("cannot create a marker", error, path: path)
-        }
-        let folder: FileDescriptor
-        do { folder = try .openFolder(layout.staging) } catch {
-            throw CacheError(.storage, "cannot open the staging folder: \(error)", path: layout.staging)
-        }
-        do { try folder.synchronize() } catch { throw CacheError(.storage, "cannot make a marker durable: \(error)", path: path) }
-    }
-
-    static func removeMarker(_ name: String, layout: CacheLayout) throws(CacheError) {
-        let path = layout.staging + "/" + name
-        do { try File.remove(path) } catch { throw CacheError(.storage, "cannot remove a marker: \(error)", path: path) }
-    }
-
-    /// Removes every staging folder. Call only while holding the sweep lock exclusively.
+    /// Removes every staging folder (and the eviction marker). Call only in a
+    /// ``MaintenanceSession``.
     static func removeAll(layout: CacheLayout) {
         for name in Folder.names(layout.staging) {
             let path = layout.staging + "/" + name

@@ -55,4 +55,27 @@ import Testing
             #expect(error?.path == folder + "/missing")
         }
     }
+
+    /// An install writes through two staging folders; the flush before its objects move into
+    /// the store covers the files of both (on the POSIX path, one fsync each).
+    @Test(arguments: Durability.allCases)
+    func anInstallsFlushCoversEveryStagingFolder(_ durability: Durability) throws {
+        let root = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let layout = CacheLayout(root: root)
+        try layout.create()
+        let areas = [try StagingArea(layout: layout), try StagingArea(layout: layout)]
+        let first = try areas[0].createFile()
+        let second = try areas[1].createFile()
+        try StagingArea.synchronize(areas, durability: durability)
+        try FileManager.default.removeItem(atPath: second.path)
+        if durability == .perFile {
+            // The second folder's file is in the list: its flush fails, naming it.
+            let error = #expect(throws: CacheError.self) { try StagingArea.synchronize(areas, durability: durability) }
+            #expect(error?.path == second.path)
+        } else {
+            try StagingArea.synchronize(areas, durability: durability)  // one syncfs for all
+        }
+        _ = consume first
+    }
 }
