@@ -9,6 +9,10 @@ import Synchronization
 /// Feed it each entry's bytes in order with ``write(_:store:bytes:first:last:)`` (a small
 /// entry is one call); ``finish()`` waits for the worker and throws the first mismatch or write
 /// error. Files are created, written and closed on the worker, in the staging area it was given.
+///
+/// `@unchecked Sendable` because the worker thread owns ``staged`` and the staging area while
+/// it runs, and the caller reads them only after ``finish()``, whose semaphore orders the two;
+/// everything else it shares is behind a `Mutex` or a semaphore.
 final class ObjectWriter: @unchecked Sendable {
     private enum Item {
         case chunk(Manifest.File, store: Bool, bytes: [UInt8], first: Bool, last: Bool)
