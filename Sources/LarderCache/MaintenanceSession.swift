@@ -18,9 +18,11 @@ import LarderSystem
 /// recounts the totals from the index, removes the files no bundle uses (so none is reused
 /// uncounted later), and only then empties `staging/`.
 ///
-/// A session exists only inside ``LarderCache/maintaining(_:)`` or
-/// ``LarderCache/maintainingIfFree(_:)``, borrowed: it cannot outlive the lock.
-struct MaintenanceSession: ~Copyable {
+/// A session is made only by ``LarderCache/maintaining(_:)`` and
+/// ``LarderCache/maintainingIfFree(_:)``, for the closure they run: do not keep it beyond
+/// that, the lock ends with the closure. (It is not `~Copyable` and borrowed, which would say
+/// so to the compiler: Swift 6.3's optimizer crashes inlining that.)
+struct MaintenanceSession {
     let cache: LarderCache
 
     fileprivate init(cache: LarderCache) { self.cache = cache }
@@ -132,13 +134,13 @@ extension LarderCache {
     /// finish first.
     /// - Throws: ``CacheError/Code/storage`` when the sweep lock cannot be taken, or what
     ///   `body` throws.
-    func maintaining<Result>(_ body: (borrowing MaintenanceSession) throws(CacheError) -> Result) throws(CacheError) -> Result {
+    func maintaining<Result>(_ body: (MaintenanceSession) throws(CacheError) -> Result) throws(CacheError) -> Result {
         try layout.sweep.withExclusive { () throws(CacheError) in try body(MaintenanceSession(cache: self)) }
     }
 
     /// Runs `body` in a maintenance session if no install or maintenance holds the sweep lock.
     /// - Returns: nil, without running `body`, when one does.
-    func maintainingIfFree<Result>(_ body: (borrowing MaintenanceSession) throws(CacheError) -> Result) throws(CacheError) -> Result? {
+    func maintainingIfFree<Result>(_ body: (MaintenanceSession) throws(CacheError) -> Result) throws(CacheError) -> Result? {
         try layout.sweep.withExclusiveIfFree { () throws(CacheError) in try body(MaintenanceSession(cache: self)) }
     }
 
