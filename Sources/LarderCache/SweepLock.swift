@@ -7,15 +7,11 @@ import LarderSystem
 struct SweepLock: Sendable {
     let path: String
 
-    /// Runs `body` holding the lock shared, waiting for an exclusive holder to finish.
+    /// Runs `body` holding the lock exclusively, waiting for every other holder to finish
+    /// (``MaintenanceSession``).
     /// - Throws: ``CacheError/Code/storage`` when the lock cannot be taken, or what `body` throws.
-    func withShared<Result>(_ body: () throws(CacheError) -> Result) throws(CacheError) -> Result {
-        try FileLock.holding(path, .shared, failure: failure, body)!
-    }
-
-    /// Runs `body` holding the lock exclusively, waiting for every other holder to finish.
     func withExclusive<Result>(_ body: () throws(CacheError) -> Result) throws(CacheError) -> Result {
-        try FileLock.holding(path, .exclusive, failure: failure, body)!
+        try FileLock.holding(path, .exclusive, failure: failure, body)!  // waiting: never nil
     }
 
     /// Runs `body` holding the lock exclusively if nobody else holds it now.
@@ -24,9 +20,10 @@ struct SweepLock: Sendable {
         try FileLock.holding(path, .exclusive, wait: false, failure: failure, body)
     }
 
-    /// Takes the lock shared for a holder that outlives one call (an install session).
+    /// Takes the lock shared, waiting for an exclusive holder to finish, for a holder that
+    /// outlives one call (``InstallSession``).
     func acquireShared() throws(CacheError) -> FileLock {
-        do { return try FileLock.acquire(path, .shared)! } catch { throw failure(error) }
+        do { return try FileLock.acquire(path, .shared)! } catch { throw failure(error) }  // waiting: never nil
     }
 
     private func failure(_ error: Errno) -> CacheError {
