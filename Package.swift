@@ -44,13 +44,15 @@ let package = Package(
             providers: [.apt(["libwebkit2gtk-4.1-dev"])]),
 
         .target(name: "CLarderSystem"),
+        // System calls: owned file descriptors, errno, file locks, folders, atomic files.
+        .target(name: "LarderSystem", dependencies: ["CLarderSystem"]),
 
-        .target(name: "LarderFormat", dependencies: ["CZlib", "CLibdeflate", "CArchive", "CCrypto"]),
-        .target(name: "LarderPack", dependencies: ["LarderFormat"]),
-        .target(name: "LarderCache", dependencies: ["LarderFormat", "CSQLite", "CLarderSystem"]),
+        .target(name: "LarderFormat", dependencies: ["LarderSystem", "CZlib", "CLibdeflate", "CArchive", "CCrypto"]),
+        .target(name: "LarderPack", dependencies: ["LarderFormat", "LarderSystem"]),
+        .target(name: "LarderCache", dependencies: ["LarderFormat", "LarderSystem", "CSQLite"]),
         .target(
             name: "LarderTransport",
-            dependencies: ["LarderCache", "LarderFormat", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
+            dependencies: ["LarderCache", "LarderFormat", "LarderSystem", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
         .target(name: "LarderHost", dependencies: ["LarderCache", "LarderTransport", "LarderFormat"]),
         // The web engine: only the CLI, the benchmarks and apps use it, never the other modules.
         .target(name: "LarderWebKit", dependencies: ["LarderHost", "LarderCache", "LarderFormat", "CWebKitGTK"]),
@@ -67,10 +69,11 @@ let package = Package(
 
         .target(
             name: "LarderTestSupport", dependencies: ["LarderFormat", "LarderCache", "LarderPack", "LarderHost", "CArchive", "CZlib"], path: "Tests/LarderTestSupport"),
+        .testTarget(name: "LarderSystemTests", dependencies: ["LarderSystem"]),
         .testTarget(name: "LarderFormatTests", dependencies: ["LarderFormat", "LarderTestSupport", "CArchive", "CZlib"]),
         .testTarget(name: "LarderPackTests", dependencies: ["LarderPack", "LarderTestSupport"]),
         .testTarget(name: "LarderCLITests", dependencies: ["larder", "LarderFormat", "LarderCache", "LarderTestSupport"]),
-        .testTarget(name: "LarderCacheTests", dependencies: ["LarderCache", "LarderTestSupport", "CArchive"]),
+        .testTarget(name: "LarderCacheTests", dependencies: ["LarderCache", "LarderSystem", "LarderTestSupport", "CArchive"]),
         .testTarget(
             name: "LarderHostTests",
             dependencies: ["LarderHost", "LarderCache", "LarderTransport", "LarderFormat", "LarderPack", "LarderTestSupport"]),

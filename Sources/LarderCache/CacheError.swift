@@ -1,7 +1,5 @@
 import LarderFormat
-#if canImport(Glibc)
-import Glibc
-#endif
+import LarderSystem
 
 /// An error from the device-side cache.
 ///
@@ -82,7 +80,7 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
     /// otherwise.
     static func fileSystem(_ message: String, _ error: Errno, path: String? = nil, digest: Digest? = nil) -> CacheError {
         let code: Code =
-            if error.isNoSpace { .diskFull } else if [EROFS, EACCES, EPERM].contains(error.rawValue) { .readOnly } else { .storage }
+            if error.isNoSpace { .diskFull } else if error.isNotWritable { .readOnly } else { .storage }
         return CacheError(code, "\(message): \(error)", digest: digest, path: path)
     }
 

@@ -8,8 +8,8 @@ import LarderFormat
 /// running totals in `counters` (`stored_objects`, `stored_bytes`): each commit adds the
 /// objects it moved into the store. Only a crash or a failure between moving objects into
 /// place (or evicting them) and the commit that accounts for them can leave the totals off;
-/// it leaves something in `staging/` behind, and whoever next holds the sweep lock
-/// exclusively recounts with ``recount()`` before cleaning up.
+/// it leaves something in `staging/` behind, and the next ``MaintenanceSession`` recounts with
+/// ``recount()`` before cleaning up (the rule is described there).
 ///
 /// There is no index by object on purpose: digests are random, and such an index would cost
 /// every install a random page write per object.

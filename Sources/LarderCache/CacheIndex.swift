@@ -23,7 +23,7 @@ public struct CachedBundle: Sendable, Equatable {
 /// there only once it is durable), and an install writes rows only where its bundle's rows
 /// go, never one row per object at a random place in a big tree. How many objects the bundles
 /// use, and their bytes, are running totals in `counters` (see `CacheIndex+Objects.swift`).
-final class CacheIndex: @unchecked Sendable {
+final class CacheIndex {
     let database: SQLiteDatabase
 
     /// 2: no `objects` table (a view of `files` instead), object sizes in `files`, a

@@ -1,9 +1,7 @@
 import Foundation
 import LarderFormat
+import LarderSystem
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The right to download one bundle into a cache, held by one claimant at a time across every
 /// process sharing the cache (an exclusive `flock` on `downloads/<hex>.lock`, which the kernel
@@ -47,19 +45,15 @@ public final class DownloadClaim: Sendable {
     public func retire() throws(CacheError) {
         defer { release() }
         try discardPartialFiles()
-        if unlink(lockPath) != 0 && errno != ENOENT {
-            throw CacheError.fileSystem("cannot remove a download lock", Errno.current, path: lockPath)
-        }
+        do { try File.remove(lockPath) } catch { throw CacheError.fileSystem("cannot remove a download lock", error, path: lockPath) }
     }
 
     static func removePartialFiles(archivePath: String, objectsFolder: String) throws(CacheError) {
-        for path in [archivePath, archivePath + ".etag"] + folderNames(objectsFolder).map({ objectsFolder + "/" + $0 }) {
-            if unlink(path) != 0 && errno != ENOENT {
-                throw CacheError.fileSystem("cannot remove a partial download", Errno.current, path: path)
-            }
+        for path in [archivePath, archivePath + ".etag"] + Folder.names(objectsFolder).map({ objectsFolder + "/" + $0 }) {
+            do { try File.remove(path) } catch { throw CacheError.fileSystem("cannot remove a partial download", error, path: path) }
         }
-        if rmdir(objectsFolder) != 0 && errno != ENOENT {
-            throw CacheError.fileSystem("cannot remove a partial download", Errno.current, path: objectsFolder)
+        do { try Folder.remove(objectsFolder) } catch {
+            throw CacheError.fileSystem("cannot remove a partial download", error, path: objectsFolder)
         }
     }
 }
@@ -72,8 +66,8 @@ extension LarderCache {
     ///   ``CacheError/Code/readOnly`` in a read-only cache.
     public func claimDownload(_ bundle: Digest) throws(CacheError) -> DownloadClaim? {
         try requireWritable("download into it")
-        if mkdir(layout.downloads, 0o755) != 0 && errno != EEXIST {
-            throw CacheError.fileSystem("cannot create the downloads folder", Errno.current, path: layout.downloads)
+        do { try Folder.create(layout.downloads) } catch {
+            throw CacheError.fileSystem("cannot create the downloads folder", error, path: layout.downloads)
         }
         guard let lock = try Self.lockDownload(layout.downloads + "/" + bundle.hex + ".lock") else { return nil }
         return DownloadClaim(bundle: bundle, layout: layout, lock: lock)
@@ -83,17 +77,18 @@ extension LarderCache {
     /// holds, so a lock taken on a file that is no longer at `path` is dropped and taken again.
     static func lockDownload(_ path: String) throws(CacheError) -> FileLock? {
         for _ in 0..<8 {
-            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
-            guard fd >= 0 else { throw CacheError.fileSystem("cannot open a download lock", Errno.current, path: path) }
-            var held = stat()
-            guard fstat(fd, &held) == 0 else {
-                let error = Errno.current
-                close(fd)
-                throw CacheError.fileSystem("cannot inspect a download lock", error, path: path)
+            let file: FileDescriptor
+            do { file = try FileDescriptor(opening: path, [.readWrite, .create, .noFollow]) } catch {
+                throw CacheError.fileSystem("cannot open a download lock", error, path: path)
             }
-            guard let lock = try FileLock.acquire(descriptor: fd, .exclusive, wait: false, path: path) else { return nil }
-            var current = stat()
-            if stat(path, &current) == 0 && current.st_ino == held.st_ino && current.st_dev == held.st_dev { return lock }
+            let held: FileStatus
+            do { held = try file.status() } catch { throw CacheError.fileSystem("cannot inspect a download lock", error, path: path) }
+            let taken: FileLock?
+            do { taken = try FileLock.acquire(on: file, .exclusive, wait: false) } catch {
+                throw CacheError(.storage, "cannot lock: \(error)", path: path)
+            }
+            guard let lock = taken else { return nil }
+            if let current = try? FileStatus.of(path), current.inode == held.inode && current.device == held.device { return lock }
         }
         throw CacheError(.storage, "the download lock keeps being replaced", path: path)
     }
@@ -106,31 +101,27 @@ extension LarderCache {
     func removeDownloads(everything: Bool, staleAfter: TimeInterval = 7 * 86_400) throws(CacheError) -> Int64 {
         var freed: Int64 = 0
         let now = Date().timeIntervalSince1970
-        for name in folderNames(layout.downloads) where name.hasSuffix(".lock") {
+        for name in Folder.names(layout.downloads) where name.hasSuffix(".lock") {
             let hex = String(name.dropLast(5))
             let bundle: Digest
             do { bundle = try Digest(hex: hex) } catch { continue }  // not a lock of ours: leave it
             let lockPath = layout.downloads + "/" + name
             guard let lock = try Self.lockDownload(lockPath) else { continue }
             let claim = DownloadClaim(bundle: bundle, layout: layout, lock: lock)
-            var info = stat()
             var touched: Double?
-            for path in [claim.archivePath, claim.objectsFolder] where stat(path, &info) == 0 {
-                touched = max(touched ?? 0, Double(info.st_mtim.tv_sec))
+            for path in [claim.archivePath, claim.objectsFolder] {
+                if let status = try? FileStatus.of(path) { touched = max(touched ?? 0, Double(status.modified)) }
             }
             let complete = try self.bundle(bundle)?.complete == true
             guard everything || complete || touched.map({ now - $0 > staleAfter }) ?? true else { continue }
             freed += Self.diskUsage(of: [claim.archivePath, claim.archiveValidatorPath])
-                + Self.diskUsage(of: folderNames(claim.objectsFolder).map { claim.objectsFolder + "/" + $0 })
+                + Self.diskUsage(of: Folder.names(claim.objectsFolder).map { claim.objectsFolder + "/" + $0 })
             try claim.retire()
         }
         return freed
     }
 
     private static func diskUsage(of paths: [String]) -> Int64 {
-        paths.reduce(0) { total, path in
-            var info = stat()
-            return total + (lstat(path, &info) == 0 ? Int64(info.st_size) : 0)
-        }
+        paths.reduce(0) { total, path in total + ((try? FileStatus.ofLink(path).size) ?? 0) }
     }
 }

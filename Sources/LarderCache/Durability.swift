@@ -1,11 +1,5 @@
-import CLarderSystem
 import Foundation
-import LarderFormat
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LarderSystem
 
 /// How the cache makes a batch of writes durable and moves files into place without replacing
 /// anything. The crash-safety protocol is the same either way; only the system calls differ.
@@ -33,59 +27,61 @@ package enum Durability: String, Sendable, CaseIterable {
         #endif
     }()
 
-    /// Moves `from` to `to` only if nothing is at `to`; sets `errno` to `EEXIST` otherwise.
-    /// - Returns: 0 or -1, like the system call.
-    func renameNoReplace(_ from: String, _ to: String) -> Int32 {
+    /// Moves `from` to `to` only if nothing is at `to`.
+    /// - Throws: ``Errno/exists`` when something is at `to`, or another ``Errno``.
+    func renameNoReplace(_ from: String, _ to: String) throws(Errno) {
         switch self {
         case .fileSystem:
-            return larder_rename_noreplace(from, to)
+            try File.renameNoReplace(from, to: to)
         case .perFile:
             #if os(Linux)
             // link(2) fails with EEXIST when `to` exists; a crash between it and the unlink
             // leaves the staged name too, which the staging leftovers' sweep removes.
-            if link(from, to) == 0 {
-                unlink(from)
-                return 0
+            do throws(Errno) {
+                try File.link(from, to: to)
+                do throws(Errno) { try File.remove(from) } catch {
+                    // The staged name stays behind with its staging folder, which goes anyway.
+                }
+                return
+            } catch where error != .notPermitted && error != .isFolder {
+                throw error
+            } catch {
+                // A folder cannot be linked (a planted one, quarantined): rename replaces only
+                // an empty folder, so check first.
+                if (try? FileStatus.ofLink(to)) != nil { throw Errno.exists }
+                try File.rename(from, to: to)
             }
-            guard errno == EPERM || errno == EISDIR else { return -1 }
-            // A folder cannot be linked (a planted one, quarantined): rename replaces only an
-            // empty folder, so check first.
-            var info = stat()
-            if lstat(to, &info) == 0 {
-                errno = EEXIST
-                return -1
-            }
-            return rename(from, to)
             #else
-            return larder_rename_noreplace(from, to)
+            try File.renameNoReplace(from, to: to)
             #endif
         }
     }
 
     /// Starts writing a finished file's pages (``fileSystem`` only; a no-op otherwise).
-    func startWriteback(_ descriptor: Int32) {
+    func startWriteback(_ file: borrowing FileDescriptor) {
         guard self == .fileSystem else { return }
         // The batch's flush is what makes the file durable; a failure here only leaves it
         // more to do.
-        _ = larder_start_writeback(descriptor)
+        file.startWriteback()
     }
 
     /// Makes the files at `paths`, then the folders at `folders`, durable: one `syncfs` of the
     /// file system holding `anchor` (``fileSystem``), or an `fsync` of each (``perFile``).
-    func synchronize(files paths: [String], folders: [String], anchor: Int32) throws(CacheError) {
+    func synchronize(files paths: [String], folders: [String], anchor: borrowing FileDescriptor) throws(CacheError) {
         switch self {
         case .fileSystem:
-            guard larder_syncfs(anchor) == 0 else { throw CacheError.fileSystem("syncfs failed", Errno.current, path: folders.first) }
+            do { try anchor.synchronizeFileSystem() } catch { throw CacheError.fileSystem("syncfs failed", error, path: folders.first) }
         case .perFile:
-            for path in paths { try Self.flush(path, flags: O_RDONLY) }
-            for folder in folders { try Self.flush(folder, flags: O_RDONLY | O_DIRECTORY) }
+            for path in paths { try Self.flush(path, [.noFollow, .nonBlocking]) }
+            for folder in folders { try Self.flush(folder, [.folder, .noFollow, .nonBlocking]) }
         }
     }
 
-    private static func flush(_ path: String, flags: Int32) throws(CacheError) {
-        let descriptor = open(path, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard descriptor >= 0 else { throw CacheError.fileSystem("cannot open to flush it", Errno.current, path: path) }
-        defer { close(descriptor) }
-        guard larder_full_fsync(descriptor) == 0 else { throw CacheError.fileSystem("fsync failed", Errno.current, path: path) }
+    private static func flush(_ path: String, _ options: OpenOptions) throws(CacheError) {
+        let file: FileDescriptor
+        do { file = try FileDescriptor(opening: path, options) } catch {
+            throw CacheError.fileSystem("cannot open to flush it", error, path: path)
+        }
+        do { try file.synchronize() } catch { throw CacheError.fileSystem("fsync failed", error, path: path) }
     }
 }

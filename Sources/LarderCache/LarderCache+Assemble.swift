@@ -1,7 +1,4 @@
 import LarderFormat
-#if canImport(Glibc)
-import Glibc
-#endif
 
 extension LarderCache {
     /// The objects of a manifest that the cache does not hold: what a fetch must download.
@@ -39,12 +36,8 @@ extension LarderCache {
         }
         try requireWritable("install a bundle")
         return try coalesced(manifest, digest: digest, embedded: false) { () throws(CacheError) in
-            guard let lock = try FileLock.acquire(layout.sweepLock, .shared) else {
-                throw CacheError(.storage, "cannot take the install lock", path: layout.sweepLock)
-            }
-            defer { withExtendedLifetime(lock) {} }
-            let staging = try StagingArea(layout: layout)
-            defer { staging.remove() }
+            let session = try InstallSession(cache: self)
+            let staging = session.stagings[0]
             var sizes: [Digest: (size: Int64, path: String)] = [:]
             for file in manifest.files { sizes[file.digest] = (file.size, file.path) }
             var staged: [Digest: String] = [:]
@@ -64,7 +57,7 @@ extension LarderCache {
                 }
                 bytesWritten += size
             }
-            try commit(manifest, bytes: manifestBytes, digest: digest, embedded: false, staged: staged, staging: staging)
+            try session.commit(manifest, bytes: manifestBytes, digest: digest, embedded: false, staged: staged)
             return InstallResult(
                 bundle: digest, name: manifest.name, alreadyPresent: false, objectsWritten: staged.count,
                 bytesWritten: bytesWritten, evicted: [])
@@ -104,7 +97,6 @@ extension LarderCache {
             throw refused(Self.refusal(error, entry: entry))
         }
         let target = try staging.createFile()
-        defer { close(target.descriptor) }
         let hasher = SHA256Hasher()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 64)
         defer { buffer.deallocate() }
@@ -115,7 +107,7 @@ extension LarderCache {
                 throw refused(Self.refusal(error, entry: entry))
             }
             hasher.update(UnsafeRawBufferPointer(chunk))
-            do throws(FormatError) { try Self.writeAll(UnsafeRawBufferPointer(chunk), to: target.descriptor, path: target.path) } catch {
+            do throws(FormatError) { try target.write(UnsafeRawBufferPointer(chunk)) } catch {
                 throw refused(error)
             }
             offset += Int64(chunk.count)

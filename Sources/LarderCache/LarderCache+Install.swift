@@ -1,8 +1,5 @@
-import CLarderSystem
 import LarderFormat
-#if canImport(Glibc)
-import Glibc
-#endif
+import LarderSystem
 
 /// What an install did.
 public struct InstallResult: Sendable, Equatable {
@@ -99,16 +96,9 @@ extension LarderCache {
     private func writeBundle(
         _ manifest: Manifest, bytes manifestBytes: [UInt8], digest: Digest, embedded: Bool, reader: ArchiveReader
     ) throws(CacheError) -> InstallResult {
-        // Held for the whole install: eviction and sweeping wait, so an object found stored
-        // here cannot vanish before the bundle that reuses it commits.
-        guard let lock = try FileLock.acquire(layout.sweepLock, .shared) else {
-            throw CacheError(.storage, "cannot take the install lock", path: layout.sweepLock)
-        }
-        defer { withExtendedLifetime(lock) {} }
         // Two writers, each with its own staging folder: creating files is most of an install's
         // cost, and two threads in two folders let the kernel do it in parallel.
-        let stagings = [try StagingArea(layout: layout), try StagingArea(layout: layout)]
-        defer { for staging in stagings { staging.remove() } }  // after success their files have moved out
+        let session = try InstallSession(cache: self, stagingFolders: 2)
         var folders = Set<String>()
         for file in manifest.files {
             var prefix = ""
@@ -125,7 +115,7 @@ extension LarderCache {
         var seen = Set<String>()
         var staged: [Digest: String] = [:]
         var bytesWritten: Int64 = 0
-        let writers = stagings.map { ObjectWriter(staging: $0) }
+        let writers = session.stagings.map { ObjectWriter(staging: $0) }
         var hasFailed: Bool { writers.contains { $0.hasFailed } }
         func finishAll() throws(FormatError) {
             var first: FormatError?
@@ -191,79 +181,9 @@ extension LarderCache {
         } catch {
             throw CacheError(.invalidBundle, "the archive was refused", digest: digest, cause: error)
         }
-        try commit(manifest, bytes: manifestBytes, digest: digest, embedded: embedded, staged: staged, staging: stagings[0])
+        try session.commit(manifest, bytes: manifestBytes, digest: digest, embedded: embedded, staged: staged)
         return InstallResult(
             bundle: digest, name: manifest.name, alreadyPresent: false, objectsWritten: staged.count, bytesWritten: bytesWritten,
             evicted: [])
-    }
-
-    /// Makes staged objects durable, moves them into place and commits the bundle row: the
-    /// bundle is visible only once every object it needs is in the store. Call holding the
-    /// sweep lock shared.
-    ///
-    /// Objects moved into place are accounted for by the commit. If it does not happen, the
-    /// staging folder is left behind as the sign that the stored totals need a recount (see
-    /// ``recoverLeftovers()``); the objects themselves are reused by later installs or swept.
-    func commit(
-        _ manifest: Manifest, bytes manifestBytes: [UInt8], digest: Digest, embedded: Bool, staged: [Digest: String],
-        staging: StagingArea
-    ) throws(CacheError) {
-        try staging.synchronize()
-        var placed = Set<Digest>()
-        do throws(CacheError) {
-            for (object, path) in staged.sorted(by: { $0.key < $1.key }) where try place(path, as: object) {
-                placed.insert(object)
-            }
-            if !placed.isEmpty {
-                try staging.synchronizeMoves(into: Set(placed.map { String(layout.objectPath($0).split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")) }))
-            }
-            try index.with { (index) throws(CacheError) in
-                try index.database.transaction { () throws(CacheError) in
-                    for file in manifest.files where !objectFileExists(file.digest) {
-                        throw CacheError(.storage, "object vanished before the bundle committed; install again", digest: file.digest)
-                    }
-                    try index.insertBundle(
-                        manifest, bytes: manifestBytes, digest: digest, embedded: embedded, now: configuration.now(), placed: placed)
-                }
-            }
-        } catch {
-            if !placed.isEmpty { staging.keepForRecovery() }
-            throw error
-        }
-        let newFonts = manifest.files.filter { $0.role == .font }
-        if !newFonts.isEmpty { fonts.withLock { for font in newFonts { $0?[font.digest] = FontRecord(mediaType: font.mediaType, size: font.size) } } }
-    }
-
-    /// Moves a staged file to its object path without replacing anything
-    /// (``Durability/renameNoReplace(_:_:)``); an object that is already there stays, and the
-    /// staged copy goes with the staging folder.
-    /// - Returns: whether this moved the file (false: the object was there).
-    private func place(_ staged: String, as object: Digest) throws(CacheError) -> Bool {
-        let destination = layout.objectPath(object)
-        if Durability.current.renameNoReplace(staged, destination) == 0 { return true }
-        guard errno == EEXIST else {
-            throw CacheError(.storage, "cannot move an object into place: \(Errno.current)", path: destination)
-        }
-        return false
-    }
-
-    /// Whether something is at the object's path (the commit's last check that no object
-    /// vanished; what is there was checked by ``reusableObjects(_:)`` or written by this install).
-    func objectFileExists(_ object: Digest) -> Bool {
-        var info = stat()
-        return stat(layout.objectPath(object), &info) == 0
-    }
-
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws(FormatError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                let error = Errno.current
-                throw FormatError(error.isNoSpace ? .noSpace : .io, "cannot write a staged object: \(error)", path: path)
-            }
-            offset += written
-        }
     }
 }

@@ -1,8 +1,6 @@
 import Foundation
 import LarderFormat
-#if canImport(Glibc)
-import Glibc
-#endif
+import LarderSystem
 
 /// What ``LarderCache/retain(scope:keeping:)`` did.
 public struct InvalidationResult: Sendable, Equatable {
@@ -69,7 +67,7 @@ extension LarderCache {
                 return changes
             }
         }
-        let removed = try removeBundles { (index) throws(CacheError) in try index.unscoped(dropped) }
+        let removed = try maintaining { (session) throws(CacheError) in try session.removeBundles(.unscoped(dropped)) }.bundles
         return InvalidationResult(dropped: dropped, removed: removed, missing: missing)
     }
 
@@ -85,7 +83,7 @@ extension LarderCache {
     /// process is working on, and empties the memory tier.
     public func clearAll() throws(CacheError) {
         try requireWritable("clear it")
-        _ = try removeBundles { (index) throws(CacheError) in try index.nonEmbeddedBundles() }
+        _ = try maintaining { (session) throws(CacheError) in try session.removeBundles(.allButEmbedded) }
         try removeDownloads(everything: true)
         memory.removeAll()
     }
@@ -94,32 +92,8 @@ extension LarderCache {
     /// pinned, leased or embedded bundles.
     public func evict(toBytes bytes: Int64) throws(CacheError) -> EvictionReport {
         try requireWritable("evict")
-        var evicted: [Digest] = []
-        var before: Int64 = 0
-        var after: Int64 = 0
-        _ = try removeBundles { (index) throws(CacheError) in
-            let leased = try leasedBundles(index)
-            var candidates = try index.bundles().filter { !$0.pinned && !$0.embedded && !leased.contains($0.digest) }
-            candidates.sort { ($0.lastUsed, $0.digest) < ($1.lastUsed, $1.digest) }
-            var usage = try index.usage().bytes
-            (before, after) = (usage, usage)
-            guard usage > bytes else { return [] }
-            // Bytes freed by each eviction: the objects no remaining bundle uses.
-            let references = try index.objectReferences()
-            var users: [Digest: Int] = [:]
-            for objects in references.values { for (object, _) in objects { users[object, default: 0] += 1 } }
-            for bundle in candidates where usage > bytes {
-                evicted.append(bundle.digest)
-                for (object, size) in references[bundle.digest] ?? [] {
-                    users[object, default: 1] -= 1
-                    if users[object] == 0 { usage -= size }
-                }
-            }
-            after = usage
-            if !evicted.isEmpty { try index.increment("evictions", by: Int64(evicted.count)) }
-            return evicted
-        }
-        return EvictionReport(evicted: evicted, bytesFreed: before - after, bytesAfter: after)
+        let choice = try maintaining { (session) throws(CacheError) in try session.removeBundles(.leastRecentlyUsed(downTo: bytes)) }
+        return EvictionReport(evicted: choice.bundles, bytesFreed: choice.bytesBefore - choice.bytesAfter, bytesAfter: choice.bytesAfter)
     }
 
     /// After an install: evicts down to the low water mark when above the budget.
@@ -130,60 +104,8 @@ extension LarderCache {
         return try evict(toBytes: Int64(Double(budget) * configuration.lowWaterFraction)).evicted
     }
 
-    /// Bundles under a lease in this process or in any live process sharing the cache.
-    private func leasedBundles(_ index: CacheIndex) throws(CacheError) -> Set<Digest> {
-        var leased = Set(leases.withLock { Array($0.keys) })
-        for (bundle, pid) in try index.leases() where Self.processIsAlive(pid) { leased.insert(bundle) }
-        return leased
-    }
-
-    /// Deletes the bundles `choose` picks (inside one transaction, holding the sweep lock
-    /// exclusively so no install is between placing objects and committing), then unlinks
-    /// objects nothing uses any more. A marker in `staging/` covers the time between the
-    /// commit and the last unlink: if this process dies there, the next one to hold the lock
-    /// recounts (an install may meanwhile have reused a file this had forgotten).
-    private func removeBundles(_ choose: (CacheIndex) throws(CacheError) -> [Digest]) throws(CacheError) -> [Digest] {
-        guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive) else { return [] }
-        defer { withExtendedLifetime(lock) {} }
-        try recoverLeftovers()
-        var marked = false
-        let removed: [Digest]
-        let orphans: [Digest]
-        do throws(CacheError) {
-            (removed, orphans) = try index.with { (index) throws(CacheError) in
-                try index.database.transaction { () throws(CacheError) in
-                    let removed = try choose(index)
-                    guard !removed.isEmpty else { return ([], []) }
-                    try StagingArea.createMarker(Self.evictionMarker, layout: layout)
-                    marked = true
-                    return (removed, try index.deleteBundles(removed))
-                }
-            }
-        } catch {
-            if marked { try StagingArea.removeMarker(Self.evictionMarker, layout: layout) }  // rolled back: nothing to recover
-            throw error
-        }
-        guard marked else { return [] }
-        try unlinkObjects(orphans)
-        try StagingArea.removeMarker(Self.evictionMarker, layout: layout)
-        refreshFonts()
-        return removed
-    }
-
-    private static let evictionMarker = "evicting"
-
-    private func unlinkObjects(_ objects: [Digest]) throws(CacheError) {
-        for object in objects {
-            memory.remove(object)
-            let path = layout.objectPath(object)
-            if unlink(path) != 0 && errno != ENOENT {
-                throw CacheError(.storage, "cannot remove an object: \(Errno.current)", digest: object, path: path)
-            }
-        }
-    }
-
     /// Forgets the font map; it is read again from the index when next needed.
-    private func refreshFonts() {
+    func refreshFonts() {
         fonts.withLock { $0 = nil }
     }
 
@@ -192,28 +114,28 @@ extension LarderCache {
     public func sweep(dryRun: Bool = false) throws(CacheError) -> SweepReport? {
         try requireWritable("sweep it (the sweep lock is taken for writing)")
         let started = DispatchTime.now().uptimeNanoseconds
-        guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive, wait: false) else { return nil }
-        defer { withExtendedLifetime(lock) {} }
-        let stray = try cleanUp(dryRun: dryRun)
-        let downloadBytes = dryRun ? 0 : try removeDownloads(everything: false)
-        let milliseconds = Int64((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)
-        if !dryRun {
-            try index.with { (index) throws(CacheError) in
-                try index.database.transaction { () throws(CacheError) in
-                    try index.increment("sweeps")
-                    try index.database.prepare("INSERT OR REPLACE INTO counters(name, value) VALUES('last_sweep_ms', ?)").bind(.int(milliseconds)).run()
+        return try maintainingIfFree { (session) throws(CacheError) -> SweepReport in
+            let stray = try session.cleanUp(dryRun: dryRun)
+            let downloadBytes = dryRun ? 0 : try removeDownloads(everything: false)
+            let milliseconds = Int64((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)
+            if !dryRun {
+                try index.with { (index) throws(CacheError) in
+                    try index.database.transaction { () throws(CacheError) in
+                        try index.increment("sweeps")
+                        try index.database.prepare("INSERT OR REPLACE INTO counters(name, value) VALUES('last_sweep_ms', ?)").bind(.int(milliseconds)).run()
+                    }
                 }
             }
+            return SweepReport(strayFiles: stray.paths.sorted(), strayBytes: stray.bytes, downloadBytes: downloadBytes, milliseconds: milliseconds)
         }
-        return SweepReport(strayFiles: stray.paths.sorted(), strayBytes: stray.bytes, downloadBytes: downloadBytes, milliseconds: milliseconds)
     }
 
     /// Every file under objects/, as (the 64-hex name it claims, path).
     static func listObjectFiles(_ objects: String) -> [(String, String)] {
         var result: [(String, String)] = []
-        for shard in folderNames(objects)
+        for shard in Folder.names(objects)
         where shard.utf8.count == 2 && shard.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
-            for name in folderNames(objects + "/" + shard) { result.append((shard + name, objects + "/" + shard + "/" + name)) }
+            for name in Folder.names(objects + "/" + shard) { result.append((shard + name, objects + "/" + shard + "/" + name)) }
         }
         return result
     }
@@ -268,8 +190,11 @@ extension LarderCache {
     /// downloads no process is working on.
     public func purge() throws(CacheError) {
         try requireWritable("purge it")
-        guard let lock = try FileLock.acquire(layout.sweepLock, .exclusive) else { return }
-        defer { withExtendedLifetime(lock) {} }
+        try maintaining { (_) throws(CacheError) in try purgeHoldingLock() }
+    }
+
+    /// Call in a maintenance session.
+    private func purgeHoldingLock() throws(CacheError) {
         try index.with { (index) throws(CacheError) in
             try index.database.transaction { () throws(CacheError) in
                 // Files go with their bundles (ON DELETE CASCADE); the recount zeroes the
@@ -279,10 +204,12 @@ extension LarderCache {
             }
         }
         // A folder is what was planted in place of an object, quarantined or not.
-        let files = Self.listObjectFiles(layout.objects).map(\.1) + folderNames(layout.quarantine).map { layout.quarantine + "/" + $0 }
-        for path in files where unlink(path) != 0 && errno != ENOENT {
-            guard errno == EISDIR else { throw CacheError(.storage, "cannot remove a file while purging: \(Errno.current)", path: path) }
-            try Self.removeTree(path)
+        let files = Self.listObjectFiles(layout.objects).map(\.1) + Folder.names(layout.quarantine).map { layout.quarantine + "/" + $0 }
+        for path in files {
+            do { try File.remove(path) } catch {
+                guard error == .isFolder else { throw CacheError(.storage, "cannot remove a file while purging: \(error)", path: path) }
+                try Self.removeTree(path)
+            }
         }
         try removeDownloads(everything: true)
         memory.removeAll()

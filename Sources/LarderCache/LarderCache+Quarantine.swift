@@ -1,8 +1,5 @@
-import CLarderSystem
 import LarderFormat
-#if canImport(Glibc)
-import Glibc
-#endif
+import LarderSystem
 
 /// What happens to an object file that is not what the index says: a digest mismatch, a
 /// missing file, or anything planted in its place (a symbolic link, folder, FIFO, device,
@@ -76,18 +73,17 @@ extension LarderCache {
     private func moveToQuarantine(_ object: Digest) throws(CacheError) {
         let path = layout.objectPath(object)
         let target = layout.quarantine + "/" + object.hex
-        if rename(path, target) == 0 { return }
-        var error = Errno.current
-        if [EISDIR, ENOTDIR, ENOTEMPTY, EEXIST].contains(error.rawValue) {
+        var failure: Errno
+        do { return try File.rename(path, to: target) } catch { failure = error }
+        if [.isFolder, .notAFolder, .folderNotEmpty, .exists].contains(failure) {
             for attempt in 1...99 {
-                if Durability.current.renameNoReplace(path, target + ".\(attempt)") == 0 { return }
-                error = Errno.current
-                guard error.rawValue == EEXIST else { break }
+                do { return try Durability.current.renameNoReplace(path, target + ".\(attempt)") } catch { failure = error }
+                guard failure == .exists else { break }
             }
         }
         // Nothing (left) at the object's path: another process moved it first.
-        if error.rawValue == ENOENT || error.rawValue == ENOTDIR { return }
-        throw CacheError.fileSystem("cannot quarantine a corrupt object", error, path: path, digest: object)
+        if failure == .notFound || failure == .notAFolder { return }
+        throw CacheError.fileSystem("cannot quarantine a corrupt object", failure, path: path, digest: object)
     }
 
     /// The objects among `sizes` (digest and recorded size) whose files in the store an install

@@ -1,8 +1,6 @@
 import LarderFormat
+import LarderSystem
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What the cache knows of a stored font without reading it.
 struct FontRecord: Sendable {
@@ -20,7 +18,7 @@ public struct FontResource: Sendable {
 
 /// A read lease on a bundle being presented: while it is held, eviction leaves the bundle
 /// alone (in every process sharing the cache) and memory pressure keeps what it has read.
-public final class BundleLease: @unchecked Sendable {
+public final class BundleLease: Sendable {
     public let bundle: Digest
     public let manifest: Manifest
     private let cache: LarderCache
@@ -110,7 +108,7 @@ extension LarderCache {
             func write(_ index: inout CacheIndex) throws(CacheError) {
                 try index.database.hintTransaction { () throws(CacheError) in
                     try index.touch(digest, now: now)
-                    try index.addLease(digest, pid: getpid(), token: token)
+                    try index.addLease(digest, pid: ProcessID.current, token: token)
                 }
             }
             if waiting {
@@ -131,7 +129,7 @@ extension LarderCache {
             if leases[digest] == 0 { leases.removeValue(forKey: digest) }
         }
         do {
-            try index.with { (index) throws(CacheError) in try index.removeLease(digest, pid: getpid(), token: token) }
+            try index.with { (index) throws(CacheError) in try index.removeLease(digest, pid: ProcessID.current, token: token) }
         } catch {
             // The row only keeps eviction away; it is removed on the next open once this process is gone.
         }

@@ -1,5 +1,6 @@
 import Foundation
 import LarderFormat
+import LarderSystem
 import Synchronization
 
 /// A verified, content-addressed store of bundles on the device.
@@ -97,10 +98,10 @@ public final class LarderCache: Sendable {
         do { index = try CacheIndex(path: layout.index, setupLock: layout.sweepLock) } catch where error.code == .readOnly {
             throw CacheError(.readOnly, CacheLayout.notWritable + " (\(error.message))", path: layout.index)
         }
-        self.index = Locked(index)
         for (_, pid) in try index.leases() where !Self.processIsAlive(pid) {
             try index.removeLeases(ofProcess: pid)
         }
+        self.index = Locked(index)
         try recoverIfIdle()
     }
 
@@ -146,7 +147,7 @@ public final class LarderCache: Sendable {
     }
 
     static func processIsAlive(_ pid: Int32) -> Bool {
-        kill(pid, 0) == 0 || errno == EPERM
+        ProcessID.isAlive(pid)
     }
 }
 

@@ -1,15 +1,20 @@
-import Foundation
+import Synchronization
 
-/// A value behind an `NSLock`, for state that is not `Sendable` (SQLite handles).
-package final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
+/// A value reachable only while holding its `Mutex`: for state that is not `Sendable` and
+/// not thread-safe (SQLite connections).
+///
+/// `Sendable` whatever the value, as `Mutex` is, and checked by the compiler rather than
+/// promised: the value goes in as `sending` and every result comes out as `sending`, so
+/// nothing reachable from the value can escape the lock and be used unlocked.
+package final class Locked<Value>: Sendable {
+    private let mutex: Mutex<Value>
 
-    package init(_ value: Value) { self.value = value }
+    package init(_ value: sending Value) { mutex = Mutex(value) }
 
-    package func with<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
+    /// Runs `body` with the value, holding the lock.
+    package func with<Result, Failure: Error>(
+        _ body: (inout sending Value) throws(Failure) -> sending Result
+    ) throws(Failure) -> sending Result {
+        try mutex.withLock(body)
     }
 }

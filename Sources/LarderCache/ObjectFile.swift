@@ -1,7 +1,5 @@
 import LarderFormat
-#if canImport(Glibc)
-import Glibc
-#endif
+import LarderSystem
 
 /// Why an object file cannot be used.
 enum ObjectFileProblem: Error {
@@ -41,37 +39,24 @@ struct ObjectFile: ~Copyable {
     let path: String
     /// The recorded size, checked against `fstat`.
     let size: Int64
-    private let descriptor: Int32
+    private let file: FileDescriptor
 
     /// Opens and checks `path` (`open(2)`, `fstat(2)`).
     /// - Parameter size: the object's size as the index or the manifest records it.
     /// - Throws: ``ObjectFileProblem``.
     init(opening path: String, size: Int64) throws(ObjectFileProblem) {
-        let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC
-        let descriptor: Int32
-        do { descriptor = try valueOrErrno { open(path, flags) } } catch {
+        let file: FileDescriptor
+        do { file = try FileDescriptor(opening: path, [.noFollow, .nonBlocking, .noControllingTerminal]) } catch {
             throw Self.openingProblem(error, path: path)
         }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            let error = Errno.current
-            close(descriptor)
-            throw .system("cannot inspect an object file", error)
-        }
-        if let kind = Self.irregularKind(info.st_mode) {
-            close(descriptor)
-            throw .notAFile(kind)
-        }
-        guard Int64(info.st_size) == size else {
-            close(descriptor)
-            throw .wrongSize(actual: Int64(info.st_size), recorded: size)
-        }
+        let status: FileStatus
+        do { status = try file.status() } catch { throw .system("cannot inspect an object file", error) }
+        guard status.kind == .regular else { throw .notAFile(status.kind.description) }
+        guard status.size == size else { throw .wrongSize(actual: status.size, recorded: size) }
         self.path = path
         self.size = size
-        self.descriptor = descriptor
+        self.file = file
     }
-
-    deinit { close(descriptor) }
 
     /// The whole object (`pread(2)` up to the recorded size).
     /// - Throws: ``ObjectFileProblem`` when it ends early or the disk fails.
@@ -109,11 +94,9 @@ struct ObjectFile: ~Copyable {
         while filled < buffer.count {
             let count: Int
             do {
-                count = try valueOrErrno {
-                    pread(descriptor, buffer.baseAddress! + filled, buffer.count - filled, off_t(offset) + off_t(filled))
-                }
+                count = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]), at: offset + Int64(filled))
             } catch {
-                if error.rawValue == EIO { throw .unreadable(error) }
+                if error == .ioError { throw .unreadable(error) }
                 throw .system("cannot read an object file", error)
             }
             guard count > 0 else { throw .shrank(to: offset + Int64(filled), recorded: size) }
@@ -122,31 +105,16 @@ struct ObjectFile: ~Copyable {
     }
 
     private static func openingProblem(_ error: Errno, path: String) -> ObjectFileProblem {
-        switch error.rawValue {
-        case ENOENT, ENOTDIR: return .missing
-        case ELOOP: return .notAFile("a symbolic link")
-        case ENXIO, ENODEV: return .notAFile("a socket or a device")
-        case EIO: return .unreadable(error)
+        switch error {
+        case .notFound, .notAFolder: return .missing
+        case .tooManyLinks: return .notAFile("a symbolic link")
+        case .noSuchDevice, .noSuchDeviceOrAddress: return .notAFile("a socket or a device")
+        case .ioError: return .unreadable(error)
         default:
             // A device on a `nodev` file system, or a FIFO or folder the permissions close, is
             // refused with EACCES: what is there, not the refusal, is the problem.
-            var info = stat()
-            if lstat(path, &info) == 0, let kind = irregularKind(info.st_mode) { return .notAFile(kind) }
+            if let kind = try? FileStatus.ofLink(path).kind, kind != .regular { return .notAFile(kind.description) }
             return .system("cannot open an object file", error)
-        }
-    }
-
-    /// What a mode describes when it is not a regular file.
-    private static func irregularKind(_ mode: mode_t) -> String? {
-        switch mode & S_IFMT {
-        case S_IFREG: nil
-        case S_IFDIR: "a folder"
-        case S_IFIFO: "a FIFO"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFSOCK: "a socket"
-        case S_IFLNK: "a symbolic link"
-        default: "of an unknown kind"
         }
     }
 }

@@ -1,11 +1,7 @@
-import CLarderSystem
 import Dispatch
 import Foundation
 import LarderFormat
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Hashes and writes entry bytes on a second thread while the caller keeps inflating the
 /// archive, so decompression and the kernel's file writes overlap (as `gzip -dc | tar -x` do).
@@ -13,9 +9,11 @@ import Glibc
 /// Feed it each entry's bytes in order with ``write(_:store:bytes:first:last:)`` (a small
 /// entry is one call); ``finish()`` waits for the worker and throws the first mismatch or write
 /// error. Files are created, written and closed on the worker, in the staging area it was given.
+///
+/// `@unchecked Sendable` because the worker thread owns ``staged`` and the staging area while
+/// it runs, and the caller reads them only after ``finish()``, whose semaphore orders the two;
+/// everything else it shares is behind a `Mutex` or a semaphore.
 final class ObjectWriter: @unchecked Sendable {
-    typealias Target = (descriptor: Int32, path: String)
-
     private enum Item {
         case chunk(Manifest.File, store: Bool, bytes: [UInt8], first: Bool, last: Bool)
         case finish
@@ -67,14 +65,14 @@ final class ObjectWriter: @unchecked Sendable {
 
     private func work() {
         let hasher = SHA256Hasher()
-        var target: Target?
+        var target: StagedFile?
         var size: Int64 = 0
         while true {
             available.wait()
             let item = queue.withLock { $0.removeFirst() }
             room.signal()
             guard case .chunk(let file, let store, let bytes, let first, let last) = item else {
-                if let target { close(target.descriptor) }
+                target = nil  // closes it
                 done.signal()
                 return
             }
@@ -83,8 +81,9 @@ final class ObjectWriter: @unchecked Sendable {
                 hasher.reset()
                 if store && !hasFailed {
                     do throws(CacheError) {
-                        target = try staging.createFile()
-                        staged[file.digest] = target?.path
+                        let created = try staging.createFile()
+                        staged[file.digest] = created.path
+                        target = consume created
                     } catch {
                         fail(FormatError(.io, error.message, entry: file.path))
                     }
@@ -93,20 +92,16 @@ final class ObjectWriter: @unchecked Sendable {
             guard !hasFailed else { continue }
             hasher.update(bytes)
             size += Int64(bytes.count)
-            if let target {
-                do throws(FormatError) {
-                    try FormatError.typed { try bytes.withUnsafeBytes { try LarderCache.writeAll($0, to: target.descriptor, path: target.path) } }
-                } catch {
-                    fail(error)
-                }
+            do throws(FormatError) {
+                try FormatError.typed { try bytes.withUnsafeBytes { (raw) throws(FormatError) in try target?.write(raw) } }
+            } catch {
+                fail(error)
             }
             guard last else { continue }
-            if let open = target {
+            if let open = target.take() {
                 // Start the disk write now, overlapping the rest of the archive; the install's
-                // flush is what makes it durable.
+                // flush is what makes it durable. Closed as it goes.
                 Durability.current.startWriteback(open.descriptor)
-                close(open.descriptor)
-                target = nil
             }
             let actual = hasher.finalize()
             if size != file.size {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LarderSystem
 
 /// Reads Linux pressure-stall information (/proc/pressure/memory) and turns it into a MemoryPressure level.
 ///
@@ -93,18 +89,12 @@ public enum PressureStall {
     /// - Returns: Its text, or nil when it cannot be opened or read, or is longer than
     ///   `maximumFileSize`.
     private static func readSmallFile(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-
-        var bytes = [UInt8](repeating: 0, count: maximumFileSize + 1)
+        guard let file = try? FileDescriptor(opening: path, .readOnly) else { return nil }
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: maximumFileSize + 1, alignment: 1)
+        defer { bytes.deallocate() }
         var count = 0
         while count < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { buffer in
-                read(descriptor, buffer.baseAddress.map { $0 + count }, buffer.count - count)
-            }
-            if got < 0 && errno == EINTR { continue }
-            guard got >= 0 else { return nil }
+            guard let got = try? file.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[count...])) else { return nil }
             if got == 0 { break }
             count += got
         }

@@ -1,20 +1,16 @@
 import CSQLite
 import LarderFormat
-import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
+import LarderSystem
 
 /// One SQLite connection (`sqlite3_open_v2`), closed on `deinit`. Not thread-safe: the cache
 /// serialises access with its own lock.
-package final class SQLiteDatabase: @unchecked Sendable {
+package final class SQLiteDatabase {
     private let handle: OpaquePointer
     let path: String
     /// Compiled statements not in use, by SQL text: a statement prepared again (each launch
     /// reads a scope's record several times; every transaction begins and commits) is reset
     /// instead of compiled again.
-    /// Each is an `sqlite3_stmt` pointer's bits (a pointer is not `Sendable`).
-    private let idleStatements = Mutex<[String: Int]>([:])
+    private var idleStatements: [String: OpaquePointer] = [:]
     /// The most statements kept compiled while not in use.
     static let idleStatementLimit = 64
 
@@ -104,13 +100,11 @@ package final class SQLiteDatabase: @unchecked Sendable {
 
     /// Whether the database's `-wal` file is missing or empty.
     private static func logIsEmpty(_ path: String) -> Bool {
-        var info = stat()
-        if lstat(path + "-wal", &info) != 0 { return errno == ENOENT }
-        return info.st_size == 0
+        do { return try FileStatus.ofLink(path + "-wal").size == 0 } catch { return error == .notFound }
     }
 
     deinit {
-        for statement in idleStatements.withLock({ Array($0.values) }) { sqlite3_finalize(OpaquePointer(bitPattern: statement)) }
+        for statement in idleStatements.values { sqlite3_finalize(statement) }
         sqlite3_close_v2(handle)
     }
 
@@ -128,8 +122,8 @@ package final class SQLiteDatabase: @unchecked Sendable {
     /// Prepares one statement (`sqlite3_prepare_v2`), or takes the compiled one an earlier
     /// ``Statement`` of the same text left when it ended.
     package func prepare(_ sql: String) throws(CacheError) -> Statement {
-        if let idle = idleStatements.withLock({ $0.removeValue(forKey: sql) }), let statement = OpaquePointer(bitPattern: idle) {
-            return Statement(handle: statement, sql: sql, database: self)
+        if let idle = idleStatements.removeValue(forKey: sql) {
+            return Statement(handle: idle, sql: sql, database: self)
         }
         var statement: OpaquePointer?
         let status = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
@@ -142,13 +136,11 @@ package final class SQLiteDatabase: @unchecked Sendable {
     fileprivate func recycle(_ statement: OpaquePointer, sql: String) {
         sqlite3_reset(statement)
         sqlite3_clear_bindings(statement)
-        let bits = Int(bitPattern: statement)
-        let kept = idleStatements.withLock { idle -> Bool in
-            guard idle[sql] == nil, idle.count < Self.idleStatementLimit else { return false }
-            idle[sql] = bits
-            return true
+        guard idleStatements[sql] == nil, idleStatements.count < Self.idleStatementLimit else {
+            sqlite3_finalize(statement)
+            return
         }
-        if !kept { sqlite3_finalize(statement) }
+        idleStatements[sql] = statement
     }
 
     /// Runs one statement that returns no rows through ``prepare(_:)``, so it is compiled once
@@ -209,9 +201,10 @@ package final class SQLiteDatabase: @unchecked Sendable {
     /// of `lockPath`, after checking again; a database already in WAL takes no lock.
     package func switchToWAL(lockPath: String) throws(CacheError) {
         if try journalMode() == "wal" { return }
-        let lock = try FileLock.acquire(lockPath, .exclusive)
-        defer { withExtendedLifetime(lock) {} }
-        if try journalMode() != "wal" { try execute("PRAGMA journal_mode=WAL") }
+        let failure = { (error: Errno) in CacheError(.storage, "cannot lock: \(error)", path: lockPath) }
+        _ = try FileLock.holding(lockPath, .exclusive, failure: failure) { () throws(CacheError) in
+            if try journalMode() != "wal" { try execute("PRAGMA journal_mode=WAL") }
+        }
     }
 
     /// The journal mode (`PRAGMA journal_mode`), lowercased.

@@ -1,50 +1,57 @@
-import CLarderSystem
 import LarderFormat
-#if canImport(Glibc)
-import Glibc
-#endif
+import LarderSystem
+
+/// A new file in a staging folder, open for writing; closed when dropped.
+struct StagedFile: ~Copyable {
+    let path: String
+    let descriptor: FileDescriptor
+
+    /// Writes all of `bytes`.
+    /// - Throws: ``FormatError/Code/noSpace`` when the disk is full, ``FormatError/Code/io``
+    ///   otherwise, naming the file.
+    func write(_ bytes: UnsafeRawBufferPointer) throws(FormatError) {
+        do { try descriptor.writeAll(bytes) } catch {
+            throw FormatError(error.isNoSpace ? .noSpace : .io, "cannot write a staged object: \(error)", path: path)
+        }
+    }
+}
 
 /// A private folder under `staging/` where one install writes its new objects before they are
-/// moved into place. Installs hold the sweep lock shared for as long as their staging folder
-/// exists, so whoever holds it exclusively knows every staging folder belongs to a process
-/// that died (or to an install that failed after moving objects into place, which keeps its
-/// folder on purpose), and may remove them all, after recounting the stored totals.
+/// moved into place. An ``InstallSession`` holds the sweep lock shared for as long as its
+/// staging folders exist, so a ``MaintenanceSession`` knows every staging folder belongs to a
+/// process that died (or to an install that failed after moving objects into place, which
+/// keeps its folder on purpose), and may remove them all, after recounting the stored totals.
 final class StagingArea {
     let path: String
-    private let descriptor: Int32
+    private let descriptor: FileDescriptor
     private var count = 0
     /// Every file created or adopted here, for ``Durability/perFile``'s flushes.
-    private var files: [String] = []
+    private(set) var files: [String] = []
     private var removed = false
     private var kept = false
 
     init(layout: CacheLayout) throws(CacheError) {
-        var template = Array("\(layout.staging)/install-XXXXXX".utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw CacheError.fileSystem("cannot create a staging folder", Errno.current, path: layout.staging)
+        do { path = try Folder.createUnique("\(layout.staging)/install-XXXXXX") } catch {
+            throw CacheError.fileSystem("cannot create a staging folder", error, path: layout.staging)
         }
-        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let error = Errno.current
-            rmdir(path)
+        do { descriptor = try .openFolder(path) } catch {
+            Self.removeTree(path)
             throw CacheError(.storage, "cannot open the staging folder: \(error)", path: path)
         }
     }
 
-    deinit {
-        remove()
-        close(descriptor)
-    }
+    deinit { remove() }
 
     /// A new file for one object, open for writing.
-    func createFile() throws(CacheError) -> (descriptor: Int32, path: String) {
+    func createFile() throws(CacheError) -> StagedFile {
         count += 1
         let file = "\(path)/\(count)"
-        let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
-        guard fd >= 0 else { throw CacheError.fileSystem("cannot create a staged object", Errno.current, path: file) }
+        let descriptor: FileDescriptor
+        do { descriptor = try FileDescriptor(opening: file, [.writeOnly, .create, .exclusive], permissions: 0o444) } catch {
+            throw CacheError.fileSystem("cannot create a staged object", error, path: file)
+        }
         files.append(file)
-        return (fd, file)
+        return StagedFile(path: file, descriptor: descriptor)
     }
 
     /// Moves a file of the same file system into this folder (read-only, like every object).
@@ -52,28 +59,35 @@ final class StagingArea {
     func adopt(_ source: String) throws(CacheError) -> String? {
         count += 1
         let file = "\(path)/\(count)"
-        guard rename(source, file) == 0 else {
-            if errno == EXDEV { return nil }
-            throw CacheError.fileSystem("cannot move a downloaded object into staging", Errno.current, path: source)
+        do { try File.rename(source, to: file) } catch {
+            if error == .crossDevice { return nil }
+            throw CacheError.fileSystem("cannot move a downloaded object into staging", error, path: source)
         }
         files.append(file)
         // Read-only like every object, if it is a file: chmod follows a planted symbolic link
         // (to a file of anyone's), and the check that refuses it comes next. Nothing but this
         // install writes in its staging folder (0700), so what lstat saw stays.
-        var info = stat()
-        if lstat(file, &info) == 0 && info.st_mode & S_IFMT == S_IFREG { chmod(file, 0o444) }
+        if (try? FileStatus.ofLink(file).kind) == .regular {
+            do { try File.setPermissions(file, 0o444) } catch {
+                // As before: the object is checked next and stays in this private folder.
+            }
+        }
         return file
     }
 
-    /// Makes everything staged so far durable (on Linux `syncfs(2)`: one flush for the whole
-    /// batch instead of one `fsync` per object; see ``Durability``).
-    func synchronize() throws(CacheError) {
-        try Durability.current.synchronize(files: files, folders: [path], anchor: descriptor)
+    /// Makes everything staged so far in `areas` durable (on Linux one `syncfs(2)` for the
+    /// whole batch instead of one `fsync` per object; see ``Durability``).
+    /// - Parameter durability: the path to take (the process's, but for tests).
+    static func synchronize(_ areas: [StagingArea], durability: Durability = .current) throws(CacheError) {
+        guard let anchor = areas.first else { return }
+        try durability.synchronize(files: areas.flatMap(\.files), folders: areas.map(\.path), anchor: anchor.descriptor)
     }
 
-    /// Makes the moves of staged files into `folders` durable (their folder entries).
-    func synchronizeMoves(into folders: Set<String>) throws(CacheError) {
-        try Durability.current.synchronize(files: [], folders: folders.sorted() + [path], anchor: descriptor)
+    /// Makes the moves of staged files out of `areas` into `folders` durable (both folders'
+    /// entries).
+    static func synchronizeMoves(from areas: [StagingArea], into folders: Set<String>) throws(CacheError) {
+        guard let anchor = areas.first else { return }
+        try Durability.current.synchronize(files: [], folders: folders.sorted() + areas.map(\.path), anchor: anchor.descriptor)
     }
 
     /// Leaves the folder in place when this is released: it tells whoever next holds the
@@ -89,36 +103,15 @@ final class StagingArea {
 
     /// Whether anything is in `staging/`: what a killed or failed install or eviction left.
     static func hasLeftovers(layout: CacheLayout) -> Bool {
-        !folderNames(layout.staging).isEmpty
+        !Folder.names(layout.staging).isEmpty
     }
 
-    /// Creates `staging/<name>`, an empty file that says an operation holding the sweep lock
-    /// exclusively is between changing the index and finishing on disk, and makes it durable
-    /// (the index change that follows may be); remove it with ``removeMarker(_:layout:)`` when
-    /// done. If the process dies first, it is a leftover.
-    static func createMarker(_ name: String, layout: CacheLayout) throws(CacheError) {
-        let path = layout.staging + "/" + name
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CacheError.fileSystem("cannot create a marker", Errno.current, path: path) }
-        close(fd)
-        let folder = open(layout.staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard folder >= 0 else { throw CacheError(.storage, "cannot open the staging folder: \(Errno.current)", path: layout.staging) }
-        defer { close(folder) }
-        guard larder_full_fsync(folder) == 0 else { throw CacheError(.storage, "cannot make a marker durable: \(Errno.current)", path: path) }
-    }
-
-    static func removeMarker(_ name: String, layout: CacheLayout) throws(CacheError) {
-        let path = layout.staging + "/" + name
-        if unlink(path) != 0 && errno != ENOENT {
-            throw CacheError(.storage, "cannot remove a marker: \(Errno.current)", path: path)
-        }
-    }
-
-    /// Removes every staging folder. Call only while holding the sweep lock exclusively.
+    /// Removes every staging folder (and the eviction marker). Call only in a
+    /// ``MaintenanceSession``.
     static func removeAll(layout: CacheLayout) {
-        for name in folderNames(layout.staging) {
+        for name in Folder.names(layout.staging) {
             let path = layout.staging + "/" + name
-            if unlink(path) != 0 { removeTree(path) }  // a stray file, or a staging folder
+            do { try File.remove(path) } catch { removeTree(path) }  // a stray file, or a staging folder
         }
     }
 

@@ -28,14 +28,16 @@ final class CaptureStore {
         do {
             database = try SQLiteDatabase(path: path)
         } catch {
-            throw HostError(.storage, "cannot open the capture queue at \(path)", cacheError: error)
+            throw HostError(storage: HostStorageError(sqlite: error, path: path), "cannot open the capture queue at \(path)")
         }
         // Read-only checks first: a foreign database is refused before anything is written.
-        try sql("read") { () throws(CacheError) in
+        let problem = try sql("read") { () throws(CacheError) -> String? in
             let tables = try database.prepare("SELECT count(*) FROM sqlite_master")
-            if try tables.step(), tables.int(0) > 0 { try checkMeta() }
+            return try tables.step() && tables.int(0) > 0 ? try metaProblem() : nil
         }
-        try sql("set up") { () throws(CacheError) in
+        if let problem { throw Self.foreign(problem, path: path) }
+        var found: String?
+        do throws(CacheError) {
             try database.switchToWAL(lockPath: path + ".setup-lock")
             try database.execute("PRAGMA synchronous=FULL")
             try database.transaction { () throws(CacheError) in
@@ -52,9 +54,20 @@ final class CaptureStore {
                     """)
                 try database.prepare("INSERT OR IGNORE INTO meta(key, value) VALUES('visitor', ?)")
                     .bind(.text(UUID().uuidString.lowercased())).run()
-                try checkMeta()
+                // Another process may have made another database here since the check above.
+                found = try metaProblem()
+                if let found { throw CacheError(.storage, found, path: path) }  // rolls the transaction back
             }
+        } catch {
+            if let found { throw Self.foreign(found, path: path) }
+            throw HostError(storage: HostStorageError(sqlite: error, path: path), "cannot set up the capture queue at \(path)")
         }
+    }
+
+    /// ``HostError/Code/storage`` for a file that is not a capture queue of this schema (or a
+    /// damaged one): ``HostStorageError/Code/foreign``, its message naming the path.
+    private static func foreign(_ message: String, path: String) -> HostError {
+        HostError(storage: HostStorageError(.foreign, message), "the capture queue cannot be used")
     }
 
     /// Refuses a non-empty file that does not start with SQLite's header, without opening it
@@ -62,9 +75,7 @@ final class CaptureStore {
     private static func checkHeader(_ path: String) throws(HostError) {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return }
-        guard !isFolder.boolValue else {
-            throw HostError(.storage, "\(path) is a folder, not a capture queue; choose a file path")
-        }
+        guard !isFolder.boolValue else { throw foreign("\(path) is a folder, not a capture queue; choose a file path", path: path) }
         var header = [UInt8](repeating: 0, count: 16)
         var count = 0
         do {
@@ -77,23 +88,27 @@ final class CaptureStore {
                 count += read
             }
         } catch {
-            throw HostError(.storage, "cannot read the capture queue at \(path): \(error)")
+            throw HostError(storage: HostStorageError(.failed, "\(error)"), "cannot read the capture queue")
         }
         guard count == 0 || header == Array("SQLite format 3\0".utf8) else {
-            throw HostError(.storage, "\(path) is not a capture queue (not an SQLite database); it was left untouched, move it away or choose another path")
+            throw foreign(
+                "\(path) is not a capture queue (not an SQLite database); it was left untouched, move it away or choose another path",
+                path: path)
         }
     }
 
-    /// Throws unless the meta table says this is a capture queue of this schema.
-    private func checkMeta() throws(CacheError) {
+    /// What is wrong with the meta table: nil when it says this is a capture queue of this
+    /// schema.
+    private func metaProblem() throws(CacheError) -> String? {
         let hasMeta = try database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").step()
         guard hasMeta, try value(forKey: "format") == Self.format else {
-            throw CacheError(.storage, "\(path) holds another SQLite database, not a capture queue; it was left untouched", path: path)
+            return "\(path) holds another SQLite database, not a capture queue; it was left untouched"
         }
         let schema = try value(forKey: "schema")
         guard schema == String(Self.schemaVersion) else {
-            throw CacheError(.storage, "the capture queue at \(path) has schema \(schema ?? "none"), this Larder reads \(Self.schemaVersion); it was left untouched", path: path)
+            return "the capture queue at \(path) has schema \(schema ?? "none"), this Larder reads \(Self.schemaVersion); it was left untouched"
         }
+        return nil
     }
 
     private func value(forKey key: String) throws(CacheError) -> String? {
@@ -101,17 +116,18 @@ final class CaptureStore {
         return try query.step() ? query.text(0) : nil
     }
 
-    /// Runs `body`, turning a ``CacheError`` into ``HostError/Code/storage`` naming the action.
+    /// Runs `body`'s SQLite calls, turning their failure into ``HostError/Code/storage`` (with
+    /// a ``HostStorageError``) naming the action.
     private func sql<T>(_ action: String, _ body: () throws(CacheError) -> T) throws(HostError) -> T {
         do { return try body() } catch {
-            throw HostError(.storage, "cannot \(action) the capture queue at \(path)", cacheError: error)
+            throw HostError(storage: HostStorageError(sqlite: error, path: path), "cannot \(action) the capture queue at \(path)")
         }
     }
 
     func visitor() throws(HostError) -> String {
         let visitor = try sql("read") { () throws(CacheError) in try value(forKey: "visitor") }
         guard let visitor, !visitor.isEmpty else {
-            throw HostError(.storage, "the capture queue at \(path) has lost its visitor id; remove the file")
+            throw Self.foreign("the capture queue at \(path) has lost its visitor id; remove the file", path: path)
         }
         return visitor
     }
@@ -173,7 +189,7 @@ final class CaptureStore {
     private func decode(_ row: Row) throws(HostError) -> QueuedEvent {
         let text = { (bytes: [UInt8]) in String(decoding: bytes, as: UTF8.self) }
         let damaged = { (what: String) in
-            HostError(.storage, "the capture queue at \(self.path) holds event '\(text(row.id).prefix(80))' with a damaged \(what); remove the file")
+            Self.foreign("the capture queue at \(self.path) holds event '\(text(row.id).prefix(80))' with a damaged \(what); remove the file", path: self.path)
         }
         let bundle: Digest
         do { bundle = try Digest(parsing: row.bundle) } catch { throw damaged("bundle digest") }

@@ -40,7 +40,8 @@ public struct HostError: Error, Sendable, CustomStringConvertible {
         /// A configuration document was refused by the trusted keys: unsigned, signed by an
         /// unknown key, badly signed, expired or a rollback. Cached content stays usable.
         public static let rejected = Code("rejected")
-        /// The capture queue's storage failed.
+        /// The host's own storage (its state or its capture queue) failed;
+        /// ``HostError/storageError`` says how, when it is known.
         public static let storage = Code("storage")
         /// The host was disposed and cannot present any more.
         public static let disposed = Code("disposed")
@@ -58,10 +59,12 @@ public struct HostError: Error, Sendable, CustomStringConvertible {
     public var digest: Digest?
     public var cacheError: CacheError?
     public var transportError: TransportError?
+    /// Why the host's own storage failed (``Code/storage``).
+    public var storageError: HostStorageError?
 
     public init(
         _ code: Code, _ message: String, status: Int? = nil, resource: String? = nil, digest: Digest? = nil,
-        cacheError: CacheError? = nil, transportError: TransportError? = nil
+        cacheError: CacheError? = nil, transportError: TransportError? = nil, storageError: HostStorageError? = nil
     ) {
         self.code = code
         self.message = message
@@ -70,6 +73,7 @@ public struct HostError: Error, Sendable, CustomStringConvertible {
         self.digest = digest
         self.cacheError = cacheError
         self.transportError = transportError
+        self.storageError = storageError
     }
 
     /// Whether trying again later may succeed (everything but a denial, malformed content,
@@ -92,6 +96,7 @@ public struct HostError: Error, Sendable, CustomStringConvertible {
             if transportError.cacheError?.digest == digest { transportError.cacheError?.digest = nil }
             text += ": \(transportError)"
         }
+        if let storageError { text += ": \(storageError)" }
         return text
     }
 }

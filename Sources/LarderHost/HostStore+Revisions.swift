@@ -18,7 +18,7 @@ extension HostStore {
                 return (statement.int(0), verified)
             }
         } catch {
-            throw HostError(.storage, "cannot read the host state", cacheError: error)
+            throw failure(error, "cannot read the host state")
         }
     }
 
@@ -47,7 +47,7 @@ extension HostStore {
                 return try database.withoutWaiting({ () throws(CacheError) in try write(database) }) != nil
             }
         } catch {
-            throw HostError(.storage, "cannot write the host state", cacheError: error)
+            throw failure(error, "cannot write the host state")
         }
     }
 }

@@ -34,9 +34,11 @@ struct ScopeRecord: Sendable, Equatable {
 /// (`synchronous=NORMAL`): a power cut may lose the last record, which costs one extra request
 /// to the origin, never consistency, and keeps a launch's first write off the disk's latency.
 final class HostStore: Sendable {
+    let path: String
     let database: Locked<SQLiteDatabase>
 
     init(path: String) throws(HostError) {
+        self.path = path
         do {
             let database = try SQLiteDatabase(path: path)
             try database.switchToWAL(lockPath: path + ".setup-lock")
@@ -52,7 +54,7 @@ final class HostStore: Sendable {
             try Self.addMissingColumns(to: database)
             self.database = Locked(database)
         } catch {
-            throw HostError(.storage, "cannot open the host state at \(path)", cacheError: error)
+            throw HostError(storage: HostStorageError(sqlite: error, path: path), "cannot open the host state at \(path)")
         }
     }
 
@@ -90,7 +92,7 @@ final class HostStore: Sendable {
                 return record
             }
         } catch {
-            throw HostError(.storage, "cannot read the host state", cacheError: error)
+            throw failure(error, "cannot read the host state")
         }
     }
 
@@ -110,7 +112,7 @@ final class HostStore: Sendable {
                 return true
             }
         } catch {
-            throw HostError(.storage, "cannot write the host state", cacheError: error)
+            throw failure(error, "cannot write the host state")
         }
     }
 
@@ -138,8 +140,13 @@ final class HostStore: Sendable {
                 try database.prepare("DELETE FROM scopes WHERE scope = ?").bind(.text(scope)).run()
             }
         } catch {
-            throw HostError(.storage, "cannot write the host state", cacheError: error)
+            throw failure(error, "cannot write the host state")
         }
+    }
+
+    /// ``HostError/Code/storage`` for a failed SQLite call, saying what was being done.
+    func failure(_ error: CacheError, _ action: String) -> HostError {
+        HostError(storage: HostStorageError(sqlite: error, path: path), action)
     }
 
     /// Columns added after the first release, added to a state written by an older host.

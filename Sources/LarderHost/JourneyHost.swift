@@ -97,7 +97,8 @@ public actor JourneyHost {
         captureSink: (any CaptureSink)? = nil
     ) throws(HostError) {
         do { try FileManager.default.createDirectory(atPath: storage, withIntermediateDirectories: true) } catch {
-            throw HostError(.storage, "cannot create the host state folder \(storage): \(error)")
+            throw HostError(
+                storage: HostStorageError(.folder, "cannot create the folder: \(error)", path: storage), "cannot create the host state folder")
         }
         self.configuration = configuration
         self.cache = cache

@@ -1,4 +1,5 @@
 import LarderFormat
+import LarderSystem
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,6 @@
 import Foundation
 import LarderFormat
+import LarderSystem
 
 /// The lock over an origin's mutable files (journey documents, their histories, the access
 /// maps): an exclusive `flock(2)` of `<origin>/.publish.lock`, held while one of them is read,

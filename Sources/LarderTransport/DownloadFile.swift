@@ -1,27 +1,25 @@
 import Foundation
 import LarderFormat
+import LarderSystem
 
 /// A file that downloaded bytes go into, written at an offset (so a resumed download continues
 /// where the file ends), with a full disk reported as its own error.
 final class DownloadFile {
     let path: String
     private let url: URL
-    private let descriptor: Int32
+    private let file: FileDescriptor
 
     /// Opens (creating) the file for writing, never through a symlink.
     init(path: String, url: URL) throws(TransportError) {
         self.path = path
         self.url = url
-        descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard descriptor >= 0 else { throw TransportError.write(Errno.current, path: path, url: url) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            close(descriptor)
+        do { file = try FileDescriptor(opening: path, [.writeOnly, .create, .noFollow]) } catch {
+            throw TransportError.write(error, path: path, url: url)
+        }
+        guard (try? file.status().kind) == .regular else {
             throw TransportError(.cache, "the download \(path) is not a regular file", url: url)
         }
     }
-
-    deinit { close(descriptor) }
 
     /// The file's size.
     static func size(_ path: String) -> Int64 {
@@ -31,19 +29,12 @@ final class DownloadFile {
 
     /// Cuts the file to `size` bytes.
     func truncate(to size: Int64) throws(TransportError) {
-        guard ftruncate(descriptor, off_t(size)) == 0 else { throw TransportError.write(Errno.current, path: path, url: url) }
+        guard ftruncate(file.rawValue, off_t(size)) == 0 else { throw TransportError.write(Errno.current, path: path, url: url) }
     }
 
     /// Writes all of `bytes` at `offset`.
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(TransportError) {
-        var done = 0
-        while done < bytes.count {
-            do throws(Errno) {
-                done += try valueOrErrno { pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
-            } catch {
-                throw TransportError.write(error, path: path, url: url)
-            }
-        }
+        do { try file.writeAll(bytes, at: offset) } catch { throw TransportError.write(error, path: path, url: url) }
     }
 
     /// Replaces the file at `path` with `bytes` (written to a temporary name, then renamed).
@@ -62,7 +53,7 @@ final class DownloadFile {
     /// Bytes free for an unprivileged writer on the file's file system, if it can tell.
     func freeBytes() -> Int64? {
         var info = statvfs()
-        guard fstatvfs(descriptor, &info) == 0 else { return nil }
+        guard fstatvfs(file.rawValue, &info) == 0 else { return nil }
         return Int64(info.f_bavail) * Int64(info.f_frsize)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import LarderCache
 import LarderFormat
+import LarderSystem
 
 /// An error fetching from an origin.
 public struct TransportError: Error, Sendable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import LarderCache
+import LarderSystem
 import LarderTestSupport
 import Testing
 
@@ -23,24 +24,21 @@ import Testing
         let folder = try Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try Data("new".utf8).write(to: URL(fileURLWithPath: folder + "/staged"))
-        #expect(durability.renameNoReplace(folder + "/staged", folder + "/object") == 0)
+        try durability.renameNoReplace(folder + "/staged", folder + "/object")
         #expect(!FileManager.default.fileExists(atPath: folder + "/staged"))
         #expect(FileManager.default.contents(atPath: folder + "/object") == Data("new".utf8))
 
         try Data("other".utf8).write(to: URL(fileURLWithPath: folder + "/second"))
-        #expect(durability.renameNoReplace(folder + "/second", folder + "/object") == -1)
-        #expect(errno == EEXIST)
+        #expect(throws: Errno.exists) { try durability.renameNoReplace(folder + "/second", folder + "/object") }
         #expect(FileManager.default.contents(atPath: folder + "/object") == Data("new".utf8))
         #expect(FileManager.default.contents(atPath: folder + "/second") == Data("other".utf8))
 
         // Folders (what a planted object can be, on its way to quarantine).
         try FileManager.default.createDirectory(atPath: folder + "/planted", withIntermediateDirectories: false)
-        #expect(durability.renameNoReplace(folder + "/planted", folder + "/quarantined") == 0)
+        try durability.renameNoReplace(folder + "/planted", folder + "/quarantined")
         try FileManager.default.createDirectory(atPath: folder + "/planted", withIntermediateDirectories: false)
-        #expect(durability.renameNoReplace(folder + "/planted", folder + "/quarantined") == -1)
-        #expect(errno == EEXIST)
-        #expect(durability.renameNoReplace(folder + "/planted", folder + "/object") == -1)
-        #expect(errno == EEXIST)
+        #expect(throws: Errno.exists) { try durability.renameNoReplace(folder + "/planted", folder + "/quarantined") }
+        #expect(throws: Errno.exists) { try durability.renameNoReplace(folder + "/planted", folder + "/object") }
     }
 
     @Test(arguments: Durability.allCases)
@@ -48,8 +46,7 @@ import Testing
         let folder = try Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/file"))
-        let anchor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        defer { close(anchor) }
+        let anchor = try FileDescriptor.openFolder(folder)
         try durability.synchronize(files: [folder + "/file"], folders: [folder], anchor: anchor)
         if durability == .perFile {
             let error = #expect(throws: CacheError.self) {
@@ -57,5 +54,28 @@ import Testing
             }
             #expect(error?.path == folder + "/missing")
         }
+    }
+
+    /// An install writes through two staging folders; the flush before its objects move into
+    /// the store covers the files of both (on the POSIX path, one fsync each).
+    @Test(arguments: Durability.allCases)
+    func anInstallsFlushCoversEveryStagingFolder(_ durability: Durability) throws {
+        let root = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let layout = CacheLayout(root: root)
+        try layout.create()
+        let areas = [try StagingArea(layout: layout), try StagingArea(layout: layout)]
+        let first = try areas[0].createFile()
+        let second = try areas[1].createFile()
+        try StagingArea.synchronize(areas, durability: durability)
+        try FileManager.default.removeItem(atPath: second.path)
+        if durability == .perFile {
+            // The second folder's file is in the list: its flush fails, naming it.
+            let error = #expect(throws: CacheError.self) { try StagingArea.synchronize(areas, durability: durability) }
+            #expect(error?.path == second.path)
+        } else {
+            try StagingArea.synchronize(areas, durability: durability)  // one syncfs for all
+        }
+        _ = consume first
     }
 }

@@ -219,6 +219,8 @@ import Testing
         let error = #expect(throws: HostError.self) { try CaptureQueue(path: path) }
 
         #expect(error?.code == .storage)
+        #expect(error?.storageError?.code == .foreign)
+        #expect(error?.cacheError == nil)
         #expect(error?.description.contains(path) == true)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }

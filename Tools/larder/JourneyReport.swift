@@ -32,7 +32,9 @@ struct JourneyReport {
 
     /// The documented exit status for a host error.
     static func exitCode(for error: HostError) -> ExitCode {
-        if error.transportError?.code == .diskFull || error.cacheError?.code == .diskFull { return .cannotCreate }
+        if error.transportError?.code == .diskFull || error.cacheError?.code == .diskFull || error.storageError?.code == .diskFull {
+            return .cannotCreate
+        }
         return switch error.code {
         case .denied: .noPermission
         case .unavailable, .backingOff, .deadlineExceeded, .incompatible: .unavailable

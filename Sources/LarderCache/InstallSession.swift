@@ -1,0 +1,89 @@
+import LarderFormat
+import LarderSystem
+
+/// One install's hold on the cache, from before its first staged object to its one commit:
+/// the sweep lock shared (eviction and sweeping wait, so an object found stored cannot vanish
+/// before the bundle that reuses it commits) and its staging folders.
+///
+/// Objects reach the store only through ``commit(_:bytes:digest:embedded:staged:)``, which
+/// accounts for them in the index transaction that adds the bundle. If that transaction does
+/// not happen once an object moved, the first staging folder is kept as the sign that the
+/// stored totals need a recount: the rule ``MaintenanceSession`` describes and repairs.
+///
+/// Released, the session removes its staging folders (unless one was kept), then drops the
+/// lock.
+final class InstallSession {
+    private let cache: LarderCache
+    /// One staging folder per writer thread.
+    let stagings: [StagingArea]
+    private var committed = false
+    // Declared last: released after the staging folders are removed (deinit runs first).
+    private let lock: FileLock
+
+    /// Takes the sweep lock shared, waiting for maintenance to finish, then makes the staging
+    /// folders.
+    /// - Parameter stagingFolders: how many (one per writer thread).
+    init(cache: LarderCache, stagingFolders: Int = 1) throws(CacheError) {
+        self.cache = cache
+        lock = try cache.layout.sweep.acquireShared()
+        var stagings: [StagingArea] = []
+        for _ in 0..<max(stagingFolders, 1) { stagings.append(try StagingArea(layout: cache.layout)) }
+        self.stagings = stagings
+    }
+
+    deinit {
+        for staging in stagings { staging.remove() }  // after a commit their files have moved out
+    }
+
+    private var layout: CacheLayout { cache.layout }
+
+    /// Makes the staged objects durable, moves them into place and commits the bundle row: the
+    /// bundle is visible only once every object it needs is in the store. Once per session.
+    /// - Parameter staged: the staged file of each object this install wrote.
+    func commit(_ manifest: Manifest, bytes manifestBytes: [UInt8], digest: Digest, embedded: Bool, staged: [Digest: String]) throws(CacheError) {
+        precondition(!committed, "an install session commits once")
+        committed = true
+        try StagingArea.synchronize(stagings)
+        var placed = Set<Digest>()
+        do throws(CacheError) {
+            for (object, path) in staged.sorted(by: { $0.key < $1.key }) where try place(path, as: object) {
+                placed.insert(object)
+            }
+            if !placed.isEmpty {
+                let shards = Set(placed.map { String(layout.objectPath($0).split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")) })
+                try StagingArea.synchronizeMoves(from: stagings, into: shards)
+            }
+            // Values only, not self: the closure runs with the index, which must not share a
+            // region with this (non-Sendable) session.
+            let (store, now, placed) = (layout, cache.configuration.now(), placed)
+            try cache.index.with { (index) throws(CacheError) in
+                try index.database.transaction { () throws(CacheError) in
+                    for file in manifest.files where !File.exists(store.objectPath(file.digest)) {
+                        throw CacheError(.storage, "object vanished before the bundle committed; install again", digest: file.digest)
+                    }
+                    try index.insertBundle(manifest, bytes: manifestBytes, digest: digest, embedded: embedded, now: now, placed: placed)
+                }
+            }
+        } catch {
+            if !placed.isEmpty { stagings[0].keepForRecovery() }
+            throw error
+        }
+        let newFonts = manifest.files.filter { $0.role == .font }
+        if !newFonts.isEmpty {
+            cache.fonts.withLock { for font in newFonts { $0?[font.digest] = FontRecord(mediaType: font.mediaType, size: font.size) } }
+        }
+    }
+
+    /// Moves a staged file to its object path without replacing anything
+    /// (``Durability/renameNoReplace(_:_:)``); an object that is already there stays, and the
+    /// staged copy goes with the staging folder.
+    /// - Returns: whether this moved the file (false: the object was there).
+    private func place(_ staged: String, as object: Digest) throws(CacheError) -> Bool {
+        let destination = layout.objectPath(object)
+        do { try Durability.current.renameNoReplace(staged, destination) } catch {
+            guard error == .exists else { throw CacheError(.storage, "cannot move an object into place: \(error)", path: destination) }
+            return false
+        }
+        return true
+    }
+}

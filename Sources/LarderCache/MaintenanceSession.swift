@@ -1,0 +1,152 @@
+import LarderFormat
+import LarderSystem
+
+/// The cache held with its sweep lock exclusive: no install is between placing objects and
+/// committing, so this is where the stored totals are repaired and where objects are forgotten.
+///
+/// The rule it keeps, with ``InstallSession``: **the stored totals are right unless `staging/`
+/// holds something.** What can leave them wrong always leaves something there first:
+/// - an install's staging folder, kept when objects were moved into the store without the
+///   commit that accounts for them (``InstallSession/commit(_:bytes:digest:embedded:staged:)``),
+///   or left by an install that died;
+/// - the eviction marker (`staging/evicting`), made durable before an index transaction that
+///   forgets objects and removed once their files are gone (``removeBundles(_:)``): a process
+///   dying in between leaves files the index no longer counts, which another install may reuse
+///   uncounted.
+///
+/// So ``recoverLeftovers()``, run before any removal and at open when no install runs,
+/// recounts the totals from the index, removes the files no bundle uses (so none is reused
+/// uncounted later), and only then empties `staging/`.
+///
+/// A session is made only by ``LarderCache/maintaining(_:)`` and
+/// ``LarderCache/maintainingIfFree(_:)``, for the closure they run: do not keep it beyond
+/// that, the lock ends with the closure. (It is not `~Copyable` and borrowed, which would say
+/// so to the compiler: Swift 6.3's optimizer crashes inlining that.)
+struct MaintenanceSession {
+    let cache: LarderCache
+
+    fileprivate init(cache: LarderCache) { self.cache = cache }
+
+    private var layout: CacheLayout { cache.layout }
+
+    /// Recounts, removes stray files and then what is in `staging/`, if anything is there.
+    func recoverLeftovers() throws(CacheError) {
+        guard StagingArea.hasLeftovers(layout: layout) else { return }
+        _ = try cleanUp(dryRun: false)
+    }
+
+    /// In the order recovery needs: recounts the stored totals, removes the files no bundle
+    /// uses, then everything in `staging/`. A dry run only lists the files.
+    /// - Returns: the files no bundle uses and their total size.
+    func cleanUp(dryRun: Bool) throws(CacheError) -> (paths: [String], bytes: Int64) {
+        if !dryRun { try recount() }
+        let stray = try removeStrayFiles(dryRun: dryRun)
+        if !dryRun { StagingArea.removeAll(layout: layout) }
+        return stray
+    }
+
+    /// Sets the stored totals from the index.
+    func recount() throws(CacheError) {
+        try cache.index.with { (index) throws(CacheError) in
+            try index.database.transaction { () throws(CacheError) in try index.recount() }
+        }
+    }
+
+    /// Removes (unless `dryRun`) every file under `objects/` that no bundle uses.
+    /// - Returns: their paths and their total size in bytes.
+    func removeStrayFiles(dryRun: Bool) throws(CacheError) -> (paths: [String], bytes: Int64) {
+        let used = try cache.index.with { (index) throws(CacheError) in try index.usedObjectNames() }
+        var stray: [String] = []
+        var bytes: Int64 = 0
+        for (name, path) in LarderCache.listObjectFiles(layout.objects) where !used.contains(name) {
+            guard let status = try? FileStatus.ofLink(path) else { continue }  // gone meanwhile
+            stray.append(path)
+            bytes += status.size
+            guard !dryRun else { continue }
+            do { try File.remove(path) } catch {
+                // A folder planted in the store goes with everything in it.
+                guard error == .isFolder else { throw CacheError(.storage, "cannot remove a stray file: \(error)", path: path) }
+                try LarderCache.removeTree(path)
+            }
+        }
+        return (stray, bytes)
+    }
+
+    /// Recovers, then deletes the bundles `removal` picks (in one index transaction) and
+    /// unlinks the objects nothing uses any more, the eviction marker covering the time between
+    /// the commit and the last unlink.
+    /// - Returns: what was picked; no bundles when nothing was removed.
+    func removeBundles(_ removal: LarderCache.Removal) throws(CacheError) -> LarderCache.Choice {
+        try recoverLeftovers()
+        var marked = false
+        let choice: LarderCache.Choice
+        let orphans: [Digest]
+        do throws(CacheError) {
+            (choice, orphans) = try cache.index.with { (index) throws(CacheError) in
+                try index.database.transaction { () throws(CacheError) in
+                    let choice = try cache.choose(removal, in: index)
+                    guard !choice.bundles.isEmpty else { return (choice, []) }
+                    try createEvictionMarker()
+                    marked = true
+                    return (choice, try index.deleteBundles(choice.bundles))
+                }
+            }
+        } catch {
+            if marked { try removeEvictionMarker() }  // rolled back: nothing to recover
+            throw error
+        }
+        guard marked else { return LarderCache.Choice(bundles: [], bytesBefore: choice.bytesBefore, bytesAfter: choice.bytesAfter) }
+        for object in orphans {
+            cache.memory.remove(object)
+            let path = layout.objectPath(object)
+            do { try File.remove(path) } catch {
+                throw CacheError(.storage, "cannot remove an object: \(error)", digest: object, path: path)
+            }
+        }
+        try removeEvictionMarker()
+        cache.refreshFonts()
+        return choice
+    }
+
+    private var evictionMarker: String { layout.staging + "/evicting" }
+
+    /// Creates the eviction marker, an empty file, and makes it durable (the index change that
+    /// follows may be). If the process dies before ``removeEvictionMarker()``, it is a leftover.
+    private func createEvictionMarker() throws(CacheError) {
+        let path = evictionMarker
+        do { try FileDescriptor(opening: path, [.writeOnly, .create]).close() } catch {
+            throw CacheError.fileSystem("cannot create a marker", error, path: path)
+        }
+        do { try Folder.synchronize(layout.staging) } catch {
+            throw CacheError(.storage, "cannot make a marker durable: \(error)", path: path)
+        }
+    }
+
+    private func removeEvictionMarker() throws(CacheError) {
+        do { try File.remove(evictionMarker) } catch {
+            throw CacheError(.storage, "cannot remove a marker: \(error)", path: evictionMarker)
+        }
+    }
+}
+
+extension LarderCache {
+    /// Runs `body` in a maintenance session, waiting for installs (and other maintenance) to
+    /// finish first.
+    /// - Throws: ``CacheError/Code/storage`` when the sweep lock cannot be taken, or what
+    ///   `body` throws.
+    func maintaining<Result>(_ body: (MaintenanceSession) throws(CacheError) -> Result) throws(CacheError) -> Result {
+        try layout.sweep.withExclusive { () throws(CacheError) in try body(MaintenanceSession(cache: self)) }
+    }
+
+    /// Runs `body` in a maintenance session if no install or maintenance holds the sweep lock.
+    /// - Returns: nil, without running `body`, when one does.
+    func maintainingIfFree<Result>(_ body: (MaintenanceSession) throws(CacheError) -> Result) throws(CacheError) -> Result? {
+        try layout.sweep.withExclusiveIfFree { () throws(CacheError) in try body(MaintenanceSession(cache: self)) }
+    }
+
+    /// At open: recovers if no install is running anywhere; otherwise a later open, eviction
+    /// or sweep does.
+    func recoverIfIdle() throws(CacheError) {
+        _ = try maintainingIfFree { (session) throws(CacheError) in try session.recoverLeftovers() }
+    }
+}

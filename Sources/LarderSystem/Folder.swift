@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Folder operations: listing, creating, flushing and removing.
+public enum Folder {
+    /// The names in a folder, without `.` and `..`, in the order `readdir(3)` gives them;
+    /// empty when it cannot be opened (missing, or not a folder).
+    public static func names(_ path: String) -> [String] {
+        guard let folder = opendir(path) else { return [] }
+        defer { closedir(folder) }
+        var names: [String] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Creates the folder at `path` (`mkdir(2)`) unless it exists.
+    /// - Throws: ``Errno`` other than ``Errno/exists``.
+    public static func create(_ path: String, permissions: mode_t = 0o755) throws(Errno) {
+        do { try nothingOrErrno { mkdir(path, permissions) } } catch where error == .exists {}
+    }
+
+    /// Creates a new private folder `<template without XXXXXX><random>` (`mkdtemp(3)`).
+    /// - Parameter template: a path ending in `XXXXXX`.
+    /// - Returns: its path.
+    public static func createUnique(_ template: String) throws(Errno) -> String {
+        var bytes = Array(template.utf8CString)
+        guard bytes.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { throw Errno.current }
+        return String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Makes the folder's entries durable (`open(2)` then `fsync(2)`, `F_FULLFSYNC` on Apple
+    /// platforms).
+    public static func synchronize(_ path: String) throws(Errno) {
+        try FileDescriptor.openFolder(path).synchronize()
+    }
+
+    /// Removes a folder and everything in it without following symbolic links (`lstat(2)`,
+    /// `unlink(2)`, `rmdir(2)`); what vanishes meanwhile is not an error. Nesting deeper than
+    /// `depthLimit` folders is refused rather than followed.
+    /// - Throws: ``RemovalError`` naming what could not be removed.
+    public static func removeTree(_ path: String, depthLimit: Int = 64) throws(RemovalError) {
+        try removeTree(path, depth: 0, limit: depthLimit)
+    }
+
+    private static func removeTree(_ path: String, depth: Int, limit: Int) throws(RemovalError) {
+        guard depth < limit else { throw RemovalError(path: path, reason: .tooDeep) }
+        for name in names(path) {
+            let child = path + "/" + name
+            guard let status = try? FileStatus.ofLink(child) else { continue }  // gone meanwhile
+            if status.kind == .folder {
+                try removeTree(child, depth: depth + 1, limit: limit)
+            } else {
+                do { try File.remove(child) } catch { throw RemovalError(path: child, reason: .file(error)) }
+            }
+        }
+        do { try remove(path) } catch { throw RemovalError(path: path, reason: .folder(error)) }
+    }
+
+    /// Why ``Folder/removeTree(_:depthLimit:)`` stopped.
+    public struct RemovalError: Error, Sendable {
+        public enum Reason: Sendable {
+            /// A file could not be unlinked.
+            case file(Errno)
+            /// A folder could not be removed.
+            case folder(Errno)
+            /// Folders are nested deeper than the limit.
+            case tooDeep
+        }
+        /// What could not be removed.
+        public var path: String
+        public var reason: Reason
+    }
+}
+
+extension Folder {
+    /// Removes an empty folder (`rmdir(2)`); nothing there is not an error.
+    /// - Throws: ``Errno`` (``Errno/folderNotEmpty`` when something is in it).
+    public static func remove(_ path: String) throws(Errno) {
+        do { try nothingOrErrno { rmdir(path) } } catch where error == .notFound {}
+    }
+}
