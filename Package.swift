@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "LarderHost", targets: ["LarderHost"]),
         .library(name: "LarderWebKit", targets: ["LarderWebKit"]),
         .executable(name: "larder", targets: ["larder"]),
+        .executable(name: "larder-webkit", targets: ["larder-webkit"]),
         .executable(name: "larder-bench", targets: ["larder-bench"]),
     ],
     targets: [
@@ -57,9 +58,16 @@ let package = Package(
         // The web engine: only the CLI, the benchmarks and apps use it, never the other modules.
         .target(name: "LarderWebKit", dependencies: ["LarderHost", "LarderCache", "LarderFormat", "CWebKitGTK"]),
 
+        // The CLI's commands. `larder` does not link the web engine, so every command starts
+        // without loading WebKitGTK; it hands `render` and `journey --renderer webkit` to
+        // `larder-webkit` (found next to it), the same commands with the engine.
+        .target(
+            name: "LarderCLI", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost"],
+            path: "Tools/LarderCLI"),
+        .executableTarget(name: "larder", dependencies: ["LarderCLI"], path: "Tools/larder"),
         .executableTarget(
-            name: "larder", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderWebKit"],
-            path: "Tools/larder"),
+            name: "larder-webkit", dependencies: ["LarderCLI", "LarderCache", "LarderFormat", "LarderHost", "LarderWebKit"],
+            path: "Tools/larder-webkit"),
         .executableTarget(
             name: "larder-bench",
             dependencies: [
@@ -72,7 +80,7 @@ let package = Package(
         .testTarget(name: "LarderSystemTests", dependencies: ["LarderSystem"]),
         .testTarget(name: "LarderFormatTests", dependencies: ["LarderFormat", "LarderTestSupport", "CArchive", "CZlib"]),
         .testTarget(name: "LarderPackTests", dependencies: ["LarderPack", "LarderTestSupport"]),
-        .testTarget(name: "LarderCLITests", dependencies: ["larder", "LarderFormat", "LarderCache", "LarderTestSupport"]),
+        .testTarget(name: "LarderCLITests", dependencies: ["larder", "larder-webkit", "LarderFormat", "LarderCache", "LarderTestSupport"]),
         .testTarget(name: "LarderCacheTests", dependencies: ["LarderCache", "LarderSystem", "LarderTestSupport", "CArchive"]),
         .testTarget(
             name: "LarderHostTests",

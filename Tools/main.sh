@@ -15,6 +15,8 @@ cd "$(dirname "$0")/.."
 bash Tools/setup.sh
 
 swift build -c release --product larder >/dev/null
+# `larder render` and `larder journey --renderer webkit` run in larder-webkit, built beside it.
+swift build -c release --product larder-webkit >/dev/null
 larder="$(swift build -c release --show-bin-path)/larder"
 out=.build/samples
 mkdir -p "$out"

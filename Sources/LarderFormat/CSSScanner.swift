@@ -21,14 +21,20 @@ package struct CSSScanner {
         return scanner.references
     }
 
+    /// The words whose identity the scanner follows (compared without case); any other word
+    /// is `other`, and a missing one `none`.
+    private enum Keyword {
+        case none, `import`, fontFace, src, other
+    }
+
     private mutating func run() {
         // Block state: the innermost `{` opened by an @font-face rule, and the current property.
         var depth = 0
         var fontFaceDepth: Int? = nil
-        var pendingAtRule: [UInt8] = []
-        var awaitingBlockFor: [UInt8]? = nil
-        var property: [UInt8] = []
-        var lastWord: [UInt8] = []
+        var pendingAtRule = Keyword.none
+        var awaitingBlockFor: Keyword? = nil
+        var property = Keyword.none
+        var lastWord = Keyword.none
         while index < end {
             let byte = bytes[index]
             switch byte {
@@ -38,32 +44,32 @@ package struct CSSScanner {
             case UInt8(ascii: "\""), UInt8(ascii: "'"):
                 let start = index
                 let text = readString()
-                if pendingAtRule == Array("import".utf8) {
+                if pendingAtRule == .import {
                     references.append(Reference(url: text, kind: .cssImport, offset: start + 1, replaceRange: nil))
-                    pendingAtRule = []
+                    pendingAtRule = .none
                 }
                 continue
             case UInt8(ascii: "@"):
                 index += 1
-                pendingAtRule = readIdentifier().map(asciiLower)
+                pendingAtRule = keyword(readIdentifier())
                 awaitingBlockFor = pendingAtRule
                 continue
             case UInt8(ascii: "{"):
                 depth += 1
-                if awaitingBlockFor == Array("font-face".utf8) { fontFaceDepth = depth }
+                if awaitingBlockFor == .fontFace { fontFaceDepth = depth }
                 awaitingBlockFor = nil
-                pendingAtRule = []
-                property = []
+                pendingAtRule = .none
+                property = .none
             case UInt8(ascii: "}"):
                 if fontFaceDepth == depth { fontFaceDepth = nil }
                 depth = max(0, depth - 1)
-                property = []
+                property = .none
             case UInt8(ascii: ";"):
-                pendingAtRule = []
+                pendingAtRule = .none
                 awaitingBlockFor = nil
-                property = []
+                property = .none
             case UInt8(ascii: ":"):
-                if property.isEmpty { property = lastWord }
+                if property == .none { property = lastWord }
             case UInt8(ascii: "\\"):
                 index += 2
                 continue
@@ -71,12 +77,12 @@ package struct CSSScanner {
                 if isIdentifierByte(byte) {
                     let start = index
                     let word = readIdentifier()
-                    if index < end, bytes[index] == UInt8(ascii: "("), word.map(asciiLower) == Array("url".utf8) {
-                        let inFontSource = fontFaceDepth != nil && fontFaceDepth == depth && property == Array("src".utf8)
-                        readURLFunction(start: start, isFontSource: inFontSource, isImport: pendingAtRule == Array("import".utf8))
-                        pendingAtRule = []
+                    if index < end, bytes[index] == UInt8(ascii: "("), lowercased(word, equals: "url") {
+                        let inFontSource = fontFaceDepth != nil && fontFaceDepth == depth && property == .src
+                        readURLFunction(start: start, isFontSource: inFontSource, isImport: pendingAtRule == .import)
+                        pendingAtRule = .none
                     } else {
-                        lastWord = word.map(asciiLower)
+                        lastWord = keyword(word)
                     }
                     continue
                 }
@@ -85,15 +91,30 @@ package struct CSSScanner {
         }
     }
 
+    private func keyword(_ word: Range<Int>) -> Keyword {
+        if word.isEmpty { return .none }
+        if lowercased(word, equals: "src") { return .src }
+        if lowercased(word, equals: "import") { return .import }
+        if lowercased(word, equals: "font-face") { return .fontFace }
+        return .other
+    }
+
+    /// Whether `bytes[word]`, ASCII-lowercased, is `text`.
+    private func lowercased(_ word: Range<Int>, equals text: StaticString) -> Bool {
+        guard word.count == text.utf8CodeUnitCount else { return false }
+        for offset in 0..<word.count where asciiLower(bytes[word.lowerBound + offset]) != text.utf8Start[offset] { return false }
+        return true
+    }
+
     private func isIdentifierByte(_ byte: UInt8) -> Bool {
         (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
             || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte >= 0x80
     }
 
-    private mutating func readIdentifier() -> [UInt8] {
+    private mutating func readIdentifier() -> Range<Int> {
         let start = index
         while index < end, isIdentifierByte(bytes[index]) { index += 1 }
-        return Array(bytes[start..<index])
+        return start..<index
     }
 
     private mutating func skipComment() {

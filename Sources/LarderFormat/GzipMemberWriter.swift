@@ -12,12 +12,17 @@ import Synchronization
 /// level, the piece size and the libdeflate version: never on the number of threads or their
 /// timing. Each member's header is libdeflate's: no name, MTIME 0.
 ///
-/// Pieces made mostly of bytes written while ``inputIsPrecompressed`` is set (JPEG, PNG, WOFF2
-/// and the like) are compressed at level 1: there is almost nothing to find in them, and the
-/// choice depends only on the input.
+/// Pieces made mostly (75%) of bytes written while ``inputIsPrecompressed`` is set (JPEG, PNG,
+/// WOFF2 and the like) are compressed at level 1, or stored (deflate's stored blocks,
+/// libdeflate's level 0) when their first ``sampleSize`` bytes shrink by less than 3% at level
+/// 1 (the tar headers in the sample alone save about 1%): deflate finds next to nothing in
+/// such bytes, yet its match finder costs about 9 ms per MB even at level 1 (about 0.3 ms
+/// stored); some PNGs do shrink, and keep level 1. So that media and text share few pieces, a
+/// piece also ends where the input switches between the two kinds, once it holds
+/// ``minimumPieceSize`` bytes. All these choices depend only on the input.
 ///
-/// Memory stays bounded: at most `min(2 × concurrency + 2, 16)` pieces are in flight, each with
-/// its input and its output buffer.
+/// Memory stays bounded: at most `min(2 × concurrency + 2, 16)` pieces are in flight, each
+/// with its output buffer (and its input until it is compressed).
 public final class GzipMemberWriter {
     /// Receives compressed bytes, in order, on the thread that calls ``write(_:)`` and
     /// ``finish()``.
@@ -25,6 +30,12 @@ public final class GzipMemberWriter {
 
     /// Input bytes per member.
     public static let defaultPieceSize = 1 << 20
+    /// A piece ends early where the input switches between precompressed and other bytes only
+    /// once it holds this much: smaller members would cost more than mixing does.
+    public static let minimumPieceSize = 64 << 10
+    /// The bytes of a mostly precompressed piece deflated first to choose between level 1 and
+    /// storing it.
+    public static let sampleSize = 64 << 10
 
     private let level: Int32
     private let pieceSize: Int
@@ -35,6 +46,8 @@ public final class GzipMemberWriter {
 
     private var piece: [UInt8] = []
     private var piecePrecompressedBytes = 0
+    /// Whether the piece's last bytes were written as precompressed.
+    private var pieceEndsPrecompressed = false
     private var pending: [MemberJob] = []
     private var submittedAny = false
     private var finished = false
@@ -46,6 +59,8 @@ public final class GzipMemberWriter {
     public private(set) var bytesIn: UInt64 = 0
     /// Compressed bytes handed to the sink so far.
     public private(set) var bytesOut: UInt64 = 0
+    /// The libdeflate level of each member written so far, in order (0: stored); for tests.
+    package private(set) var memberLevels: [Int32] = []
 
     /// - Parameters:
     ///   - level: compression level, 1 to 9 (libdeflate's scale matches zlib's there).
@@ -71,6 +86,9 @@ public final class GzipMemberWriter {
     /// - Throws: ``FormatError`` from compression or from the sink.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(FormatError) {
         precondition(!finished, "write after finish")
+        guard !bytes.isEmpty else { return }
+        if piece.count >= Self.minimumPieceSize, inputIsPrecompressed != pieceEndsPrecompressed { try submit() }
+        pieceEndsPrecompressed = inputIsPrecompressed
         var offset = 0
         while offset < bytes.count {
             if piece.count == pieceSize { try submit() }
@@ -93,7 +111,7 @@ public final class GzipMemberWriter {
 
     private func submit() throws(FormatError) {
         let mostlyPrecompressed = piecePrecompressedBytes * 4 >= piece.count * 3 && !piece.isEmpty
-        let job = MemberJob(input: piece, level: mostlyPrecompressed ? 1 : level)
+        let job = MemberJob(input: piece, level: mostlyPrecompressed ? 1 : level, storeIfIncompressible: mostlyPrecompressed)
         piecePrecompressedBytes = 0
         piece = []
         piece.reserveCapacity(pieceSize)
@@ -114,29 +132,47 @@ public final class GzipMemberWriter {
         if let error = job.error { throw error }
         try FormatError.typed { try job.output.withUnsafeBytes { try sink($0) } }
         bytesOut += UInt64(job.output.count)
+        memberLevels.append(job.usedLevel)
     }
 }
 
 /// A piece waiting to be compressed, and then its member. Written by one worker, read by the
 /// producer only after `done` is signalled, which orders the two.
 private final class MemberJob: @unchecked Sendable {
-    let input: [UInt8]
+    /// Released once compressed.
+    var input: [UInt8]
     let level: Int32
+    /// Stored instead when a sample barely shrinks at `level`.
+    let storeIfIncompressible: Bool
     var output: [UInt8] = []
+    /// The level the member was compressed at.
+    var usedLevel: Int32
     var error: FormatError?
     let done = DispatchSemaphore(value: 0)
 
-    init(input: [UInt8], level: Int32) {
+    init(input: [UInt8], level: Int32, storeIfIncompressible: Bool) {
+        usedLevel = level
         self.input = input
         self.level = level
+        self.storeIfIncompressible = storeIfIncompressible
     }
 
     func run(compressors: CompressorPool) {
         defer { done.signal() }
         do throws(FormatError) {
+            var level = self.level
+            if storeIfIncompressible {
+                let sampler = try compressors.take(level: level)
+                defer { compressors.give(sampler) }
+                let sample = min(input.count, GzipMemberWriter.sampleSize)
+                let deflated = input.withUnsafeBytes { sampler.deflatedSize(UnsafeRawBufferPointer(rebasing: $0[0..<sample])) }
+                if deflated * 100 > sample * 97 { level = 0 }
+            }
+            usedLevel = level
             let compressor = try compressors.take(level: level)
             defer { compressors.give(compressor) }
             output = try compressor.gzip(input)
+            input = []
         } catch {
             self.error = error
         }
@@ -159,20 +195,27 @@ private final class LibdeflateCompressor: @unchecked Sendable {
 
     deinit { libdeflate_free_compressor(handle) }
 
-    /// One complete gzip member of `input` (`libdeflate_gzip_compress`).
+    /// The size of `bytes` as raw deflate (`libdeflate_deflate_compress`).
+    func deflatedSize(_ bytes: UnsafeRawBufferPointer) -> Int {
+        let bound = libdeflate_deflate_compress_bound(handle, bytes.count)
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: bound, alignment: 16)
+        defer { scratch.deallocate() }
+        return libdeflate_deflate_compress(handle, bytes.baseAddress, bytes.count, scratch.baseAddress, bound)
+    }
+
+    /// One complete gzip member of `input` (`libdeflate_gzip_compress`), in an array no
+    /// larger than it (it waits in the queue until its turn to be written).
     func gzip(_ input: [UInt8]) throws(FormatError) -> [UInt8] {
         let bound = libdeflate_gzip_compress_bound(handle, input.count)
-        var output = [UInt8](repeating: 0, count: bound)
-        let written = input.withUnsafeBytes { raw in
-            output.withUnsafeMutableBytes { out in
-                libdeflate_gzip_compress(handle, raw.baseAddress, raw.count, out.baseAddress, out.count)
+        let output = input.withUnsafeBytes { raw in
+            [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
+                count = libdeflate_gzip_compress(handle, raw.baseAddress, raw.count, buffer.baseAddress, buffer.count)
             }
         }
-        guard written > 0 else {
+        guard !output.isEmpty else {
             throw FormatError(.compression, "libdeflate_gzip_compress found its own bound too small for \(input.count) bytes")
         }
-        output.removeSubrange(written...)
-        return output
+        return output.count * 4 < bound * 3 ? Array(output[...]) : output
     }
 }
 

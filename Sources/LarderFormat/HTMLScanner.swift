@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Finds the URLs an HTML document uses: `src`, `srcset`, `poster`, `href` (on `<link>` as a
 /// resource when its `rel` loads something, on `<a>` and `<area>` as navigation), `<style>`
 /// blocks and `style=` attributes through ``CSSScanner``. Comments, `<script>` bodies and other
@@ -6,6 +12,8 @@ package struct HTMLScanner {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private(set) var references: [Reference] = []
+    /// The current tag's attributes, reused from tag to tag.
+    private var attributes: [Attribute] = []
 
     package static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> [Reference] {
         var scanner = HTMLScanner(bytes: bytes)
@@ -15,8 +23,33 @@ package struct HTMLScanner {
 
     private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
+    /// The attribute names the scanner acts on; any other is `other`, and its value is never
+    /// decoded.
+    private enum AttributeName {
+        case src, poster, data, srcset, imagesrcset, href, style, rel, `as`, other
+    }
+
+    /// The tags whose name changes what is done with them.
+    private enum TagName {
+        case link, a, area, object, style, script, textarea, title, xmp, noembed, noframes, other
+
+        /// The end tag that closes its raw text, for the elements whose content is not markup.
+        var rawTextName: StaticString? {
+            switch self {
+            case .script: "script"
+            case .textarea: "textarea"
+            case .title: "title"
+            case .xmp: "xmp"
+            case .noembed: "noembed"
+            case .noframes: "noframes"
+            case .style: "style"
+            default: nil
+            }
+        }
+    }
+
     private struct Attribute {
-        var name: [UInt8]
+        var name: AttributeName
         var value: String
         var valueOffset: Int
         var valueRange: Range<Int>
@@ -25,7 +58,12 @@ package struct HTMLScanner {
 
     private mutating func run() {
         while index < bytes.count {
-            guard bytes[index] == UInt8(ascii: "<") else { index += 1; continue }
+            // memchr: most of a document is text between tags.
+            guard let found = memchr(bytes.baseAddress! + index, Int32(UInt8(ascii: "<")), bytes.count - index) else {
+                index = bytes.count
+                break
+            }
+            index = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - bytes.baseAddress!
             if startsWith("<!--") {
                 index = find("-->", from: index + 4).map { $0 + 3 } ?? bytes.count
             } else if startsWith("<!") || startsWith("<?") || startsWith("</") {
@@ -64,6 +102,52 @@ package struct HTMLScanner {
         return nil
     }
 
+    /// Whether `bytes[range]`, lowercased, is `text`.
+    private func range(_ range: Range<Int>, isLowercase text: StaticString) -> Bool {
+        range.count == text.utf8CodeUnitCount && startsWith(text, at: range.lowerBound, caseInsensitive: true)
+    }
+
+    private func tagName(_ range: Range<Int>) -> TagName {
+        switch range.count {
+        case 1: if self.range(range, isLowercase: "a") { return .a }
+        case 3: if self.range(range, isLowercase: "xmp") { return .xmp }
+        case 4:
+            if self.range(range, isLowercase: "link") { return .link }
+            if self.range(range, isLowercase: "area") { return .area }
+        case 5:
+            if self.range(range, isLowercase: "style") { return .style }
+            if self.range(range, isLowercase: "title") { return .title }
+        case 6:
+            if self.range(range, isLowercase: "object") { return .object }
+            if self.range(range, isLowercase: "script") { return .script }
+        case 7: if self.range(range, isLowercase: "noembed") { return .noembed }
+        case 8:
+            if self.range(range, isLowercase: "textarea") { return .textarea }
+            if self.range(range, isLowercase: "noframes") { return .noframes }
+        default: break
+        }
+        return .other
+    }
+
+    private func attributeName(_ range: Range<Int>) -> AttributeName {
+        switch range.count {
+        case 2: if self.range(range, isLowercase: "as") { return .as }
+        case 3:
+            if self.range(range, isLowercase: "src") { return .src }
+            if self.range(range, isLowercase: "rel") { return .rel }
+        case 4:
+            if self.range(range, isLowercase: "href") { return .href }
+            if self.range(range, isLowercase: "data") { return .data }
+        case 5: if self.range(range, isLowercase: "style") { return .style }
+        case 6:
+            if self.range(range, isLowercase: "poster") { return .poster }
+            if self.range(range, isLowercase: "srcset") { return .srcset }
+        case 11: if self.range(range, isLowercase: "imagesrcset") { return .imagesrcset }
+        default: break
+        }
+        return .other
+    }
+
     private mutating func readTag() {
         index += 1
         let nameStart = index
@@ -72,8 +156,8 @@ package struct HTMLScanner {
         {
             index += 1
         }
-        let name = String(decoding: bytes[nameStart..<index].map(asciiLower), as: UTF8.self)
-        var attributes: [Attribute] = []
+        let name = tagName(nameStart..<index)
+        attributes.removeAll(keepingCapacity: true)
         var selfClosing = false
         while index < bytes.count {
             let byte = bytes[index]
@@ -81,31 +165,26 @@ package struct HTMLScanner {
             if byte == UInt8(ascii: ">") { index += 1; break }
             if byte == UInt8(ascii: "/") { selfClosing = true; index += 1; continue }
             selfClosing = false
-            attributes.append(readAttribute())
+            if let attribute = readAttribute() { attributes.append(attribute) }
         }
-        handle(tag: name, attributes: attributes)
-        guard !selfClosing else { return }
-        switch name {
-        case "script", "textarea", "title", "xmp", "noembed", "noframes":
-            skipRawText(until: name)
-        case "style":
-            let contentStart = index
-            skipRawText(until: name)
+        if !attributes.isEmpty { handle(tag: name) }
+        guard !selfClosing, let rawText = name.rawTextName else { return }
+        let contentStart = index
+        skipRawText(until: rawText)
+        if name == .style {
             let contentEnd = min(contentStartOfClosingTag ?? index, bytes.count)
             references += CSSScanner.scan(bytes, range: contentStart..<max(contentStart, contentEnd))
-        default:
-            break
         }
     }
 
     private var contentStartOfClosingTag: Int?
 
-    private mutating func skipRawText(until tag: String) {
+    private mutating func skipRawText(until tag: StaticString) {
         var position = index
+        let length = tag.utf8CodeUnitCount
         while let found = find("</", from: position) {
             let nameStart = found + 2
-            let candidate = bytes[nameStart..<min(bytes.count, nameStart + tag.utf8.count)].map(asciiLower)
-            if candidate.elementsEqual(tag.utf8) {
+            if nameStart + length <= bytes.count, startsWith(tag, at: nameStart, caseInsensitive: true) {
                 contentStartOfClosingTag = found
                 index = find(">", from: nameStart).map { $0 + 1 } ?? bytes.count
                 return
@@ -116,7 +195,9 @@ package struct HTMLScanner {
         index = bytes.count
     }
 
-    private mutating func readAttribute() -> Attribute {
+    /// Reads one attribute; nil for one the scanner does not act on (its value is skipped,
+    /// never decoded).
+    private mutating func readAttribute() -> Attribute? {
         let nameStart = index
         while index < bytes.count, !isASCIIWhitespace(bytes[index]), bytes[index] != UInt8(ascii: "="),
             bytes[index] != UInt8(ascii: ">"), !(bytes[index] == UInt8(ascii: "/") && index > nameStart)
@@ -124,11 +205,11 @@ package struct HTMLScanner {
             index += 1
         }
         if index == nameStart { index += 1 }
-        let name = bytes[nameStart..<index].map(asciiLower)
+        let name = attributeName(nameStart..<index)
         var lookahead = index
         while lookahead < bytes.count, isASCIIWhitespace(bytes[lookahead]) { lookahead += 1 }
         guard lookahead < bytes.count, bytes[lookahead] == UInt8(ascii: "=") else {
-            return Attribute(name: name, value: "", valueOffset: index, valueRange: index..<index, decodedExactly: true)
+            return name == .other ? nil : Attribute(name: name, value: "", valueOffset: index, valueRange: index..<index, decodedExactly: true)
         }
         index = lookahead + 1
         while index < bytes.count, isASCIIWhitespace(bytes[index]) { index += 1 }
@@ -136,8 +217,12 @@ package struct HTMLScanner {
         if index < bytes.count, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") {
             let quote = bytes[index]
             let start = index + 1
-            var end = start
-            while end < bytes.count, bytes[end] != quote { end += 1 }
+            let end: Int
+            if start < bytes.count, let found = memchr(bytes.baseAddress! + start, Int32(quote), bytes.count - start) {
+                end = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - bytes.baseAddress!
+            } else {
+                end = bytes.count
+            }
             valueRange = start..<end
             index = min(bytes.count, end + 1)
         } else {
@@ -145,14 +230,9 @@ package struct HTMLScanner {
             while index < bytes.count, !isASCIIWhitespace(bytes[index]), bytes[index] != UInt8(ascii: ">") { index += 1 }
             valueRange = start..<index
         }
-        let raw = UnsafeBufferPointer(rebasing: bytes[valueRange])
-        let decoded = HTMLEntities.decode(raw)
-        // Exact only when the value's bytes are the raw bytes: no character reference, and no
-        // invalid UTF-8 (decoding replaces it with U+FFFD, three bytes), so offsets within the
-        // value are offsets within the document.
-        return Attribute(
-            name: name, value: decoded, valueOffset: valueRange.lowerBound, valueRange: valueRange,
-            decodedExactly: decoded.utf8.elementsEqual(raw))
+        guard name != .other else { return nil }
+        let (decoded, exact) = HTMLEntities.decodeNoting(UnsafeBufferPointer(rebasing: bytes[valueRange]))
+        return Attribute(name: name, value: decoded, valueOffset: valueRange.lowerBound, valueRange: valueRange, decodedExactly: exact)
     }
 
     private static let loadingRels: Set<String> = [
@@ -160,25 +240,24 @@ package struct HTMLScanner {
         "mask-icon", "manifest", "prefetch",
     ]
 
-    private mutating func handle(tag: String, attributes: [Attribute]) {
-        let rel = attributes.first { $0.name.elementsEqual("rel".utf8) }?.value ?? ""
+    private mutating func handle(tag: TagName) {
+        let rel = attributes.first { $0.name == .rel }?.value ?? ""
         for attribute in attributes {
-            let name = String(decoding: attribute.name, as: UTF8.self)
-            switch name {
-            case "src", "poster":
+            switch attribute.name {
+            case .src, .poster:
                 add(attribute, .resource)
-            case "data" where tag == "object":
+            case .data where tag == .object:
                 add(attribute, .resource)
-            case "srcset", "imagesrcset":
+            case .srcset, .imagesrcset:
                 for candidate in Self.srcsetURLs(attribute.value) {
                     add(candidate.url, .resource, at: attribute.valueOffset + (attribute.decodedExactly ? candidate.offset : 0))
                 }
-            case "href":
+            case .href:
                 switch tag {
-                case "link":
+                case .link:
                     let rels = rel.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
                     let loads = rels.contains { Self.loadingRels.contains(String($0)) || $0.hasSuffix("icon") }
-                    let destination = attributes.first { $0.name.elementsEqual("as".utf8) }?.value.lowercased()
+                    let destination = attributes.first { $0.name == .as }?.value.lowercased()
                     if rels.contains("preload"), destination == "font", attribute.decodedExactly {
                         references.append(
                             Reference(
@@ -186,12 +265,12 @@ package struct HTMLScanner {
                     } else {
                         add(attribute, loads ? .resource : .navigation)
                     }
-                case "a", "area":
+                case .a, .area:
                     add(attribute, .navigation)
                 default:
                     continue
                 }
-            case "style":
+            case .style:
                 if attribute.decodedExactly {
                     references += CSSScanner.scan(bytes, range: attribute.valueRange).map {
                         var reference = $0
@@ -248,6 +327,18 @@ enum HTMLEntities {
     private static let named: [String: String] = [
         "amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": "\u{A0}",
     ]
+
+    /// The decoded value, and whether its bytes are exactly the raw bytes: no character
+    /// reference, and no invalid UTF-8 (decoding replaces it with U+FFFD, three bytes), so
+    /// offsets within the value are offsets within the document.
+    static func decodeNoting(_ raw: UnsafeBufferPointer<UInt8>) -> (value: String, exact: Bool) {
+        guard raw.contains(UInt8(ascii: "&")) else {
+            if let valid = String(validating: raw, as: UTF8.self) { return (valid, true) }
+            return (String(decoding: raw, as: UTF8.self), false)
+        }
+        let decoded = decode(raw)
+        return (decoded, decoded.utf8.elementsEqual(raw))
+    }
 
     static func decode(_ raw: UnsafeBufferPointer<UInt8>) -> String {
         guard raw.contains(UInt8(ascii: "&")) else { return String(decoding: raw, as: UTF8.self) }

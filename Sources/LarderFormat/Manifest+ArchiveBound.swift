@@ -6,7 +6,8 @@ extension Manifest {
     ///
     /// The tar part counts, for the manifest, every file and every folder, a header block, a
     /// pax extended header with its path record, and the data padded to 512-byte blocks, then
-    /// the end-of-archive blocks padded to a 10 KiB record. Deflate can expand incompressible
+    /// the end-of-archive blocks padded to a 10 KiB record (archives before issue 14; since
+    /// then to 512 bytes). Deflate can expand incompressible
     /// data by a small fraction plus a few bytes per block; the bound allows 1/1024 and 64 bytes
     /// per 128 KiB block, beyond zlib's own `deflateBound`, and the gzip header and trailer
     /// (each 1 MiB gzip member's 18 bytes fit in the 512 a MiB is allowed).

@@ -23,6 +23,10 @@ private func underUTF8Locale<T>(_ body: () throws(FormatError) -> T) throws(Form
 /// SOURCE_DATE_EPOCH), uid and gid 0 with no user or group names, modes 0644 for files and 0755
 /// for folders, no atime, ctime or extended attributes. Parent folders get their own entries the
 /// first time a file inside them is added.
+///
+/// Records are 512 bytes (tar's block; libarchive's default is 10 KiB): every byte of an entry
+/// reaches the sink before the next entry's header, so a sink can tell which file the bytes
+/// it gets belong to (``GzipMemberWriter`` stores media pieces by that).
 public final class TarWriter {
     private let archive: OpaquePointer
     private let context: WriteContext
@@ -43,7 +47,7 @@ public final class TarWriter {
         self.modificationTime = modificationTime
         try check(archive_write_set_format_pax_restricted(archive), "archive_write_set_format_pax_restricted")
         try check(archive_write_add_filter_none(archive), "archive_write_add_filter_none")
-        try check(archive_write_set_bytes_per_block(archive, 10240), "archive_write_set_bytes_per_block")
+        try check(archive_write_set_bytes_per_block(archive, 512), "archive_write_set_bytes_per_block")
         let opaque = Unmanaged.passUnretained(context).toOpaque()
         let status = try underUTF8Locale { archive_write_open2(archive, opaque, nil, tarWriteCallback, nil, nil) }
         try check(status, "archive_write_open2")

@@ -16,11 +16,18 @@ enum CLI {
         return me.deletingLastPathComponent().appendingPathComponent("larder").path
     }()
 
-    /// - Parameter stdout: where standard output goes (default: captured).
+    /// `larder-webkit`, the same commands with the web engine, beside it.
+    static let webEngineExecutable: String = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        .appendingPathComponent("larder-webkit").path
+
+    /// - Parameters:
+    ///   - program: the executable (default: the built `larder`).
+    ///   - stdout: where standard output goes (default: captured).
     static func run(
-        _ arguments: [String], environment: [String: String] = [:], umask mask: String? = nil, stdout: String? = nil
+        program: String = executable, _ arguments: [String], environment: [String: String] = [:], umask mask: String? = nil,
+        stdout: String? = nil
     ) throws -> CLIResult {
-        let command = mask.map { ["/bin/sh", "-c", "umask \($0) && exec \"$0\" \"$@\"", executable] + arguments } ?? [executable] + arguments
+        let command = mask.map { ["/bin/sh", "-c", "umask \($0) && exec \"$0\" \"$@\"", program] + arguments } ?? [program] + arguments
         var env = ProcessInfo.processInfo.environment
         env["COLUMNS"] = "80"
         for (key, value) in environment { env[key] = value }

@@ -43,6 +43,14 @@ import Testing
         _ input: [UInt8], level: Int = 6, concurrency: Int, pieceSize: Int = 64 << 10, writes: Int = 7,
         precompressed: Bool = false
     ) throws -> [UInt8] {
+        try compressNotingLevels(input, level: level, concurrency: concurrency, pieceSize: pieceSize, writes: writes, precompressed: precompressed).bytes
+    }
+
+    /// - Returns: the gzip bytes and the level of each member (0: stored).
+    static func compressNotingLevels(
+        _ input: [UInt8], level: Int = 6, concurrency: Int, pieceSize: Int = 64 << 10, writes: Int = 7,
+        precompressed: Bool = false
+    ) throws -> (bytes: [UInt8], levels: [Int32]) {
         var output: [UInt8] = []
         let writer = GzipMemberWriter(level: level, pieceSize: pieceSize, concurrency: concurrency) { (bytes) throws(FormatError) in
             output.append(contentsOf: bytes)
@@ -58,7 +66,7 @@ import Testing
         try writer.finish()
         #expect(writer.bytesOut == UInt64(output.count))
         #expect(writer.bytesIn == UInt64(input.count))
-        return output
+        return (output, writer.memberLevels)
     }
 
     @Test(arguments: [0, 1, 1000, 64 * 1024, 64 * 1024 + 1, 300_001])
@@ -74,7 +82,63 @@ import Testing
         let single = try Self.compress(input, concurrency: 1, writes: 1)
         #expect(try Self.compress(input, concurrency: 4, writes: 13) == single)
         #expect(try Self.compress(input, concurrency: 2, writes: 997) == single)
-        #expect(try Self.compress(input, concurrency: 2, precompressed: true) != single, "precompressed pieces use level 1")
+        #expect(try Self.compress(input, concurrency: 2, precompressed: true) != single, "precompressed pieces are stored")
+    }
+
+    /// Incompressible bytes flagged precompressed are stored (deflate's stored blocks: the input
+    /// plus a few bytes per 64 KiB); compressible ones, flagged or not, are deflated. Both read
+    /// back through zlib.
+    @Test func incompressiblePrecompressedPiecesAreStored() throws {
+        var state: UInt64 = 7
+        let noise = (0..<300_000).map { _ in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+        let (stored, storedLevels) = try Self.compressNotingLevels(noise, concurrency: 2, precompressed: true)
+        let (read, members) = try Self.gunzipMembers(stored)
+        #expect(read == noise)
+        #expect(members == 5)
+        #expect(storedLevels == [0, 0, 0, 0, 0])
+        #expect(stored.count >= noise.count && stored.count < noise.count + 5 * 100, "\(stored.count)")
+        // Not flagged, the same noise goes through level 6.
+        #expect(try Self.compressNotingLevels(noise, concurrency: 2).levels == [6, 6, 6, 6, 6])
+
+        let text = ParallelGzipWriterTests.text(300_000)
+        let (flagged, flaggedLevels) = try Self.compressNotingLevels(text, concurrency: 2, precompressed: true)
+        #expect(try Self.gunzipMembers(flagged).bytes == text)
+        #expect(flaggedLevels == [1, 1, 1, 1, 1], "flagged text that shrinks is deflated at level 1")
+        #expect(flagged.count < text.count / 2)
+    }
+
+    /// Writes `runs` of text, each flagged precompressed or not, into 1 MiB pieces.
+    /// - Returns: the input, the number of members written and their size.
+    static func members(_ runs: [(bytes: Int, precompressed: Bool)]) throws -> (input: [UInt8], members: Int, size: Int) {
+        var output: [UInt8] = []
+        let writer = GzipMemberWriter(level: 6, pieceSize: GzipMemberWriter.defaultPieceSize, concurrency: 2) {
+            (bytes) throws(FormatError) in output.append(contentsOf: bytes)
+        }
+        var input: [UInt8] = []
+        for run in runs {
+            let bytes = ParallelGzipWriterTests.text(run.bytes)
+            writer.inputIsPrecompressed = run.precompressed
+            try bytes.withUnsafeBytes { try writer.write($0) }
+            input += bytes
+        }
+        try writer.finish()
+        let (read, members) = try gunzipMembers(output)
+        #expect(read == input)
+        return (input, members, output.count)
+    }
+
+    /// A piece ends where the input switches kind once it holds 64 KiB, so media and text
+    /// share few pieces; below that the kinds share one.
+    @Test func aSwitchOfKindEndsAPieceOnceItHoldsTheMinimum() throws {
+        let minimum = GzipMemberWriter.minimumPieceSize
+        #expect(try Self.members([(minimum, false), (1000, true)]).members == 2)
+        #expect(try Self.members([(1000, false), (1000, true), (minimum, false)]).members == 1)
+        #expect(try Self.members([(minimum, true), (minimum, false), (minimum, true), (10, true)]).members == 3)
+        // Writes of one kind in a row never end a piece early, however they are split.
+        #expect(try Self.members([(minimum, false), (minimum, false), (minimum, false)]).members == 1)
     }
 
     @Test func everyMemberHeaderHasNoNameOrTimestamp() throws {

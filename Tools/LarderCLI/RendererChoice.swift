@@ -1,5 +1,4 @@
 import LarderHost
-import LarderWebKit
 
 /// The renderer a `larder journey` command runs the host with: `--renderer headless` (the
 /// default) or `--renderer webkit`, with `--screenshot` and `--viewport` for the latter.
@@ -23,29 +22,21 @@ struct RendererChoice {
         if screenshot?.isEmpty == true { throw UsageError(message: "Missing value for '--screenshot <png>'", command: spec) }
     }
 
-    /// A new renderer; the web engine first gets a display (Xvfb when none is set).
-    /// - Throws: ``HostError/Code/renderer`` when no display can be started.
-    func makeRenderer() throws(HostError) -> any JourneyRenderer {
+    /// A new renderer. For the web engine, the engine takes the command over first (`larder`
+    /// hands it to `larder-webkit`: call this before doing anything), then gets a display
+    /// (Xvfb when none is set).
+    /// - Throws: ``HostError/Code/renderer`` when the engine's program or a display cannot
+    ///   be started.
+    func makeRenderer(engine: any WebEngineRunner) throws(HostError) -> any JourneyRenderer {
         guard name == "webkit" else { return HeadlessRenderer() }
-        _ = try WebEngineSupport.display()
-        return WebKitRenderer(configuration: .init(viewport: viewport))
-    }
-
-    /// A PNG of what the web engine shows (prepared hidden or presented).
-    /// - Throws: ``HostError/Code/renderer`` when nothing is loaded (a journey presented
-    ///   directly loads only when visible: use `present`).
-    static func screenshot(_ renderer: any JourneyRenderer) async throws(HostError) -> [UInt8] {
-        guard let engine = renderer as? WebKitRenderer else { throw HostError(.renderer, "screenshots need --renderer webkit") }
-        guard case .loaded = await engine.state else {
-            throw HostError(.renderer, "nothing is loaded to capture: a journey without the 'prepare' capability loads only when presented; use 'present'")
-        }
-        return try await engine.screenshot()
+        try engine.takeOver()
+        _ = try engine.display()
+        return try engine.makeRenderer(viewport: viewport)
     }
 
     /// What the renderer read in its last load.
-    static func lastLoad(_ renderer: any JourneyRenderer) async -> LoadSummary? {
+    static func lastLoad(_ renderer: any JourneyRenderer, engine: any WebEngineRunner) async -> LoadSummary? {
         if let headless = renderer as? HeadlessRenderer { return headless.lastLoad.map(LoadSummary.init) }
-        if let engine = renderer as? WebKitRenderer { return await engine.lastLoad.map(LoadSummary.init) }
-        return nil
+        return await engine.lastLoad(renderer)
     }
 }

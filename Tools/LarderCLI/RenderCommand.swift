@@ -2,7 +2,6 @@ import Foundation
 import LarderCache
 import LarderFormat
 import LarderHost
-import LarderWebKit
 
 /// `larder render`: renders a flow's entry screen from a cache in the web engine and writes a
 /// PNG, for build pipelines and designers.
@@ -35,7 +34,7 @@ enum RenderCommand {
             such archive or bundle, 69 no display, 73 the PNG cannot be written, 1 anything else.
             """)
 
-    static func run(_ arguments: [String]) -> ExitCode {
+    static func run(_ arguments: [String], engine: any WebEngineRunner) -> ExitCode {
         let parsed: ParsedArguments
         let viewport: Viewport
         let output: String
@@ -49,6 +48,10 @@ enum RenderCommand {
             output = path
         } catch {
             return Console.usageError(error)
+        }
+        do { try engine.takeOver() } catch {
+            Console.error("Error: \(error)")
+            return .unavailable
         }
         let source = parsed.positionals[0]
         let isArchive = FileManager.default.fileExists(atPath: source)
@@ -77,11 +80,11 @@ enum RenderCommand {
             }
         }
         let display: String?
-        do { display = try WebEngineSupport.display() } catch {
+        do { display = try engine.display() } catch {
             Console.error("Error: \(error)")
             return .unavailable
         }
-        let outcome = waitFor { await render(bundle, cache: cache, viewport: viewport) }
+        let outcome = waitFor { await engine.render(bundle, cache: cache, viewport: viewport) }
         switch outcome {
         case .failure(let error):
             Console.error("Error: \(error)")
@@ -96,34 +99,11 @@ enum RenderCommand {
         }
     }
 
-    /// What one render produced.
-    struct Rendered: Sendable {
-        var name: String
-        var report: WebKitLoadReport
-        var png: [UInt8]
-    }
-
-    /// Loads the bundle hidden in a new renderer, takes the screenshot and stops it.
-    static func render(_ bundle: Digest, cache: LarderCache, viewport: Viewport) async -> Result<Rendered, HostError> {
-        let renderer = WebKitRenderer(configuration: .init(viewport: viewport))
-        let result = await Result { () async throws(HostError) -> Rendered in
-            let lease: BundleLease
-            do throws(CacheError) { lease = try cache.lease(bundle) } catch { throw HostError(cacheFailure: error) }
-            defer { lease.release() }
-            try await renderer.start(bridge: RendererBridge { _ in })
-            try await renderer.load(RenderContent(journey: lease.manifest.name, revision: 0, lease: lease, cache: cache), visible: false)
-            guard let report = await renderer.lastLoad else { throw HostError(.renderer, "the renderer kept no report") }
-            return Rendered(name: lease.manifest.name, report: report, png: try await renderer.screenshot())
-        }
-        await renderer.stop()
-        return result
-    }
-
     private static func print(
-        _ rendered: Rendered, bundle: Digest, name: String, viewport: Viewport, output: String, display: String?, json: Bool
+        _ rendered: RenderedScreen, bundle: Digest, name: String, viewport: Viewport, output: String, display: String?, json: Bool
     ) {
         if json {
-            guard case .object(var fields) = WebEngineSupport.json(rendered.report) else { return }
+            guard case .object(var fields) = rendered.json else { return }
             fields["bundle"] = .string(bundle.description)
             fields["name"] = .string(name)
             fields["viewport"] = .string(viewport.description)
@@ -134,23 +114,9 @@ enum RenderCommand {
             return
         }
         var rows = [["Bundle", "\(name) \(bundle)"]]
-        rows += WebEngineSupport.rows(rendered.report)
+        rows += rendered.rows
         rows.append(["Screenshot", "\(output) (\(viewport), \(humanSize(Int64(rendered.png.count))))"])
         if let display { rows.append(["Display", "\(display) (Xvfb started for this run)"]) }
         Console.out(table(rows))
-    }
-}
-
-extension Result where Failure == HostError {
-    /// The outcome of async typed-throwing work.
-    init(_ work: () async throws(HostError) -> Success) async {
-        do { self = .success(try await work()) } catch { self = .failure(error) }
-    }
-}
-
-extension HostError {
-    /// The cache refused or failed.
-    init(cacheFailure error: CacheError) {
-        self.init(.cache, "the cache failed: \(error.message)", digest: error.digest, cacheError: error)
     }
 }

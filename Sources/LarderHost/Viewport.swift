@@ -1,4 +1,5 @@
-/// A web view's size in CSS pixels.
+/// A renderer's page size in CSS pixels (the web engine's view; `larder` parses `--viewport`
+/// without loading the engine).
 public struct Viewport: Sendable, Equatable, CustomStringConvertible {
     /// Width in CSS pixels.
     public var width: Int

@@ -70,7 +70,7 @@ struct JourneyReport {
         if let session = outcome.session { rows.append(["Session", session.id]) }
         if let engine = load?.engine {
             rows.append(["Renderer", "webkit (WebKitGTK)"])
-            rows += WebEngineSupport.rows(engine)
+            rows += engine.rows
         } else if let load {
             rows.append(["Resources", "\(load.resources) (entry \(load.entry))"])
             rows.append(["Fonts", "\(load.fonts)"])
@@ -137,7 +137,7 @@ struct JourneyReport {
             "renderer": .string(renderer),
             "screenshot": outcome.screenshot.map(JSONValue.string) ?? .null,
         ]
-        if let engine = load?.engine { object["load"] = WebEngineSupport.json(engine) }
+        if let engine = load?.engine { object["load"] = engine.json }
         if action == .present { object["session"] = outcome.session.map { .string($0.id) } ?? .null }
         if let error = outcome.error { object["error"] = Self.errorJSON(error) }
         return .object(object)

@@ -2,7 +2,7 @@ import Foundation
 import LarderFormat
 
 /// Exit statuses a script can rely on.
-enum ExitCode: Int32 {
+package enum ExitCode: Int32 {
     case success = 0
     /// Anything not listed below.
     case failure = 1
@@ -78,7 +78,7 @@ enum Console {
 }
 
 /// Sizes for people: 1.4 MB, 980 B (SI units, like `ls -h --si`).
-func humanSize(_ bytes: Int64) -> String {
+package func humanSize(_ bytes: Int64) -> String {
     let units = ["B", "kB", "MB", "GB", "TB"]
     var value = Double(bytes)
     var unit = 0

@@ -112,7 +112,7 @@ enum JourneyCommand {
             options: [OptionSpec(names: ["--offline"], value: nil, help: "Accepted for symmetry: status never asks the origin."), jsonOption])),
     ]
 
-    static func run(_ arguments: [String]) -> ExitCode {
+    static func run(_ arguments: [String], engine: any WebEngineRunner) -> ExitCode {
         guard let name = arguments.first, !name.hasPrefix("-") else {
             if arguments.contains("-h") || arguments.contains("--help") { Console.out(spec.helpText); return .success }
             return Console.usageError(UsageError(message: "Missing subcommand", command: spec))
@@ -142,7 +142,7 @@ enum JourneyCommand {
         let report = JourneyReport(action: action, journey: configuration.journeyID, json: parsed.flag("--json"), renderer: choice.name)
         let cachePath = parsed.value("--cache") ?? LarderCache.defaultPath
         let renderer: any JourneyRenderer
-        do { renderer = try choice.makeRenderer() } catch {
+        do { renderer = try choice.makeRenderer(engine: engine) } catch {
             Console.error("Error: \(error)")
             return .unavailable
         }
@@ -160,7 +160,7 @@ enum JourneyCommand {
         }
         var capture: (@Sendable () async throws(HostError) -> [UInt8])?
         if choice.screenshot != nil {
-            capture = { @Sendable () async throws(HostError) -> [UInt8] in try await RendererChoice.screenshot(renderer) }
+            capture = { @Sendable () async throws(HostError) -> [UInt8] in try await engine.screenshot(renderer) }
         }
         let screenshot = capture
         let force = parsed.flag(HostRuleOptions.force.names[0])
@@ -180,7 +180,7 @@ enum JourneyCommand {
                 return .cannotCreate
             }
         }
-        return report.print(outcome, load: waitFor { await RendererChoice.lastLoad(renderer) })
+        return report.print(outcome, load: waitFor { await RendererChoice.lastLoad(renderer, engine: engine) })
     }
 
     /// Builds the host configuration from the scope options; a missing or malformed one is a
