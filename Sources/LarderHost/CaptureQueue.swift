@@ -96,6 +96,13 @@ public final class CaptureQueue: Sendable {
         return try state.withLock { (state) throws(HostError) -> Bool in try state.store.insert(event) }
     }
 
+    /// ``enqueue(_:)`` for a thread that must not wait (an actor's): nil, storing nothing,
+    /// when another connection holds the queue's write lock at this moment.
+    package func enqueueWithoutWaiting(_ event: CaptureEvent) throws(HostError) -> Bool? {
+        try Self.validate(event)
+        return try state.withLock { (state) throws(HostError) -> Bool? in try state.store.insertWithoutWaiting(event) }
+    }
+
     /// Queued events in creation order, every field as it was enqueued.
     /// - Parameter limit: the most events to return.
     /// - Throws: ``HostError`` with code ``HostError/Code/storage`` when the file cannot be

@@ -134,25 +134,33 @@ final class CaptureStore {
 
     /// Inserts `event` unless its id is queued or was delivered.
     func insert(_ event: CaptureEvent) throws(HostError) -> Bool {
-        try sql("write") { () throws(CacheError) in
-            try database.transaction { () throws(CacheError) -> Bool in
-                let id = SQLiteValue.blob(Array(event.id.utf8))
-                let seen = try database.prepare("SELECT 1 FROM events WHERE id = ?1 UNION ALL SELECT 1 FROM delivered WHERE id = ?1")
-                if try seen.bind(id).step() { return false }
-                let context = event.contextJSON
-                try database.prepare(
-                    """
-                    INSERT INTO events(id, visitor, session, journey, revision, bundle, context, body, created)
-                    VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """
-                ).bind(
-                    id, .blob(Array(event.visitor.utf8)), .blob(Array(event.session.utf8)),
-                    .blob(Array(event.journey.utf8)), .int(event.revision), .text(event.bundle.description),
-                    .blob(context), .blob(event.body),
-                    .int(Int64(bitPattern: event.created.timeIntervalSinceReferenceDate.bitPattern))
-                ).run()
-                return true
-            }
+        try sql("write") { () throws(CacheError) in try insertRow(event) }
+    }
+
+    /// ``insert(_:)`` without waiting for a lock another connection holds: nil, with nothing
+    /// changed, when one does.
+    func insertWithoutWaiting(_ event: CaptureEvent) throws(HostError) -> Bool? {
+        try sql("write") { () throws(CacheError) in try database.withoutWaiting { () throws(CacheError) in try insertRow(event) } }
+    }
+
+    private func insertRow(_ event: CaptureEvent) throws(CacheError) -> Bool {
+        try database.transaction { () throws(CacheError) -> Bool in
+            let id = SQLiteValue.blob(Array(event.id.utf8))
+            let seen = try database.prepare("SELECT 1 FROM events WHERE id = ?1 UNION ALL SELECT 1 FROM delivered WHERE id = ?1")
+            if try seen.bind(id).step() { return false }
+            let context = event.contextJSON
+            try database.prepare(
+                """
+                INSERT INTO events(id, visitor, session, journey, revision, bundle, context, body, created)
+                VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+            ).bind(
+                id, .blob(Array(event.visitor.utf8)), .blob(Array(event.session.utf8)),
+                .blob(Array(event.journey.utf8)), .int(event.revision), .text(event.bundle.description),
+                .blob(context), .blob(event.body),
+                .int(Int64(bitPattern: event.created.timeIntervalSinceReferenceDate.bitPattern))
+            ).run()
+            return true
         }
     }
 

@@ -58,20 +58,48 @@ extension JourneyHost {
             context: settings.context.merging(sessionContext) { $1 })
     }
 
+    /// Queues an event: at once when no other connection is writing the capture queue (the
+    /// usual case, so the timeline says what happened before the caller goes on); otherwise
+    /// off the actor once the lock is free, behind the captures already waiting, while the
+    /// presentation goes on.
     private func enqueue(id: String, body: [UInt8], session: PresentationSession, context: [String: String]) {
+        let queue: CaptureQueue
+        let event: CaptureEvent
         do {
-            let queue = try captureQueue()
+            queue = try captureQueue()
             let visitor = try configuration.identity?.externalID ?? queue.visitor()
-            let event = CaptureEvent(
+            event = CaptureEvent(
                 id: id, visitor: visitor, session: session.id, journey: session.journey, revision: session.revision,
                 bundle: session.bundle, context: context, body: body, created: clock.now)
-            if try queue.enqueue(event) {
-                note(.captured, "event \(id) for session \(session.id), revision \(session.revision)")
-            } else {
-                note(.captureDropped, "event \(id) was already captured")
+            if captureBacklog == nil, let inserted = try queue.enqueueWithoutWaiting(event) {
+                noteQueued(event, inserted: .success(inserted))
+                return
             }
         } catch {
             note(.failed, "cannot queue event \(id): \(error)")
+            return
+        }
+        let previous = captureBacklog
+        captureBacklogCount += 1
+        captureBacklog = Task {
+            await previous?.value
+            let inserted: Result<Bool, HostError>
+            do throws(HostError) {
+                inserted = .success(try await Self.retryingOffPool { () throws(HostError) -> Bool? in try queue.enqueueWithoutWaiting(event) })
+            } catch {
+                inserted = .failure(error)
+            }
+            captureBacklogCount -= 1
+            if captureBacklogCount == 0 { captureBacklog = nil }
+            noteQueued(event, inserted: inserted)
+        }
+    }
+
+    private func noteQueued(_ event: CaptureEvent, inserted: Result<Bool, HostError>) {
+        switch inserted {
+        case .success(true): note(.captured, "event \(event.id) for session \(event.session), revision \(event.revision)")
+        case .success(false): note(.captureDropped, "event \(event.id) was already captured")
+        case .failure(let error): note(.failed, "cannot queue event \(event.id): \(error)")
         }
     }
 

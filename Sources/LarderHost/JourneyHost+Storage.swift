@@ -51,7 +51,14 @@ extension JourneyHost {
     /// - Throws: ``HostError/Code/storage`` when the lock stayed held for 30 s.
     func withoutWaiting<T: Sendable>(_ attempt: @escaping @Sendable () throws(HostError) -> T?) async throws(HostError) -> T {
         if let value = try attempt() { return value }
-        return try await Self.offPool { () throws(HostError) -> T in
+        return try await Self.retryingOffPool(attempt)
+    }
+
+    /// Runs `attempt` off the actor every few milliseconds, for up to 30 s, until it gives a
+    /// value.
+    /// - Throws: ``HostError/Code/storage`` when it gave nil for 30 s.
+    nonisolated static func retryingOffPool<T: Sendable>(_ attempt: @escaping @Sendable () throws(HostError) -> T?) async throws(HostError) -> T {
+        try await offPool { () throws(HostError) -> T in
             let deadline = DispatchTime.now() + .seconds(30)
             var pause: UInt32 = 2_000
             while DispatchTime.now() < deadline {

@@ -32,6 +32,11 @@ public actor JourneyHost {
     let capturePath: String
     /// Opened on first use: preparing and presenting need no capture storage.
     var openedCaptureQueue: CaptureQueue?
+    /// The last of the captures waiting, in order, for a write lock another connection holds
+    /// on the capture queue; nil when none waits. Later captures queue behind it.
+    var captureBacklog: Task<Void, Never>?
+    /// How many captures wait in ``captureBacklog``.
+    var captureBacklogCount = 0
     let captureSink: (any CaptureSink)?
     /// Kept while the origin stays the same, so two fetches of one bundle (an old scope's still
     /// running after a configuration change) share one download.

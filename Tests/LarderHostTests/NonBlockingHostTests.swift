@@ -125,4 +125,47 @@ import Testing
         #expect(try await host.status().failures == 1, "the failure was recorded once the lock was free")
         await host.dispose()
     }
+
+    /// The presentation-started event and the content's captures wait off the actor, in order,
+    /// while another connection holds the capture queue's write lock; the presentation goes on.
+    @Test func presentingGoesOnWhileTheCaptureQueueWaitsForItsWriteLock() async throws {
+        let fixture = try HostFixture()
+        try fixture.publish("onboarding")
+        let renderer = ScriptedRenderer()
+        let host = try fixture.host(renderer)
+        #expect(try await host.pendingCaptures().isEmpty)  // the capture queue exists
+        let other = try SQLiteDatabase(path: fixture.root + "/host/capture.sqlite")
+        try other.execute("BEGIN IMMEDIATE")
+        var committed = false
+        defer { if !committed { _ = try? other.execute("ROLLBACK") } }  // already ended: nothing to undo
+
+        // Were the event written on the actor, present() would sit in SQLite's busy wait (up to
+        // 30 s) holding it: the watchdog ends the test's wait instead (10 s, room for a busy
+        // machine).
+        let session = await value(within: .seconds(10)) { try? await host.present() } ?? nil
+        guard let session else {
+            Issue.record("no presentation within 10 s while the capture queue's write lock was held")
+            try other.execute("COMMIT")
+            committed = true
+            return
+        }
+        renderer.post(.capture(event: "answer", body: Array(#"{"plan":"annual"}"#.utf8)))
+        #expect(renderer.record.shown == [session])
+        #expect(try await host.pendingCaptures().isEmpty, "both events wait for the lock")
+        #expect(try await host.status().journey == HostFixture.journey)
+
+        try other.execute("COMMIT")
+        committed = true
+        let expected = [session.id + "/presented", "answer"]
+        var pending: [String] = []
+        var noted = 0
+        for _ in 0..<500 where pending != expected || noted < 2 {
+            try await Task.sleep(for: .milliseconds(20))
+            pending = try await host.pendingCaptures().map(\.id)
+            noted = await host.timeline().filter { $0.kind == .captured }.count
+        }
+        #expect(pending == expected, "written once the lock was free, in the order they came")
+        #expect(noted == 2, "the timeline says so")
+        await host.dispose()
+    }
 }
