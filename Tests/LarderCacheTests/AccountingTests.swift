@@ -148,7 +148,7 @@ import Testing
         let again = try cache.install(archiveAt: path)
         #expect(again.objectsWritten == 0)
         #expect(try cache.statistics().objects == 0)  // off until recovery
-        let sweep = try #require(try cache.sweep())
+        let sweep = try #require(try fixture.sweepWhenFree(cache))
         #expect(sweep.strayFiles.isEmpty)
         try Self.expectExact(cache, "after the sweep")
         #expect(try cache.statistics().objects == 2)

@@ -31,6 +31,18 @@ final class CacheFixture: @unchecked Sendable {
 
     func tick(_ milliseconds: Int64 = 1000) { clock.milliseconds.add(milliseconds, ordering: .relaxed) }
 
+    /// `cache.sweep(dryRun:)`, tried again for up to 2 s while it finds the sweep lock held.
+    /// Nothing else uses this folder, but a child process another test spawns at that moment
+    /// holds a copy of the lock's descriptor until it execs (`posix_spawn` copies the
+    /// descriptor table), so a lock this process just released can read as held for a moment.
+    func sweepWhenFree(_ cache: LarderCache, dryRun: Bool = false) throws -> SweepReport? {
+        for _ in 0..<200 {
+            if let report = try cache.sweep(dryRun: dryRun) { return report }
+            usleep(10_000)
+        }
+        return try cache.sweep(dryRun: dryRun)
+    }
+
     /// Writes archive bytes to a file in the fixture's parent folder.
     func file(_ bytes: [UInt8], name: String = UUID().uuidString + ".tar.gz") throws -> String {
         let folder = root + "-archives"

@@ -67,7 +67,7 @@ import Testing
         leftover.release()
         let busy = try #require(try cache.claimDownload(Self.bundle))
         try writePartial(busy)
-        let report = try #require(try cache.sweep())
+        let report = try #require(try fixture.sweepWhenFree(cache))
         #expect(report.downloadBytes == 2000)
         #expect(!FileManager.default.fileExists(atPath: leftover.archivePath))
         #expect(FileManager.default.fileExists(atPath: busy.archivePath), "a claimed download is someone's work in progress")
