@@ -29,50 +29,21 @@ extension PackBenchmark {
         }
         print(String(format: "real-world set: %d folders, %d files, %.1f MB", sources.count, fileCount, Double(totalBytes) / 1e6))
 
-        let larderOut = work + "/realworld-larder-out"
-        let tarOut = work + "/realworld-tar.tar.gz"
-        let pigzOut = work + "/realworld-pigz.tar.gz"
-        var larderTimes = Timings(name: "larder pack (6 folders)")
-        var tarTimes = Timings(name: "tar -czf (gzip -6)")
-        var pigzTimes = Timings(name: "tar -cf - | pigz -6")
-        enum Contender { case larder, tar, pigz }
-        func once(_ contender: Contender) throws -> ProcessResult {
-            let result: ProcessResult
-            switch contender {
-            case .larder:
-                if FileManager.default.fileExists(atPath: larderOut) { try FileManager.default.removeItem(atPath: larderOut) }
-                result = try Subprocess.run(
-                    [larder, "pack"] + sources + ["-o", larderOut, "--level", "\(options.level)", "--json"],
-                    stdoutPath: work + "/realworld-larder.json", stderrPath: work + "/realworld-larder.warnings")
-            case .tar:
-                result = try Subprocess.run(["tar", "-czf", tarOut, "-C", root, "."])
-            case .pigz:
-                result = try Subprocess.shell("tar -cf - -C '\(root)' . | pigz -6 > '\(pigzOut)'")
-            }
-            guard result.status == 0 else { throw BenchError("\(contender) exited with \(result.status) on the real-world set") }
-            return result
-        }
-        for contender in [Contender.larder, .tar, .pigz] { _ = try once(contender) }
-        for _ in 0..<options.runs {
-            larderTimes.record(try once(.larder))
-            tarTimes.record(try once(.tar))
-            pigzTimes.record(try once(.pigz))
-        }
-        print(larderTimes.summary)
-        print(tarTimes.summary)
-        print(pigzTimes.summary)
-        let archives = try FileManager.default.contentsOfDirectory(atPath: larderOut).filter { $0.hasSuffix(".tar.gz") }
+        let times = try raceContenders(
+            larder: larder, name: "larder pack (6 folders)", sources: sources, root: root, stem: "realworld-", work: work,
+            options: options, warnings: work + "/realworld-larder.warnings")
+        let archives = try FileManager.default.contentsOfDirectory(atPath: times.larderOut).filter { $0.hasSuffix(".tar.gz") }
         guard archives.count == sources.count else { throw BenchError("expected \(sources.count) archives, found \(archives.count)") }
-        let larderSize = archives.reduce(Int64(0)) { $0 + fileSize(larderOut + "/" + $1) }
-        let gzipSize = fileSize(tarOut)
-        print("sizes: larder \(larderSize) B (6 archives), tar -czf \(gzipSize) B, pigz \(fileSize(pigzOut)) B")
-        print(String(format: "peak RSS of larder pack: %.1f MiB", Double(larderTimes.maxRSS) / 1_048_576))
+        let larderSize = archives.reduce(Int64(0)) { $0 + fileSize(times.larderOut + "/" + $1) }
+        let gzipSize = fileSize(times.tarOut)
+        print("sizes: larder \(larderSize) B (6 archives), tar -czf \(gzipSize) B, pigz \(fileSize(times.pigzOut)) B")
+        print(String(format: "peak RSS of larder pack: %.1f MiB", Double(times.larder.maxRSS) / 1_048_576))
         print("ratios (real-world set, level \(options.level)):")
         var passed = true
-        passed = report("larder / tar -czf wall time", larderTimes.median / tarTimes.median, atMost: 0.25) && passed
-        passed = report("larder / pigz -6 wall time", larderTimes.median / pigzTimes.median, atMost: 0.5) && passed
+        passed = report("larder / tar -czf wall time", times.larder.median / times.tar.median, atMost: 0.25) && passed
+        passed = report("larder / pigz -6 wall time", times.larder.median / times.pigz.median, atMost: 0.5) && passed
         passed = report("larder size / gzip -6 size", Double(larderSize) / Double(gzipSize), atMost: 1.0) && passed
-        passed = report("larder peak RSS (MiB)", Double(larderTimes.maxRSS) / 1_048_576, atMost: 64) && passed
+        passed = report("larder peak RSS (MiB)", Double(times.larder.maxRSS) / 1_048_576, atMost: 64) && passed
         return passed
     }
 }

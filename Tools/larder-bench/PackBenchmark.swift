@@ -27,47 +27,14 @@ enum PackBenchmark {
             try generateCorpus(at: corpus, sizeMB: options.sizeMB)
         }
 
-        let larderOut = work + "/larder-out"
-        let tarOut = work + "/tar.tar.gz"
-        let pigzOut = work + "/pigz.tar.gz"
-        var larderTimes = Timings(name: "larder pack --level \(options.level)")
-        var tarTimes = Timings(name: "tar -czf (gzip -6)")
-        var pigzTimes = Timings(name: "tar -cf - | pigz -6")
-
-        enum Contender { case larder, tar, pigz }
-        func once(_ contender: Contender) throws -> ProcessResult {
-            let result: ProcessResult
-            switch contender {
-            case .larder:
-                if FileManager.default.fileExists(atPath: larderOut) {
-                    try FileManager.default.removeItem(atPath: larderOut)  // a fresh output folder each run
-                }
-                result = try Subprocess.run(
-                    [larder, "pack", corpus, "-o", larderOut, "--level", "\(options.level)", "--json"], stdoutPath: work + "/larder.json")
-            case .tar:
-                result = try Subprocess.run(["tar", "-czf", tarOut, "-C", corpus, "."])
-            case .pigz:
-                result = try Subprocess.shell("tar -cf - -C '\(corpus)' . | pigz -6 > '\(pigzOut)'")
-            }
-            guard result.status == 0 else { throw BenchError("\(contender) exited with \(result.status)") }
-            return result
-        }
-        // One warm-up each (fills the page cache), then interleaved runs.
-        for contender in [Contender.larder, .tar, .pigz] { _ = try once(contender) }
-        for _ in 0..<options.runs {
-            larderTimes.record(try once(.larder))
-            tarTimes.record(try once(.tar))
-            pigzTimes.record(try once(.pigz))
-        }
-        print(larderTimes.summary)
-        print(tarTimes.summary)
-        print(pigzTimes.summary)
-
-        let archive = try FileManager.default.contentsOfDirectory(atPath: larderOut).first { $0.hasSuffix(".tar.gz") }
-        let larderSize = fileSize(larderOut + "/" + (archive ?? "missing"))
-        let gzipSize = fileSize(tarOut)
-        print("sizes: larder \(larderSize) B, tar -czf \(gzipSize) B, pigz \(fileSize(pigzOut)) B")
-        print(String(format: "peak RSS of larder pack: %.1f MiB", Double(larderTimes.maxRSS) / 1_048_576))
+        let times = try raceContenders(
+            larder: larder, name: "larder pack --level \(options.level)", sources: [corpus], root: corpus, stem: "", work: work,
+            options: options)
+        let archive = try FileManager.default.contentsOfDirectory(atPath: times.larderOut).first { $0.hasSuffix(".tar.gz") }
+        let larderSize = fileSize(times.larderOut + "/" + (archive ?? "missing"))
+        let gzipSize = fileSize(times.tarOut)
+        print("sizes: larder \(larderSize) B, tar -czf \(gzipSize) B, pigz \(fileSize(times.pigzOut)) B")
+        print(String(format: "peak RSS of larder pack: %.1f MiB", Double(times.larder.maxRSS) / 1_048_576))
 
         // Hashing: one large file, libcrypto through SHA256Hasher against the openssl tool.
         let big = work + "/hash-input.bin"
@@ -88,11 +55,11 @@ enum PackBenchmark {
         print("ratios (pack, level \(options.level)):")
         var passed = true
         // Issue 14's goals, the same on both corpora.
-        passed = report("larder / tar -czf wall time", larderTimes.median / tarTimes.median, atMost: 0.25) && passed
-        passed = report("larder / pigz -6 wall time", larderTimes.median / pigzTimes.median, atMost: 0.5) && passed
+        passed = report("larder / tar -czf wall time", times.larder.median / times.tar.median, atMost: 0.25) && passed
+        passed = report("larder / pigz -6 wall time", times.larder.median / times.pigz.median, atMost: 0.5) && passed
         passed = report("larder size / gzip -6 size", Double(larderSize) / Double(gzipSize), atMost: 1.0) && passed
         passed = report("hash throughput larder / openssl", opensslTimes.median / hashTimes.median, atLeast: 0.85) && passed
-        passed = report("larder peak RSS (MiB)", Double(larderTimes.maxRSS) / 1_048_576, atMost: 64) && passed
+        passed = report("larder peak RSS (MiB)", Double(times.larder.maxRSS) / 1_048_576, atMost: 64) && passed
         print()
         passed = try runRealWorld(options, larder: larder, work: work) && passed
         return passed
