@@ -54,15 +54,15 @@ let package = Package(
         .target(
             name: "LarderTransport",
             dependencies: ["LarderCache", "LarderFormat", "LarderSystem", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
-        .target(name: "LarderHost", dependencies: ["LarderCache", "LarderTransport", "LarderFormat"]),
+        .target(name: "LarderHost", dependencies: ["LarderCache", "LarderTransport", "LarderFormat", "LarderSystem"]),
         // The web engine: only the CLI, the benchmarks and apps use it, never the other modules.
-        .target(name: "LarderWebKit", dependencies: ["LarderHost", "LarderCache", "LarderFormat", "CWebKitGTK"]),
+        .target(name: "LarderWebKit", dependencies: ["LarderHost", "LarderCache", "LarderFormat", "LarderSystem", "CWebKitGTK"]),
 
         // The CLI's commands. `larder` does not link the web engine, so every command starts
         // without loading WebKitGTK; it hands `render` and `journey --renderer webkit` to
         // `larder-webkit` (found next to it), the same commands with the engine.
         .target(
-            name: "LarderCLI", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost"],
+            name: "LarderCLI", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderSystem"],
             path: "Tools/LarderCLI"),
         .executableTarget(name: "larder", dependencies: ["LarderCLI"], path: "Tools/larder"),
         .executableTarget(
@@ -71,12 +71,14 @@ let package = Package(
         .executableTarget(
             name: "larder-bench",
             dependencies: [
-                "LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderWebKit", "LarderTestSupport",
+                "LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderWebKit", "LarderSystem",
+                "LarderTestSupport",
             ],
             path: "Tools/larder-bench"),
 
         .target(
-            name: "LarderTestSupport", dependencies: ["LarderFormat", "LarderCache", "LarderPack", "LarderHost", "CArchive", "CZlib"], path: "Tests/LarderTestSupport"),
+            name: "LarderTestSupport", dependencies: ["LarderFormat", "LarderCache", "LarderPack", "LarderHost", "LarderSystem", "CArchive", "CZlib"],
+            path: "Tests/LarderTestSupport"),
         .testTarget(name: "LarderSystemTests", dependencies: ["LarderSystem"]),
         .testTarget(name: "LarderFormatTests", dependencies: ["LarderFormat", "LarderTestSupport", "CArchive", "CZlib"]),
         .testTarget(name: "LarderPackTests", dependencies: ["LarderPack", "LarderTestSupport"]),
@@ -84,14 +86,14 @@ let package = Package(
         .testTarget(name: "LarderCacheTests", dependencies: ["LarderCache", "LarderSystem", "LarderTestSupport", "CArchive"]),
         .testTarget(
             name: "LarderHostTests",
-            dependencies: ["LarderHost", "LarderCache", "LarderTransport", "LarderFormat", "LarderPack", "LarderTestSupport"]),
+            dependencies: ["LarderHost", "LarderCache", "LarderTransport", "LarderFormat", "LarderPack", "LarderSystem", "LarderTestSupport"]),
         .testTarget(
             name: "LarderWebKitTests",
             dependencies: ["LarderWebKit", "LarderHost", "LarderCache", "LarderFormat", "LarderPack", "LarderTestSupport"]),
         .testTarget(
             name: "LarderIntegrationTests",
             dependencies: [
-                "larder", "LarderTransport", "LarderCache", "LarderPack", "LarderFormat", "LarderHost", "LarderTestSupport",
+                "larder", "LarderTransport", "LarderCache", "LarderPack", "LarderFormat", "LarderHost", "LarderSystem", "LarderTestSupport",
             ]),
     ]
 )

@@ -42,3 +42,22 @@ int larder_start_writeback(int fd) { return sync_file_range(fd, 0, 0, SYNC_FILE_
 int larder_full_fsync(int fd) { return fsync(fd); }
 
 #endif
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define LARDER_TSAN 1
+#endif
+#endif
+
+#if defined(LARDER_TSAN)
+/* From the ThreadSanitizer runtime (sanitizer/tsan_interface.h), linked into every program
+   built with -fsanitize=thread. */
+void __tsan_acquire(void *address);
+void __tsan_release(void *address);
+
+void larder_tsan_acquire(void *address) { __tsan_acquire(address); }
+void larder_tsan_release(void *address) { __tsan_release(address); }
+#else
+void larder_tsan_acquire(void *address) { (void)address; }
+void larder_tsan_release(void *address) { (void)address; }
+#endif

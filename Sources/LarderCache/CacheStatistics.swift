@@ -20,7 +20,7 @@ public struct CacheStatistics: Sendable, Equatable {
 
 extension LarderCache {
     public func statistics() throws(CacheError) -> CacheStatistics {
-        let (usage, evictions, failures, sweeps, lastSweep) = try index.with { (index) throws(CacheError) in
+        let (usage, evictions, failures, sweeps, lastSweep) = try index.withLock { (index) throws(CacheError) in
             (try index.usage(), try index.counter("evictions"), try index.counter("integrity_failures"),
              try index.counter("sweeps"), try index.counter("last_sweep_ms"))
         }

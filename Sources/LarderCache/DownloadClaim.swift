@@ -1,7 +1,6 @@
 import Foundation
 import LarderFormat
 import LarderSystem
-import Synchronization
 
 /// The right to download one bundle into a cache, held by one claimant at a time across every
 /// process sharing the cache (an exclusive `flock` on `downloads/<hex>.lock`, which the kernel
@@ -18,14 +17,14 @@ public final class DownloadClaim: Sendable {
     /// Objects downloaded one by one: `<hex>` once verified, `<hex>.part` while arriving.
     public let objectsFolder: String
     private let lockPath: String
-    private let lock: Mutex<FileLock?>
+    private let lock: Locked<FileLock?>
 
     init(bundle: Digest, layout: CacheLayout, lock: FileLock) {
         self.bundle = bundle
         lockPath = layout.downloads + "/" + bundle.hex + ".lock"
         archivePath = layout.downloads + "/" + bundle.hex + ".tar.gz.part"
         objectsFolder = layout.downloads + "/" + bundle.hex + ".objects"
-        self.lock = Mutex(lock)
+        self.lock = Locked(lock)
     }
 
     /// Removes this bundle's partial files: after its install, or when they cannot help a

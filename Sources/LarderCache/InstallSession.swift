@@ -56,7 +56,7 @@ final class InstallSession {
             // Values only, not self: the closure runs with the index, which must not share a
             // region with this (non-Sendable) session.
             let (store, now, placed) = (layout, cache.configuration.now(), placed)
-            try cache.index.with { (index) throws(CacheError) in
+            try cache.index.withLock { (index) throws(CacheError) in
                 try index.database.transaction { () throws(CacheError) in
                     for file in manifest.files where !File.exists(store.objectPath(file.digest)) {
                         throw CacheError(.storage, "object vanished before the bundle committed; install again", digest: file.digest)

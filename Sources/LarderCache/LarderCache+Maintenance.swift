@@ -60,7 +60,7 @@ extension LarderCache {
     /// - Returns: what changed, and which wanted bundles must be fetched.
     public func retain(scope: String, keeping: Set<Digest>, label: String? = nil) throws(CacheError) -> InvalidationResult {
         try requireWritable("change a scope")
-        let (dropped, missing) = try index.with { (index) throws(CacheError) in
+        let (dropped, missing) = try index.withLock { (index) throws(CacheError) in
             try index.database.transaction { () throws(CacheError) in
                 let changes = try index.setScope(scope, bundles: keeping)
                 try index.setScopeLabel(scope, label)
@@ -75,7 +75,7 @@ extension LarderCache {
     /// - Throws: ``CacheError/Code/bundleNotFound``.
     public func setPinned(_ digest: Digest, _ pinned: Bool) throws(CacheError) {
         try requireWritable(pinned ? "pin a bundle" : "unpin a bundle")
-        let changed = try index.with { (index) throws(CacheError) in try index.setPinned(digest, pinned) }
+        let changed = try index.withLock { (index) throws(CacheError) in try index.setPinned(digest, pinned) }
         guard changed else { throw CacheError(.bundleNotFound, "no such bundle in the cache", digest: digest) }
     }
 
@@ -99,7 +99,7 @@ extension LarderCache {
     /// After an install: evicts down to the low water mark when above the budget.
     func evictToBudget() throws(CacheError) -> [Digest] {
         guard let budget = configuration.diskBudget else { return [] }
-        let usage = try index.with { (index) throws(CacheError) in try index.usage().bytes }
+        let usage = try index.withLock { (index) throws(CacheError) in try index.usage().bytes }
         guard usage > budget else { return [] }
         return try evict(toBytes: Int64(Double(budget) * configuration.lowWaterFraction)).evicted
     }
@@ -119,7 +119,7 @@ extension LarderCache {
             let downloadBytes = dryRun ? 0 : try removeDownloads(everything: false)
             let milliseconds = Int64((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)
             if !dryRun {
-                try index.with { (index) throws(CacheError) in
+                try index.withLock { (index) throws(CacheError) in
                     try index.database.transaction { () throws(CacheError) in
                         try index.increment("sweeps")
                         try index.database.prepare("INSERT OR REPLACE INTO counters(name, value) VALUES('last_sweep_ms', ?)").bind(.int(milliseconds)).run()
@@ -149,7 +149,7 @@ extension LarderCache {
     /// - Throws: ``CacheError/Code/readOnly`` for a repair of a read-only cache.
     public func verify(repair: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws(CacheError) -> CacheVerification {
         if repair { try requireWritable("repair it") }
-        let objects = try index.with { (index) throws(CacheError) in try index.objects() }
+        let objects = try index.withLock { (index) throws(CacheError) in try index.objects() }
         var result = CacheVerification(objectsChecked: 0, bytesChecked: 0, corrupt: [], bundlesToRefetch: [], repaired: repair)
         let hasher = SHA256Hasher()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
@@ -171,17 +171,17 @@ extension LarderCache {
             result.objectsChecked += 1
             guard let damage else { continue }
             // An object evicted or quarantined by another process while this ran is not damage.
-            guard try index.with({ (index) throws(CacheError) in try index.isStored(object.digest) }) else { continue }
+            guard try index.withLock({ (index) throws(CacheError) in try index.isStored(object.digest) }) else { continue }
             result.corrupt.append(object.digest)
             result.damage[object.digest] = damage
             if repair {
                 result.bundlesToRefetch += try quarantine(object.digest, reason: damage + ", found by verify").bundles
             } else {
-                result.bundlesToRefetch += try index.with { (index) throws(CacheError) in try index.bundles(using: object.digest) }
+                result.bundlesToRefetch += try index.withLock { (index) throws(CacheError) in try index.bundles(using: object.digest) }
             }
         }
         progress?(objects.count, objects.count)
-        result.incomplete = try index.with { (index) throws(CacheError) in try index.incompleteBundles() }
+        result.incomplete = try index.withLock { (index) throws(CacheError) in try index.incompleteBundles() }
         result.bundlesToRefetch = Array(Set(result.bundlesToRefetch + result.incomplete)).sorted()
         return result
     }
@@ -195,7 +195,7 @@ extension LarderCache {
 
     /// Call in a maintenance session.
     private func purgeHoldingLock() throws(CacheError) {
-        try index.with { (index) throws(CacheError) in
+        try index.withLock { (index) throws(CacheError) in
             try index.database.transaction { () throws(CacheError) in
                 // Files go with their bundles (ON DELETE CASCADE); the recount zeroes the
                 // totals and forgets quarantined objects.

@@ -27,7 +27,7 @@ extension LarderCache {
         switch problem {
         case .missing:
             diskMisses.add(1, ordering: .relaxed)
-            guard try index.with({ (index) throws(CacheError) in try index.isStored(object) }) else {
+            guard try index.withLock({ (index) throws(CacheError) in try index.isStored(object) }) else {
                 return CacheError(.bundleNotFound, "the object was evicted; fetch its bundle again", digest: object)
             }
             return try quarantine(object, reason: "its file is missing")
@@ -46,7 +46,7 @@ extension LarderCache {
         memory.remove(object)
         verified.withLock { _ = $0.remove(object) }
         guard configuration.mode == .readWrite else {
-            let bundles = try index.with { (index) throws(CacheError) in try index.bundles(using: object) }
+            let bundles = try index.withLock { (index) throws(CacheError) in try index.bundles(using: object) }
             return CacheError(
                 .corruptObject,
                 "a stored object failed verification (\(reason)); the cache is read-only, so it stays in place: "
@@ -55,7 +55,7 @@ extension LarderCache {
         }
         try moveToQuarantine(object)
         fonts.withLock { _ = $0?.removeValue(forKey: object) }
-        let bundles = try index.with { (index) throws(CacheError) in
+        let bundles = try index.withLock { (index) throws(CacheError) in
             try index.database.transaction { () throws(CacheError) in
                 let bundles = try index.quarantine(object)
                 try index.increment("integrity_failures")

@@ -1,6 +1,5 @@
 import LarderFormat
 import LarderSystem
-import Synchronization
 
 /// What the cache knows of a stored font without reading it.
 struct FontRecord: Sendable {
@@ -23,7 +22,7 @@ public final class BundleLease: Sendable {
     public let manifest: Manifest
     private let cache: LarderCache
     private let token: Int64
-    private let state = Mutex<(released: Bool, held: Set<Digest>)>((false, []))
+    private let state = Locked<(released: Bool, held: Set<Digest>)>((false, []))
 
     init(bundle: Digest, manifest: Manifest, cache: LarderCache, token: Int64) {
         self.bundle = bundle
@@ -92,7 +91,7 @@ extension LarderCache {
     private func lease(_ digest: Digest, waiting: Bool) throws(CacheError) -> BundleLease? {
         try requireWritable("lease a bundle (a lease is recorded in the index)")
         let token = nextLeaseToken.add(1, ordering: .relaxed).newValue
-        let manifest = try index.with { (index) throws(CacheError) -> Manifest? in
+        let manifest = try index.withLock { (index) throws(CacheError) -> Manifest? in
             guard let record = try index.bundle(digest) else {
                 throw CacheError(.bundleNotFound, "no such bundle in the cache; fetch it", digest: digest)
             }
@@ -129,7 +128,7 @@ extension LarderCache {
             if leases[digest] == 0 { leases.removeValue(forKey: digest) }
         }
         do {
-            try index.with { (index) throws(CacheError) in try index.removeLease(digest, pid: ProcessID.current, token: token) }
+            try index.withLock { (index) throws(CacheError) in try index.removeLease(digest, pid: ProcessID.current, token: token) }
         } catch {
             // The row only keeps eviction away; it is removed on the next open once this process is gone.
         }
@@ -143,7 +142,7 @@ extension LarderCache {
         let font = try FontURL(parsing: url)
         var known = fonts.withLock { $0 }
         if known == nil {
-            let loaded = try index.with { (index) throws(CacheError) in try index.fonts() }
+            let loaded = try index.withLock { (index) throws(CacheError) in try index.fonts() }
             fonts.withLock { $0 = $0 ?? loaded }
             known = loaded
         }

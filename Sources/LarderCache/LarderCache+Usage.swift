@@ -25,7 +25,7 @@ extension LarderCache {
     ///   result has one entry per bundle.
     public func bundleUsage() throws(CacheError) -> [Digest: BundleUsage] {
         // Three reads: a listing may miss a change made between them, never show a torn row.
-        let (bytes, scopes, bundles) = try index.with { (index) throws(CacheError) in
+        let (bytes, scopes, bundles) = try index.withLock { (index) throws(CacheError) in
             (try index.bytesBySharing(), try index.scopesByBundle(), try index.bundles().map(\.digest))
         }
         var result: [Digest: BundleUsage] = [:]

@@ -64,12 +64,12 @@ public final class LarderCache: Sendable {
     let layout: CacheLayout
     let index: Locked<CacheIndex>
     let memory: MemoryTier<Digest, [UInt8]>
-    let verified = Mutex<Set<Digest>>([])
+    let verified = Locked<Set<Digest>>([])
     let manifests = ManifestMemo()
     /// Font objects, their media types and sizes, loaded from the index on first use.
-    let fonts = Mutex<[Digest: FontRecord]?>(nil)
-    let installs = Mutex<[Digest: InstallWaiter]>([:])
-    let leases = Mutex<[Digest: Int]>([:])
+    let fonts = Locked<[Digest: FontRecord]?>(nil)
+    let installs = Locked<[Digest: InstallWaiter]>([:])
+    let leases = Locked<[Digest: Int]>([:])
     let nextLeaseToken = Atomic<Int64>(1)
     let diskHits = Atomic<Int>(0)
     let diskMisses = Atomic<Int>(0)
@@ -125,18 +125,18 @@ public final class LarderCache: Sendable {
 
     /// The bundles in the cache, most recently used first.
     public func bundles() throws(CacheError) -> [CachedBundle] {
-        try index.with { (index) throws(CacheError) in try index.bundles() }
+        try index.withLock { (index) throws(CacheError) in try index.bundles() }
     }
 
     /// One bundle's record, or nil.
     public func bundle(_ digest: Digest) throws(CacheError) -> CachedBundle? {
-        try index.with { (index) throws(CacheError) in try index.bundle(digest) }
+        try index.withLock { (index) throws(CacheError) in try index.bundle(digest) }
     }
 
     /// A bundle's manifest.
     /// - Throws: ``CacheError/Code/bundleNotFound``.
     public func manifest(_ digest: Digest) throws(CacheError) -> Manifest {
-        let manifest = try index.with { (index) throws(CacheError) -> Manifest? in
+        let manifest = try index.withLock { (index) throws(CacheError) -> Manifest? in
             if let kept = manifests.kept(digest) { return try index.bundle(digest) == nil ? nil : kept }
             return manifests.keep(try index.manifest(digest), for: digest)
         }
@@ -154,7 +154,7 @@ public final class LarderCache: Sendable {
 /// Lets concurrent installs of one digest share the work of the first.
 final class InstallWaiter: Sendable {
     private let group = DispatchGroup()
-    private let result = Mutex<Result<InstallResult, CacheError>?>(nil)
+    private let result = Locked<Result<InstallResult, CacheError>?>(nil)
 
     init() { group.enter() }
 

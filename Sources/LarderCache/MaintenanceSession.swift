@@ -47,7 +47,7 @@ struct MaintenanceSession {
 
     /// Sets the stored totals from the index.
     func recount() throws(CacheError) {
-        try cache.index.with { (index) throws(CacheError) in
+        try cache.index.withLock { (index) throws(CacheError) in
             try index.database.transaction { () throws(CacheError) in try index.recount() }
         }
     }
@@ -55,7 +55,7 @@ struct MaintenanceSession {
     /// Removes (unless `dryRun`) every file under `objects/` that no bundle uses.
     /// - Returns: their paths and their total size in bytes.
     func removeStrayFiles(dryRun: Bool) throws(CacheError) -> (paths: [String], bytes: Int64) {
-        let used = try cache.index.with { (index) throws(CacheError) in try index.usedObjectNames() }
+        let used = try cache.index.withLock { (index) throws(CacheError) in try index.usedObjectNames() }
         var stray: [String] = []
         var bytes: Int64 = 0
         for (name, path) in LarderCache.listObjectFiles(layout.objects) where !used.contains(name) {
@@ -82,7 +82,7 @@ struct MaintenanceSession {
         let choice: LarderCache.Choice
         let orphans: [Digest]
         do throws(CacheError) {
-            (choice, orphans) = try cache.index.with { (index) throws(CacheError) in
+            (choice, orphans) = try cache.index.withLock { (index) throws(CacheError) in
                 try index.database.transaction { () throws(CacheError) in
                     let choice = try cache.choose(removal, in: index)
                     guard !choice.bundles.isEmpty else { return (choice, []) }

@@ -1,5 +1,5 @@
 import LarderFormat
-import Synchronization
+import LarderSystem
 
 /// Manifests this process decoded from the index, by bundle digest, so that preparing a
 /// journey (its renderer gate, then its lease) decodes a manifest once.
@@ -18,7 +18,7 @@ final class ManifestMemo: Sendable {
         var files = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The kept manifest of `digest`, if any.
     func kept(_ digest: Digest) -> Manifest? { state.withLock { $0.manifests[digest] } }

@@ -1,4 +1,4 @@
-import Synchronization
+import LarderSystem
 
 /// How hard the system is asking for memory back.
 public enum MemoryPressure: Sendable, Equatable {
@@ -21,7 +21,7 @@ public final class MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendab
     /// The largest cost a single entry may have.
     public let entryLimit: Int
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Creates an empty tier.
     /// - Parameters:
@@ -33,7 +33,7 @@ public final class MemoryTier<Key: Hashable & Sendable, Value: Sendable>: Sendab
         precondition(entryLimit >= 0, "a memory tier's entry limit cannot be negative")
         self.budget = budget
         self.entryLimit = entryLimit
-        state = Mutex(State())
+        state = Locked(State())
     }
 
     /// Looks a key up, counting a hit or a miss.

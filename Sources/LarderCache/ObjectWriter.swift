@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import LarderFormat
-import Synchronization
+import LarderSystem
 
 /// Hashes and writes entry bytes on a second thread while the caller keeps inflating the
 /// archive, so decompression and the kernel's file writes overlap (as `gzip -dc | tar -x` do).
@@ -12,18 +12,18 @@ import Synchronization
 ///
 /// `@unchecked Sendable` because the worker thread owns ``staged`` and the staging area while
 /// it runs, and the caller reads them only after ``finish()``, whose semaphore orders the two;
-/// everything else it shares is behind a `Mutex` or a semaphore.
+/// everything else it shares is behind a `Locked` or a semaphore.
 final class ObjectWriter: @unchecked Sendable {
     private enum Item {
         case chunk(Manifest.File, store: Bool, bytes: [UInt8], first: Bool, last: Bool)
         case finish
     }
 
-    private let queue = Mutex<[Item]>([])
+    private let queue = Locked<[Item]>([])
     private let available = DispatchSemaphore(value: 0)
     private let room: DispatchSemaphore
     private let done = DispatchSemaphore(value: 0)
-    private let failure = Mutex<FormatError?>(nil)
+    private let failure = Locked<FormatError?>(nil)
     private let staging: StagingArea
     /// Staged files by object, written by the worker, read after ``finish()``.
     private(set) var staged: [Digest: String] = [:]

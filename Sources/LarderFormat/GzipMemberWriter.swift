@@ -1,7 +1,7 @@
 import CLibdeflate
 import Dispatch
 import Foundation
-import Synchronization
+import LarderSystem
 
 /// Writes a gzip file as a series of members (RFC 1952 §2.2: "a gzip file consists of a series
 /// of members"), one per fixed-size piece of the input, each compressed on its own by libdeflate
@@ -221,7 +221,7 @@ private final class LibdeflateCompressor: @unchecked Sendable {
 
 /// Compressors kept for reuse by level, so a piece costs no allocation.
 private final class CompressorPool: Sendable {
-    private let idle = Mutex<[Int32: [LibdeflateCompressor]]>([:])
+    private let idle = Locked<[Int32: [LibdeflateCompressor]]>([:])
 
     func take(level: Int32) throws(FormatError) -> LibdeflateCompressor {
         if let reused = idle.withLock({ $0[level]?.popLast() }) { return reused }

@@ -1,7 +1,7 @@
 import CZlib
 import Dispatch
 import Foundation
-import Synchronization
+import LarderSystem
 
 /// Writes one gzip stream (RFC 1952), compressing fixed-size blocks on several cores at once.
 ///
@@ -178,7 +178,7 @@ private final class CompressionJob: @unchecked Sendable {
 
 /// Deflate streams kept for reuse, so each block costs a `deflateReset`, not an allocation.
 private final class StreamPool: Sendable {
-    private let idle = Mutex<(normal: [DeflateStream], huffmanOnly: [DeflateStream])>(([], []))
+    private let idle = Locked<(normal: [DeflateStream], huffmanOnly: [DeflateStream])>(([], []))
     private let level: Int32
 
     init(level: Int32) { self.level = level }

@@ -1,10 +1,10 @@
 import Foundation
-import Synchronization
+import LarderSystem
 
 /// Hands each value to every subscriber's `AsyncStream`, until finished. A stream stops being
 /// fed when its consumer goes away.
 final class Broadcast<Value: Sendable>: Sendable {
-    private let state = Mutex<(subscribers: [UUID: AsyncStream<Value>.Continuation], finished: Bool)>(([:], false))
+    private let state = Locked<(subscribers: [UUID: AsyncStream<Value>.Continuation], finished: Bool)>(([:], false))
 
     /// A stream that starts with `current`, then gets every later value; already finished when
     /// the broadcast is.

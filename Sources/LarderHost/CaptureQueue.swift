@@ -1,7 +1,7 @@
 import Foundation
 import LarderCache
 import LarderFormat
-import Synchronization
+import LarderSystem
 
 /// What one ``CaptureQueue/deliver(to:batchSize:maxBatches:)`` call did.
 public struct CaptureDelivery: Sendable, Equatable {
@@ -50,7 +50,7 @@ public struct CaptureDelivery: Sendable, Equatable {
 public final class CaptureQueue: Sendable {
     /// The queue file.
     public let path: String
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State {
         let store: CaptureStore
@@ -72,7 +72,7 @@ public final class CaptureQueue: Sendable {
     package init(path: String, deliveredRetention: Int) throws(HostError) {
         precondition(deliveredRetention > 0, "deliveredRetention must be positive")
         self.path = path
-        state = Mutex(State(store: try CaptureStore(path: path, deliveredRetention: deliveredRetention)))
+        state = Locked(State(store: try CaptureStore(path: path, deliveredRetention: deliveredRetention)))
     }
 
     /// The anonymous visitor id: a lowercase UUID generated when the file was created and the

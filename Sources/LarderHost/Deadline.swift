@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LarderSystem
 
 /// Waits for work until a deadline on a ``HostClock``.
 enum Deadline {
@@ -42,7 +42,7 @@ private final class Once<T: Sendable>: Sendable {
         var cleanup: (@Sendable () -> Void)?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func start(_ continuation: CheckedContinuation<T, Never>) {
         let early: T? = state.withLock { state in

@@ -1,7 +1,7 @@
 import Foundation
 import LarderCache
 import LarderFormat
-import Synchronization
+import LarderSystem
 
 /// A renderer without a screen, for Linux, tests and the CLI, that does a web view's loading
 /// work for real: it reads the entry document and every essential file through the lease
@@ -65,7 +65,7 @@ public final class HeadlessRenderer: JourneyRenderer {
     public let capabilities: Set<Manifest.Capability>
     /// The renderer protocol it implements: 1.
     public nonisolated var protocolVersion: Int { 1 }
-    private let storage = Mutex(Storage())
+    private let storage = Locked(Storage())
 
     /// Creates a renderer.
     /// - Parameter capabilities: what it advertises; the default gets prepared presentation,

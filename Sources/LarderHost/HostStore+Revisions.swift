@@ -10,7 +10,7 @@ extension HostStore {
     /// canonical bytes of the last document whose signature was verified on acceptance.
     func accepted(_ scope: String) throws(HostError) -> (revision: Int64?, verified: Digest?) {
         do {
-            return try database.with { (database) throws(CacheError) -> (revision: Int64?, verified: Digest?) in
+            return try database.withLock { (database) throws(CacheError) -> (revision: Int64?, verified: Digest?) in
                 let statement = try database.prepare("SELECT revision, verified FROM accepted WHERE scope = ?").bind(.text(scope))
                 guard try statement.step() else { return (nil, nil) }
                 let blob = statement.isNull(1) ? [] : statement.blob(1)
@@ -42,7 +42,7 @@ extension HostStore {
             ).bind(.text(scope), .int(revision), verified.map { .blob($0.bytes) } ?? .null).run()
         }
         do {
-            return try database.with { (database) throws(CacheError) -> Bool in
+            return try database.withLock { (database) throws(CacheError) -> Bool in
                 if waiting { try write(database); return true }
                 return try database.withoutWaiting({ () throws(CacheError) in try write(database) }) != nil
             }

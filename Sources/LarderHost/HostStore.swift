@@ -1,6 +1,7 @@
 import Foundation
 import LarderCache
 import LarderFormat
+import LarderSystem
 
 /// What the host remembers about one scope across restarts.
 struct ScopeRecord: Sendable, Equatable {
@@ -60,7 +61,7 @@ final class HostStore: Sendable {
 
     func record(_ scope: String) throws(HostError) -> ScopeRecord {
         do {
-            return try database.with { (database) throws(CacheError) -> ScopeRecord in
+            return try database.withLock { (database) throws(CacheError) -> ScopeRecord in
                 let statement = try database.prepare(
                     """
                     SELECT document, etag, renewed_ms, failures, not_before_ms, not_found, denied_status, denied_ms,
@@ -103,7 +104,7 @@ final class HostStore: Sendable {
     @discardableResult
     func save(_ record: ScopeRecord, for scope: String, waiting: Bool = true) throws(HostError) -> Bool {
         do {
-            return try database.with { (database) throws(CacheError) -> Bool in
+            return try database.withLock { (database) throws(CacheError) -> Bool in
                 if waiting {
                     try Self.write(record, for: scope, in: database)
                 } else if try database.withoutWaiting({ () throws(CacheError) in try Self.write(record, for: scope, in: database) }) == nil {
@@ -136,7 +137,7 @@ final class HostStore: Sendable {
     /// Forgets a scope entirely (logout): document, validator, backoff and denial.
     func delete(_ scope: String) throws(HostError) {
         do {
-            try database.with { (database) throws(CacheError) in
+            try database.withLock { (database) throws(CacheError) in
                 try database.prepare("DELETE FROM scopes WHERE scope = ?").bind(.text(scope)).run()
             }
         } catch {

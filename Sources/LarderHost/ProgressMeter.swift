@@ -1,4 +1,4 @@
-import Synchronization
+import LarderSystem
 
 /// Turns download fractions into the progress a host publishes: mapped onto the share of the
 /// whole operation a step covers (one journey of a warm-up), never going back, ending at 1.
@@ -9,7 +9,7 @@ final class ProgressMeter: Sendable {
         var span = 0.0...1.0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let broadcast = Broadcast<Double>()
 
     /// The last value published.

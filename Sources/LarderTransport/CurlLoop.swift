@@ -1,7 +1,7 @@
 #if canImport(CCurl)
 import CCurl
 import Foundation
-import Synchronization
+import LarderSystem
 
 /// One libcurl multi handle and the thread that drives it.
 ///
@@ -14,7 +14,7 @@ final class CurlLoop: Sendable {
     static let shared = CurlLoop()
 
     private let multi: MultiHandle
-    private let inbox = Mutex<[CurlTransfer]>([])
+    private let inbox = Locked<[CurlTransfer]>([])
 
     private init() {
         multi = MultiHandle()

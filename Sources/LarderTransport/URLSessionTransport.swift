@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LarderSystem
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -59,7 +59,7 @@ public final class URLSessionTransport: HTTPTransport {
 
 /// Routes each data task's delegate calls to its exchange.
 private final class TaskRouter: NSObject, URLSessionDataDelegate, Sendable {
-    private let exchanges = Mutex<[Int: Exchange]>([:])
+    private let exchanges = Locked<[Int: Exchange]>([:])
 
     func register(_ exchange: Exchange, for task: URLSessionTask) {
         exchanges.withLock { $0[task.taskIdentifier] = exchange }

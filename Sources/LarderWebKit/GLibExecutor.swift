@@ -1,4 +1,5 @@
 import CWebKitGTK
+import LarderSystem
 
 /// The serial executor of ``WebKitActor``: it runs every job on the thread that owns GLib's
 /// default main context (see ``MainLoopThread``), by adding each job as an idle source of that
@@ -18,16 +19,19 @@ final class GLibExecutor: SerialExecutor {
     }
 
     /// Queues a job on the main context: `g_idle_add_full` at `G_PRIORITY_DEFAULT`, so jobs
-    /// run in order and are not starved by idle work such as redraws.
+    /// run in order and are not starved by idle work such as redraws. GLib is not built with
+    /// ThreadSanitizer, so the hand-over of the job to the loop's thread is told to it.
     func enqueue(_ job: consuming ExecutorJob) {
-        let box = JobBox(job: UnownedJob(job), executor: asUnownedSerialExecutor())
+        let box = Unmanaged.passRetained(JobBox(job: UnownedJob(job), executor: asUnownedSerialExecutor())).toOpaque()
+        ThreadSanitizer.release(box)
         g_idle_add_full(
             G_PRIORITY_DEFAULT,
             { data in
+                ThreadSanitizer.acquire(data!)
                 let box = Unmanaged<JobBox>.fromOpaque(data!).takeRetainedValue()
                 box.job.runSynchronously(on: box.executor)
                 return larder_source_remove()
-            }, Unmanaged.passRetained(box).toOpaque(), nil)
+            }, box, nil)
     }
 
     func asUnownedSerialExecutor() -> UnownedSerialExecutor {

@@ -1,5 +1,6 @@
 import CWebKitGTK
 import Foundation
+import LarderSystem
 import Synchronization
 
 /// The one thread that owns GLib's default main context and runs its loop for the life of the
@@ -24,7 +25,7 @@ enum MainLoopThread {
         case unavailable(String)
     }
 
-    private static let display = Mutex<Display>(.pending)
+    private static let display = Locked<Display>(.pending)
     private static let started = Atomic<Bool>(false)
 
     /// Starts the thread once; later calls do nothing.

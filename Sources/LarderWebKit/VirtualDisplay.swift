@@ -1,7 +1,7 @@
 import CWebKitGTK
 import Foundation
 import LarderHost
-import Synchronization
+import LarderSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -22,7 +22,7 @@ public final class VirtualDisplay: Sendable {
     /// The watchdog shell's process id.
     public let watchdog: Int32
 
-    private static let current = Mutex<VirtualDisplay?>(nil)
+    private static let current = Locked<VirtualDisplay?>(nil)
 
     private init(name: String, watchdog: Int32) {
         self.name = name

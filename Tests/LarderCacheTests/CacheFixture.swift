@@ -66,7 +66,7 @@ final class CacheFixture: @unchecked Sendable {
 
     /// The index's content, row by row.
     func indexDump(_ cache: LarderCache) throws -> [String] {
-        try cache.index.with { (index) throws(CacheError) -> [String] in
+        try cache.index.withLock { (index) throws(CacheError) -> [String] in
             var rows: [String] = []
             for table in ["objects", "bundles", "files", "scopes", "leases", "counters"] {
                 let query = try index.database.prepare("SELECT * FROM \(table) ORDER BY 1, 2")

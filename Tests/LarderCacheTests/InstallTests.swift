@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import LarderFormat
-import Synchronization
+import LarderSystem
 import Testing
 @testable import LarderCache
 
@@ -73,7 +73,7 @@ import Testing
         let cache = try fixture.open()
         let (archive, manifest) = try bundle("busy", ["big.png": String(repeating: "x", count: 200_000)])
         let path = try fixture.file(archive)
-        let results = Mutex<[InstallResult]>([])
+        let results = Locked<[InstallResult]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             do {
                 let result = try cache.install(archiveAt: path)

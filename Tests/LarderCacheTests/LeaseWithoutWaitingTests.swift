@@ -17,12 +17,12 @@ import Testing
         // Another connection (as another process would) holds the write lock.
         let other = try SQLiteDatabase(path: fixture.root + "/index.sqlite")
         try other.execute("BEGIN IMMEDIATE")
-        let rowsBefore = try cache.index.with { (index) throws(CacheError) in try index.leases().count }
+        let rowsBefore = try cache.index.withLock { (index) throws(CacheError) in try index.leases().count }
         let started = ContinuousClock.now
         #expect(try cache.leaseWithoutWaiting(manifest.bundleDigest) == nil)
         #expect(started.duration(to: .now) < .seconds(1), "it gave up at once instead of waiting 30 s")
         try other.execute("COMMIT")
-        #expect(try cache.index.with { (index) throws(CacheError) in try index.leases().count } == rowsBefore)
+        #expect(try cache.index.withLock { (index) throws(CacheError) in try index.leases().count } == rowsBefore)
 
         let lease = try #require(try cache.leaseWithoutWaiting(manifest.bundleDigest))
         #expect(try lease.data(at: "a.css") == Array("a{}".utf8))

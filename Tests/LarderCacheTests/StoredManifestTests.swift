@@ -15,7 +15,7 @@ import Testing
         let (otherArchive, other) = try bundle("two", ["a.css": "two"])
         let digest = try cache.install(archiveAt: try fixture.file(archive)).bundle
         _ = try cache.install(archiveAt: try fixture.file(otherArchive))
-        try cache.index.with { (index) throws(CacheError) in
+        try cache.index.withLock { (index) throws(CacheError) in
             try index.database.prepare("UPDATE bundles SET manifest = ? WHERE digest = ?")
                 .bind(.blob(other.canonicalBytes), .text(digest.description)).run()
         }

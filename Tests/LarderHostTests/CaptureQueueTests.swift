@@ -2,7 +2,7 @@ import Foundation
 import LarderCache
 import LarderFormat
 import LarderTransport
-import Synchronization
+import LarderSystem
 import Testing
 @testable import LarderHost
 
@@ -454,7 +454,7 @@ final class RecordingSink: CaptureSink {
         var batchSizes: [Int] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let failingCalls: Set<Int>
 
     init(failingCalls: Set<Int> = []) { self.failingCalls = failingCalls }
@@ -483,7 +483,7 @@ final class RecordingSink: CaptureSink {
 final class GatedSink: CaptureSink {
     private let entered = AsyncStream<Void>.makeStream()
     private let release = AsyncStream<Void>.makeStream()
-    private let state = Mutex((calls: 0, accepted: [CaptureEvent]()))
+    private let state = Locked((calls: 0, accepted: [CaptureEvent]()))
 
     var accepted: [CaptureEvent] { state.withLock { $0.accepted } }
 
@@ -519,8 +519,8 @@ struct MiscountingSink: CaptureSink {
 final class RecordingTransport: HTTPTransport {
     private let status: Int
     private let failure: TransportError?
-    private let recorded = Mutex<[HTTPRequest]>([])
-    private let statusByEvent = Mutex<[String: Int]>([:])
+    private let recorded = Locked<[HTTPRequest]>([])
+    private let statusByEvent = Locked<[String: Int]>([:])
 
     init(status: Int, failure: TransportError? = nil) {
         self.status = status

@@ -1,7 +1,7 @@
 import Foundation
 import LarderFormat
 import LarderTransport
-import Synchronization
+import LarderSystem
 
 /// An origin in memory over a folder written by `larder publish`: serves journeys with ETags
 /// and 304s, objects, manifests and archives (with `Range`), and lets a test script failures.
@@ -26,7 +26,7 @@ final class FakeOrigin: HTTPTransport {
     }
 
     let root: String
-    let state = Mutex(State())
+    let state = Locked(State())
 
     init(root: String) { self.root = root }
 

@@ -1,6 +1,6 @@
 import Foundation
 import LarderHost
-import Synchronization
+import LarderSystem
 
 /// A clock that moves only when a test advances it; sleepers wake when their deadline passes.
 final class ManualClock: HostClock {
@@ -9,9 +9,9 @@ final class ManualClock: HostClock {
         let continuation: CheckedContinuation<Void, any Error>
     }
 
-    private let state: Mutex<(now: Date, sleepers: [UUID: Sleeper])>
+    private let state: Locked<(now: Date, sleepers: [UUID: Sleeper])>
 
-    init(now: Date = Date(timeIntervalSince1970: 1_800_000_000)) { state = Mutex((now, [:])) }
+    init(now: Date = Date(timeIntervalSince1970: 1_800_000_000)) { state = Locked((now, [:])) }
 
     var now: Date { state.withLock { $0.now } }
 

@@ -14,7 +14,7 @@ import Testing
     static func holdLock(_ path: String) throws -> pid_t {
         // -o: the lock stays with flock itself, not with the sleep it starts; its own process
         // group, so one kill ends both.
-        let arguments = ["/usr/bin/flock", "-o", "-x", path, "sleep", "120"]
+        let arguments = ["/usr/bin/flock", "-o", "-x", path, "sleep", String(Int(120 * testTimeScale))]
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var attributes = posix_spawnattr_t()

@@ -1,7 +1,7 @@
 import Foundation
 import LarderFormat
 import LarderHost
-import Synchronization
+import LarderSystem
 
 /// A renderer a test drives: it records every call, and its loads can fail or wait.
 final class ScriptedRenderer: JourneyRenderer {
@@ -26,7 +26,7 @@ final class ScriptedRenderer: JourneyRenderer {
 
     let capabilities: Set<Manifest.Capability>
     let protocolVersion: Int
-    private let state = Mutex((record: Record(), behaviour: LoadBehaviour.succeed, bridge: RendererBridge?.none,
+    private let state = Locked((record: Record(), behaviour: LoadBehaviour.succeed, bridge: RendererBridge?.none,
                                waiting: [CheckedContinuation<Void, Never>]()))
 
     init(capabilities: Set<Manifest.Capability> = [.prepare, .visibility], protocolVersion: Int = 1) {

@@ -14,13 +14,13 @@ import Testing
     static let key = "pk_background"
 
     /// An origin serving the journey at once and the archive at 300 kB/s (about 2.5 s).
-    static func slowArchiveOrigin(_ work: Workspace) throws -> (FaultOrigin, PackReport) {
+    static func slowArchiveOrigin(_ work: Workspace, bytesPerSecond: Int = 300_000) throws -> (FaultOrigin, PackReport) {
         let onboarding = try work.pack(sampleBundles + "/onboarding")
         let root = work.path + "/origin"
         _ = try OriginPublisher.publish(archives: [onboarding.archivePath], to: root, journey: JourneyPublication(id: "onboarding", key: key))
         let archive = Array(try Data(contentsOf: URL(fileURLWithPath: onboarding.archivePath)))
         let origin = try FaultOrigin { request in
-            request.path.hasSuffix(".tar.gz") ? .drip(status: 200, headers: [], body: archive, bytesPerSecond: 300_000) : .file(root: root)
+            request.path.hasSuffix(".tar.gz") ? .drip(status: 200, headers: [], body: archive, bytesPerSecond: bytesPerSecond) : .file(root: root)
         }
         return (origin, onboarding)
     }
@@ -64,7 +64,9 @@ import Testing
 
     @Test func disposingStopsTheDownloadAndKeepsWhatArrived() async throws {
         let work = try Workspace()
-        let (origin, onboarding) = try Self.slowArchiveOrigin(work)
+        // 12 s for the whole archive: a busy machine that wakes this test late must not see it
+        // all arrive before the disposal.
+        let (origin, onboarding) = try Self.slowArchiveOrigin(work, bytesPerSecond: 60_000)
         let cache = try work.cache()
         let host = try Self.host(origin, cache, work)
         _ = try? await host.prepare()  // falls back at the deadline: that it fails is the previous test's subject

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import LarderTestSupport
-import Synchronization
+import LarderSystem
 import Testing
 
 /// The fault origin itself, seen from real clients: curl (spawned with a short `--max-time`) and
@@ -344,8 +344,8 @@ private func waitUntil(seconds: Double = 3, _ condition: () -> Bool) -> Bool {
 
 /// A counter a stream's closure takes from.
 private final class Countdown: Sendable {
-    private let left: Mutex<Int>
-    init(_ count: Int) { left = Mutex(count) }
+    private let left: Locked<Int>
+    init(_ count: Int) { left = Locked(count) }
     func take() -> Bool {
         left.withLock { left in
             guard left > 0 else { return false }

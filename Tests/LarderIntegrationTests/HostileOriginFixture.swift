@@ -3,7 +3,7 @@ import LarderCache
 import LarderFormat
 import LarderPack
 import LarderTestSupport
-import Synchronization
+import LarderSystem
 
 /// The onboarding and paywall samples published to an origin folder (journey `onboarding`,
 /// key `pk_hostile`), packed once for every hostile-origin test.
@@ -23,7 +23,7 @@ final class HostileFixture: Sendable {
     static let key = "pk_hostile"
     static let journey = "onboarding"
 
-    private static let made = Mutex<HostileFixture?>(nil)
+    private static let made = Locked<HostileFixture?>(nil)
 
     static func shared() throws -> HostileFixture {
         try made.withLock { made in

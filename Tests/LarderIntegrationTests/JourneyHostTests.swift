@@ -5,7 +5,7 @@ import LarderHost
 import LarderPack
 import LarderTestSupport
 import LarderTransport
-import Synchronization
+import LarderSystem
 import Testing
 
 /// JourneyHost over real HTTP (the platform transport: libcurl on Linux) against the nginx origin, with the headless
@@ -14,11 +14,12 @@ import Testing
     static let key = "pk_live_host"
 
     /// A host as an app would make it on each launch: real transport, system clock. The fetch
-    /// deadline is generous: no test here is about it, and a busy test machine can take seconds.
+    /// deadline is generous (and scaled, see `testTimeScale`): no test here is about it, and a busy
+    /// test machine can take seconds.
     func launch(_ origin: Origin, _ work: Workspace, renderer: HeadlessRenderer, sink: any CaptureSink) throws -> JourneyHost {
         let configuration = JourneyConfiguration(
             publishableKey: Self.key, journeyID: "onboarding", identity: JourneyIdentity(externalID: "usr_1"), origin: origin.base,
-            fetchDeadline: .seconds(30))
+            fetchDeadline: .seconds(30).scaledForTests)
         return try JourneyHost(
             configuration: configuration, cache: try work.cache(), renderer: renderer, storage: work.path + "/host",
             captureSink: sink)
@@ -135,7 +136,7 @@ import Testing
 
 /// Keeps delivered capture events.
 final class Collector: CaptureSink {
-    private let delivered = Mutex<[CaptureEvent]>([])
+    private let delivered = Locked<[CaptureEvent]>([])
     var events: [CaptureEvent] { delivered.withLock { $0 } }
     func deliver(_ events: [CaptureEvent]) async -> CaptureReceipt {
         delivered.withLock { $0 += events }

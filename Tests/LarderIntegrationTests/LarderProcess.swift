@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import LarderSystem
 
 /// How a `larder` process ended.
 struct ProcessOutcome: Sendable, CustomStringConvertible {
@@ -49,9 +49,9 @@ enum LarderProcess {
             var free: Int
             var waiting: [CheckedContinuation<Void, Never>] = []
         }
-        private let state: Mutex<State>
+        private let state: Locked<State>
 
-        init(_ count: Int) { state = Mutex(State(free: count)) }
+        init(_ count: Int) { state = Locked(State(free: count)) }
 
         func acquire() async {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -107,7 +107,7 @@ enum LarderProcess {
         private let started: DispatchTime
         /// Set once the child exited (before it is reaped), so the watchdog never signals a
         /// reused pid.
-        private let exited = Mutex(false)
+        private let exited = Locked(false)
 
         fileprivate init(pid: pid_t, capture: String, started: DispatchTime) {
             self.pid = pid
@@ -126,8 +126,9 @@ enum LarderProcess {
 
         /// Waits for the child to exit, killing it (SIGKILL) if it runs past `watchdog`.
         func wait(watchdog: Duration) async -> ProcessOutcome {
-            let killed = Mutex(false)
-            let seconds = Double(watchdog.components.seconds) + Double(watchdog.components.attoseconds) / 1e18
+            let killed = Locked(false)
+            let limit = watchdog.scaledForTests
+            let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
             DispatchQueue.global().asyncAfter(deadline: started + seconds) { [self] in
                 exited.withLock { exited in
                     guard !exited else { return }

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Synchronization
+import LarderSystem
 
 extension FaultOrigin {
     /// The listening socket, the accepting thread, the connection threads and everything they
@@ -22,7 +22,7 @@ extension FaultOrigin {
             var acceptThread: pthread_t?
         }
 
-        let state = Mutex(State())
+        let state = Locked(State())
         let listener: Int32
         let maxConnections: Int
         let sendBufferSize: Int?

@@ -3,7 +3,7 @@ import LarderCache
 import LarderFormat
 import LarderHost
 import LarderPack
-import Synchronization
+import LarderSystem
 
 /// A scratch folder with a cache for renderer tests (headless and web engine), removed when
 /// the test ends.
@@ -50,7 +50,7 @@ open class RendererFixture: @unchecked Sendable {
 
 /// Collects what a renderer passes to the bridge.
 public final class Inbox: Sendable {
-    private let messages = Mutex<[BridgeMessage]>([])
+    private let messages = Locked<[BridgeMessage]>([])
     public init() {}
     public var bridge: RendererBridge { RendererBridge { message in self.messages.withLock { $0.append(message) } } }
     public var received: [BridgeMessage] { messages.withLock { $0 } }

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import LarderSystem
 
 /// Runs async work from a synchronous command and waits for its result (the work runs on the
 /// global executor, never on the blocked thread).
@@ -18,5 +18,5 @@ func waitFor<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
 
 /// The result handed from the task to the waiting thread.
 private final class ResultBox<T: Sendable>: Sendable {
-    let value = Mutex<T?>(nil)
+    let value = Locked<T?>(nil)
 }

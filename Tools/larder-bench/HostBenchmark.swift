@@ -4,6 +4,7 @@ import LarderFormat
 import LarderHost
 import LarderPack
 import LarderTransport
+import LarderSystem
 import Synchronization
 
 /// `larder-bench host`: offline prepare-to-ready from a warm cache for each sample bundle,
@@ -459,7 +460,7 @@ private final class WeakHost {
 
 /// Hands an async result to the synchronous caller.
 private final class ResultBox: Sendable {
-    private let value = Mutex<Result<Bool, any Error>?>(nil)
+    private let value = Locked<Result<Bool, any Error>?>(nil)
     func set(_ result: Result<Bool, any Error>) { value.withLock { $0 = result } }
     func get() throws -> Bool {
         guard let result = value.withLock({ $0 }) else { throw BenchError("the host benchmark did not finish") }

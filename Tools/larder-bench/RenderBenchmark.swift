@@ -4,7 +4,7 @@ import LarderFormat
 import LarderHost
 import LarderPack
 import LarderWebKit
-import Synchronization
+import LarderSystem
 
 /// `larder-bench render`: the web engine, from the cache, against the same engine loading the
 /// same unpacked folder from nginx on 127.0.0.1, in the same run.
@@ -56,7 +56,7 @@ enum RenderBenchmark {
     }
 
     static func run(_ options: Options, repository: String, binary: String) throws -> Bool {
-        let outcome = Mutex<Result<Bool, any Error>?>(nil)
+        let outcome = Locked<Result<Bool, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task.detached {
             let result: Result<Bool, any Error>
@@ -156,7 +156,7 @@ enum RenderBenchmark {
     /// Runs ``coldChild(cache:bundle:)`` on the global executor and waits for it, at most 60 s
     /// (then the process ends with status 3).
     static func runColdChild(cache: String, bundle: String) throws {
-        let outcome = Mutex<(any Error)?>(nil)
+        let outcome = Locked<(any Error)?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task.detached {
             do { try await coldChild(cache: cache, bundle: bundle) } catch { outcome.withLock { $0 = error } }

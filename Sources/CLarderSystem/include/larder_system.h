@@ -23,4 +23,12 @@ int larder_start_writeback(int fd);
    platforms, where fsync leaves data in the drive's cache. Returns 0 or -1. */
 int larder_full_fsync(int fd);
 
+/* Tell ThreadSanitizer that a lock keyed by `address` was taken (acquire) or is about to be let
+   go (release), so that what one thread did holding it happens before what the next thread does
+   holding it. Synchronization's Mutex blocks in futex calls TSan cannot see; without these, every
+   access to a Mutex's value from two threads reads as a race. Both do nothing unless this file is
+   compiled with -fsanitize=thread (`swift build --sanitize=thread`). */
+void larder_tsan_acquire(void *address);
+void larder_tsan_release(void *address);
+
 #endif
