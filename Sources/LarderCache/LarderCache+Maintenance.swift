@@ -211,6 +211,8 @@ extension LarderCache {
                 try Self.removeTree(path)
             }
         }
+        // What a dead install left in staging/ is garbage now: nothing is counted any more.
+        StagingArea.removeAll(layout: layout)
         try removeDownloads(everything: true)
         memory.removeAll()
         verified.withLock { $0.removeAll() }

@@ -8,7 +8,7 @@ import Testing
 @Suite struct AccountingTests {
     /// What a recount from the rows gives.
     static func counted(_ cache: LarderCache) throws -> (objects: Int, bytes: Int64) {
-        try cache.index.with { (index) throws(CacheError) in
+        try cache.index.withLock { (index) throws(CacheError) in
             let objects = try index.objects()
             return (objects.count, objects.map(\.size).reduce(0, +))
         }
@@ -79,9 +79,14 @@ import Testing
         _ = try cache.retain(scope: "app", keeping: [digest])
         try CorruptionTests.flipByte(of: manifest.file(at: "a.css")!.digest, in: fixture)
         #expect(try !cache.verify(repair: true).isClean)
+        // What an install that died after this process opened the cache left behind.
+        let leftover = fixture.root + "/staging/dead-install"
+        try FileManager.default.createDirectory(atPath: leftover + "/a", withIntermediateDirectories: true)
+        try Data("aaaa".utf8).write(to: URL(fileURLWithPath: leftover + "/a/object"))
 
         try cache.purge()
 
+        #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.root + "/staging").isEmpty)
         #expect(try cache.bundles().isEmpty)
         #expect(try cache.statistics().objects == 0)
         #expect(try cache.statistics().bytesOnDisk == 0)
@@ -140,7 +145,7 @@ import Testing
         let digest = try cache.install(archiveAt: path).bundle
         // What a killed eviction leaves: its marker, the rows gone, the files still there.
         try Data().write(to: URL(fileURLWithPath: fixture.root + "/staging/evicting"))
-        try cache.index.with { (index) throws(CacheError) in
+        try cache.index.withLock { (index) throws(CacheError) in
             try index.database.transaction { () throws(CacheError) in _ = try index.deleteBundles([digest]) }
         }
         #expect(try cache.statistics().objects == 0)
