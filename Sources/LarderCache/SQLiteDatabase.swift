@@ -48,12 +48,13 @@ package final class SQLiteDatabase {
             let message = String(cString: sqlite3_errmsg(handle))
             sqlite3_close_v2(handle)
             guard [SQLITE_CANTOPEN, SQLITE_READONLY].contains(status & 0xFF) else {
-                throw CacheError(.storage, "cannot read the cache index: \(message) (\(status))", path: path)
+                throw CacheError(.storage, "cannot read the database: \(message) (\(status))", path: path)
             }
             throw CacheError(
                 .readOnly,
-                "cannot read the cache index without writing to its folder (\(message)): its write-ahead log needs "
-                    + "index.sqlite-shm, which is missing and cannot be created here; open the cache once read-write", path: path)
+                "cannot read the database without writing to its folder (\(message)): its write-ahead log needs "
+                    + "\(path.split(separator: "/").last ?? "")-shm, which is missing and cannot be created here; open it once "
+                    + "read-write", path: path)
         }
         self.handle = handle
         self.path = path
@@ -66,7 +67,7 @@ package final class SQLiteDatabase {
         guard status == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "status \(status)"
             sqlite3_close(db)
-            throw CacheError(.storage, "cannot open the cache index: \(message)", path: path)
+            throw CacheError(.storage, "cannot open the database: \(message)", path: path)
         }
         return db
     }
@@ -115,7 +116,7 @@ package final class SQLiteDatabase {
         if status != SQLITE_OK {
             let message = error.map { String(cString: $0) } ?? "status \(status)"
             sqlite3_free(error)
-            throw CacheError(Self.code(status), "cache index: \(message) (in \(sql.prefix(40)))", path: path)
+            throw CacheError(Self.code(status), "database: \(message) (in \(sql.prefix(40)))", path: path)
         }
     }
 
@@ -220,7 +221,7 @@ package final class SQLiteDatabase {
     package func failure(_ status: Int32, _ action: String) -> CacheError {
         CacheError(
             Self.code(status),
-            "cache index \(action) failed: \(String(cString: sqlite3_errmsg(handle))) (\(status))", path: path)
+            "database \(action) failed: \(String(cString: sqlite3_errmsg(handle))) (\(status))", path: path)
     }
 }
 

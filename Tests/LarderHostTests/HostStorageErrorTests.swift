@@ -45,9 +45,9 @@ import Testing
         (.storage, .failed),
     ])
     func sqliteFailuresKeepTheirKind(_ sqlite: CacheError.Code, _ expected: HostStorageError.Code) {
-        let error = HostStorageError(sqlite: CacheError(sqlite, "cache index write failed: database or disk is full (13)"), path: "/state/host.sqlite")
+        let error = HostStorageError(sqlite: CacheError(sqlite, "database write failed: database or disk is full (13)"), path: "/state/host.sqlite")
         #expect(error.code == expected)
         #expect(error.path == "/state/host.sqlite")
-        #expect(error.description == "/state/host.sqlite: cache index write failed: database or disk is full (13)")
+        #expect(error.description == "/state/host.sqlite: database write failed: database or disk is full (13)")
     }
 }
