@@ -11,3 +11,4 @@ swift test --skip-build
 # renames): see LarderCache's Durability.
 LARDER_DURABILITY=posix swift test --skip-build \
     --filter "LarderCacheTests|CacheCrashTests|SharedCacheFetchTests|DiskFullTests|PlantedObjectCLITests"
+bash Tools/test-thread-sanitizer.sh
