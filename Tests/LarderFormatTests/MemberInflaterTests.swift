@@ -109,6 +109,11 @@ import Testing
         var data = bytes
         data[second.lowerBound + 20 + 100] ^= 0x55
         let plainMember = withoutSizeFields(Array(bytes[second]))
+        // Four bytes slipped in before the second member's trailer, its size field grown to match.
+        var padded = Array(bytes[second])
+        padded.insert(contentsOf: [0, 0, 0, 0], at: padded.count - 8)
+        padded = patched(padded, at: 16, padded.count)
+        let paddedArchive = Array(bytes[..<second.lowerBound]) + padded + bytes[second.upperBound...]
         return [
             ("cut inside a member", Array(bytes[..<(second.lowerBound + 300)]), .truncated),
             ("trailer missing", Array(bytes.dropLast(8)), .truncated),
@@ -122,6 +127,7 @@ import Testing
             ("ISIZE past the limit", patched(bytes, at: second.upperBound - 4, (16 << 20) + 1), .limitExceeded),
             ("ISIZE too small", patched(bytes, at: second.upperBound - 4, (64 << 10) - 1), .malformedArchive),
             ("ISIZE too large", patched(bytes, at: second.upperBound - 4, (64 << 10) + 1), .malformedArchive),
+            ("bytes between the deflate data and the trailer", paddedArchive, .malformedArchive),
             ("CRC mismatch", crc, .malformedArchive),
             ("damaged deflate data", data, .malformedArchive),
             ("trailing garbage", bytes + Array("garbage".utf8), .malformedArchive),
