@@ -8,6 +8,11 @@ import Glibc
 /// compression ratio past the limit (a gzip bomb), unsafe, non-UTF-8, over-long or repeated
 /// paths, and every entry type but regular files and folders (links, hard links, devices,
 /// FIFOs, sockets).
+///
+/// Archives written by ``GzipMemberWriter`` (gzip members that carry their size) are inflated
+/// on several threads by a ``MemberInflater``, which checks each member's framing, size,
+/// CRC-32 and length; any other gzip stream is inflated by libarchive's gzip filter (zlib).
+/// Either way the whole stream is read, to its last byte, before the last entry is reported.
 public final class ArchiveReader {
     /// What a reader accepts.
     public struct Limits: Sendable {
@@ -60,16 +65,41 @@ public final class ArchiveReader {
 
     /// Reads from a source of compressed bytes.
     /// - Parameter displayName: the archive's name for messages (a path or URL).
-    public init(limits: Limits = .default, displayName: String? = nil, source: @escaping Source) throws(FormatError) {
-        guard let archive = archive_read_new() else { fatalError("archive_read_new: out of memory") }
-        self.archive = archive
-        self.context = ReadContext(source: source)
+    public convenience init(limits: Limits = .default, displayName: String? = nil, source: @escaping Source) throws(FormatError) {
+        try self.init(limits: limits, displayName: displayName, inflation: .default, source: source)
+    }
+
+    /// Reads from a source of compressed bytes; a stream of sized gzip members
+    /// (``GzipMemberWriter``'s, told apart by the first member's header) is inflated on
+    /// several threads by a ``MemberInflater`` as `inflation` says and handed to libarchive
+    /// as plain tar; anything else (a single gzip stream, members without the size field, no
+    /// gzip at all) goes through libarchive's gzip filter (zlib).
+    init(
+        limits: Limits = .default, displayName: String? = nil, inflation: MemberInflater.Configuration, source: @escaping Source
+    ) throws(FormatError) {
         self.limits = limits
         self.displayName = displayName
-        archive_read_support_filter_gzip(archive)
+        var first = [UInt8](repeating: 0, count: GzipMemberHeader.size)
+        var count = 0
+        while count < first.count {
+            let read = try FormatError.typed { try first.withUnsafeMutableBytes { try source(UnsafeMutableRawBufferPointer(rebasing: $0[count...])) } }
+            if read == 0 { break }
+            count += read
+        }
+        guard let archive = archive_read_new() else { fatalError("archive_read_new: out of memory") }
+        self.archive = archive
+        if count == first.count, first.withUnsafeBytes({ GzipMemberHeader.memberSize($0) }) != nil {
+            let inflater = MemberInflater(firstHeader: first, configuration: inflation, displayName: displayName, source: source)
+            self.context = ReadContext(inflater: inflater)
+            archive_read_support_filter_none(archive)
+        } else {
+            self.context = ReadContext(source: source, replaying: Array(first[0..<count]), ended: count < first.count)
+            archive_read_support_filter_gzip(archive)
+        }
         archive_read_support_format_tar(archive)
         // Read on past the end-of-archive marker to the end of the gzip stream, so a cut-off
-        // or damaged stream end (trailer, CRC) is an error rather than silently ignored.
+        // or damaged stream end (trailer, CRC, bytes after the last member) is an error rather
+        // than silently ignored.
         archive_read_set_options(archive, "tar:read_concatenated_archives")
         let opaque = Unmanaged.passUnretained(context).toOpaque()
         let status = archive_read_open(archive, opaque, nil, tarReadCallback, nil)
@@ -83,6 +113,11 @@ public final class ArchiveReader {
     }
 
     deinit { archive_read_free(archive) }
+
+    /// Whether the archive's gzip members are inflated by a ``MemberInflater``; for tests.
+    var inflatesMembers: Bool { context.inflater != nil }
+    /// The most gzip members the ``MemberInflater`` held at once; for tests.
+    var peakMembersInFlight: Int { context.inflater?.peakInFlight ?? 0 }
 
     /// Moves to the next entry, skipping the rest of the current one.
     /// - Returns: the entry's header, or nil at the end of the archive.
@@ -194,13 +229,55 @@ public final class ArchiveReader {
     }
 }
 
+/// Where libarchive's reads come from: the source itself (libarchive inflates), or a
+/// ``MemberInflater`` over it (libarchive reads plain tar).
 private final class ReadContext {
-    let source: ArchiveReader.Source
+    let source: ArchiveReader.Source?
+    let inflater: MemberInflater?
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    /// Bytes read from the source before libarchive opened, handed to it first.
+    var replay: [UInt8]
+    /// Whether the source has ended (it is not asked again).
+    var ended: Bool
+    /// Compressed bytes read from the source (by libarchive or by the inflater).
     var bytesRead: Int64 = 0
     var error: FormatError?
-    init(source: @escaping ArchiveReader.Source) { self.source = source }
+
+    init(source: @escaping ArchiveReader.Source, replaying replay: [UInt8], ended: Bool) {
+        self.source = source
+        self.inflater = nil
+        self.replay = replay
+        self.ended = ended
+    }
+
+    init(inflater: MemberInflater) {
+        self.source = nil
+        self.inflater = inflater
+        self.replay = []
+        self.ended = false
+    }
+
     deinit { buffer.deallocate() }
+
+    /// The next bytes for libarchive, valid until the next call; empty at the end.
+    func next() throws(FormatError) -> UnsafeRawBufferPointer {
+        if let inflater {
+            let block = try inflater.next()
+            bytesRead = Int64(GzipMemberHeader.size) + inflater.compressedBytesRead
+            return block
+        }
+        var count = 0
+        if !replay.isEmpty {
+            count = replay.count
+            replay.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            replay = []
+        } else if !ended, let source {
+            count = try source(buffer)
+            if count == 0 { ended = true }
+        }
+        bytesRead += Int64(count)
+        return UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+    }
 }
 
 private func tarReadCallback(
@@ -209,10 +286,9 @@ private func tarReadCallback(
 ) -> Int {
     let context = Unmanaged<ReadContext>.fromOpaque(clientData!).takeUnretainedValue()
     do throws(FormatError) {
-        let count = try context.source(context.buffer)
-        context.bytesRead += Int64(count)
-        out?.pointee = UnsafeRawPointer(context.buffer.baseAddress)
-        return count
+        let block = try context.next()
+        out?.pointee = block.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(context.buffer.baseAddress)
+        return block.count
     } catch {
         context.error = error
         return -1

@@ -10,7 +10,10 @@ import LarderSystem
 ///
 /// The pieces share nothing (no preset dictionary), so the bytes depend only on the input, the
 /// level, the piece size and the libdeflate version: never on the number of threads or their
-/// timing. Each member's header is libdeflate's: no name, MTIME 0.
+/// timing. Each member's header is libdeflate's (no name, MTIME 0) with one extra field
+/// (FEXTRA, RFC 1952 §2.3.1.1) holding the member's total size (`GzipMemberHeader`), so a
+/// reader finds where each member starts without inflating and can inflate them on several
+/// threads (`MemberInflater`); readers that do not know the field skip it.
 ///
 /// Pieces made mostly (75%) of bytes written while ``inputIsPrecompressed`` is set (JPEG, PNG,
 /// WOFF2 and the like) are compressed at level 1, or stored (deflate's stored blocks,
@@ -64,7 +67,8 @@ public final class GzipMemberWriter {
 
     /// - Parameters:
     ///   - level: compression level, 1 to 9 (libdeflate's scale matches zlib's there).
-    ///   - pieceSize: input bytes per member (at least 64 KiB).
+    ///   - pieceSize: input bytes per member (at least 64 KiB, at most 4 MiB: readers refuse
+    ///     members of more than 16 MiB).
     ///   - concurrency: worker threads; 1 compresses on the calling thread.
     ///   - sink: receives the compressed stream.
     public init(
@@ -73,6 +77,7 @@ public final class GzipMemberWriter {
     ) {
         precondition((1...9).contains(level), "gzip level must be 1 to 9")
         precondition(pieceSize >= 64 << 10, "pieces must be at least 64 KiB")
+        precondition(pieceSize <= GzipMemberHeader.maximumPieceSize, "pieces must be at most 4 MiB")
         self.level = Int32(level)
         self.pieceSize = pieceSize
         self.maxInFlight = min(max(1, concurrency) * 2 + 2, 16)
@@ -203,19 +208,29 @@ private final class LibdeflateCompressor: @unchecked Sendable {
         return libdeflate_deflate_compress(handle, bytes.baseAddress, bytes.count, scratch.baseAddress, bound)
     }
 
-    /// One complete gzip member of `input` (`libdeflate_gzip_compress`), in an array no
-    /// larger than it (it waits in the queue until its turn to be written).
+    /// One complete gzip member of `input` (`libdeflate_gzip_compress`) carrying its own size
+    /// (`GzipMemberHeader`), in an array no larger than it (it waits in the queue until its
+    /// turn to be written).
+    ///
+    /// libdeflate writes its 10-byte header 10 bytes into the buffer; that header, with FEXTRA
+    /// set, moves to the front and the extra field takes its place, so the deflate data and the
+    /// trailer (CRC-32, ISIZE) stay where libdeflate wrote them.
     func gzip(_ input: [UInt8]) throws(FormatError) -> [UInt8] {
-        let bound = libdeflate_gzip_compress_bound(handle, input.count)
+        let extra = GzipMemberHeader.size - GzipMemberHeader.plainSize
+        let bound = libdeflate_gzip_compress_bound(handle, input.count) + extra
         let output = input.withUnsafeBytes { raw in
             [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
-                count = libdeflate_gzip_compress(handle, raw.baseAddress, raw.count, buffer.baseAddress, buffer.count)
+                let written = libdeflate_gzip_compress(
+                    handle, raw.baseAddress, raw.count, buffer.baseAddress! + extra, buffer.count - extra)
+                count = written == 0 ? 0 : written + extra
             }
         }
         guard !output.isEmpty else {
             throw FormatError(.compression, "libdeflate_gzip_compress found its own bound too small for \(input.count) bytes")
         }
-        return output.count * 4 < bound * 3 ? Array(output[...]) : output
+        var member = output.count * 4 < bound * 3 ? Array(output[...]) : output
+        try GzipMemberHeader.stamp(&member)
+        return member
     }
 }
 

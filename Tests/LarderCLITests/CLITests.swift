@@ -164,7 +164,10 @@ import Testing
         try bytes.prefix(bytes.count * 2 / 3).write(to: URL(fileURLWithPath: archive))
         let result = try CLI.run(["verify", archive])
         #expect(result.status == 65)
-        #expect(result.stderr.contains("entry '"))
+        // The message says where the archive ends: inside a gzip member (sized members are
+        // read whole before they are inflated, so this one-member archive fails before its
+        // first entry), or inside an entry (one gzip stream, inflated as it is read).
+        #expect(result.stderr.contains("ends inside gzip member 0 ("), "\(result.stderr)")
         #expect(result.stderr.contains("truncated") || result.stderr.contains("ends inside"))
     }
 

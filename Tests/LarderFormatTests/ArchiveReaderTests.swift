@@ -81,7 +81,8 @@ import LarderTestSupport
 
     @Test func refusesTruncatedGzip() throws {
         let data = (0..<400_000).map { UInt8(truncatingIfNeeded: ($0 &* 2654435761) >> 13) }
-        let (archive, _) = try makeBundleArchive(files: ["index.html": Array("<p>".utf8), "big.bin": data])
+        for gzip in [ArchiveGzip.members(), .singleStream] {
+        let (archive, _) = try makeBundleArchive(files: ["index.html": Array("<p>".utf8), "big.bin": data], gzip: gzip)
         for cut in [archive.count / 2, archive.count - 20, 30] {
             do throws(FormatError) {
                 _ = try TestArchive.readAll(try TestArchive.reader(Array(archive.prefix(cut))))
@@ -89,6 +90,7 @@ import LarderTestSupport
             } catch {
                 #expect(error.code == .truncated || error.code == .malformedArchive, "\(error)")
             }
+        }
         }
     }
 

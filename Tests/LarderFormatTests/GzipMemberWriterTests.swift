@@ -1,3 +1,4 @@
+import CArchive
 import CZlib
 import Foundation
 import LarderTestSupport
@@ -141,9 +142,58 @@ import Testing
         #expect(try Self.members([(minimum, false), (minimum, false), (minimum, false)]).members == 1)
     }
 
-    @Test func everyMemberHeaderHasNoNameOrTimestamp() throws {
+    /// Each header: no name, no timestamp, FEXTRA with one "LR" subfield of 4 bytes holding the
+    /// member's total size, so the members tile the stream end to end.
+    @Test func everyMemberHeaderCarriesItsSizeButNoNameOrTimestamp() throws {
         let output = try Self.compress(ParallelGzipWriterTests.text(10), concurrency: 1)
-        #expect(Array(output.prefix(8)) == [0x1f, 0x8b, 8, 0, 0, 0, 0, 0])
+        #expect(Array(output.prefix(8)) == [0x1f, 0x8b, 8, 4, 0, 0, 0, 0])
+        #expect(Array(output[10..<16]) == [8, 0, UInt8(ascii: "L"), UInt8(ascii: "R"), 4, 0])
+        #expect(sizedGzipMembers(output) == [0..<output.count])
+
+        var state: UInt64 = 3
+        let noise = (0..<300_000).map { _ in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+        let mixed = try Self.compress(ParallelGzipWriterTests.text(400_000) + noise, concurrency: 2, precompressed: false)
+        let members = sizedGzipMembers(mixed)
+        #expect(members.count == 11)
+        #expect(members.last?.upperBound == mixed.count)
+        for member in members { #expect(Array(mixed[member.prefix(4)]) == [0x1f, 0x8b, 8, 4]) }
+        let stored = try Self.compress(noise, concurrency: 2, precompressed: true)
+        #expect(sizedGzipMembers(stored).last?.upperBound == stored.count, "stored members carry their size too")
+    }
+
+    /// libarchive's gzip filter (zlib) reads the members with their extra field: entry by entry,
+    /// and to the end of the stream.
+    @Test func libarchiveReadsSizedMembersThroughItsGzipFilter() throws {
+        let text = ParallelGzipWriterTests.text(700_000)
+        let (archive, manifest) = try makeBundleArchive(
+            files: ["index.html": Array("<p>".utf8), "app.js": text], gzip: .members(pieceSize: 64 << 10))
+        #expect(sizedGzipMembers(archive).count > 10)
+        let handle = try #require(archive_read_new())
+        defer { archive_read_free(handle) }
+        archive_read_support_filter_gzip(handle)
+        archive_read_support_format_tar(handle)
+        archive_read_set_options(handle, "tar:read_concatenated_archives")
+        var entries: [String: [UInt8]] = [:]
+        try archive.withUnsafeBytes { raw in
+            #expect(archive_read_open_memory(handle, raw.baseAddress, raw.count) == ARCHIVE_OK)
+            var entry: OpaquePointer?
+            var status = archive_read_next_header(handle, &entry)
+            while status == ARCHIVE_OK, let current = entry {
+                let name = String(cString: archive_entry_pathname(current))
+                var bytes = [UInt8](repeating: 0, count: Int(archive_entry_size(current)))
+                let count = bytes.withUnsafeMutableBytes { archive_read_data(handle, $0.baseAddress, $0.count) }
+                #expect(count == bytes.count)
+                entries[name] = bytes
+                status = archive_read_next_header(handle, &entry)
+            }
+            #expect(status == ARCHIVE_EOF)
+            try #require(archive_filter_code(handle, 0) == ARCHIVE_FILTER_GZIP)
+        }
+        #expect(entries["app.js"] == text)
+        #expect(entries["manifest.json"] == manifest.canonicalBytes)
     }
 
     /// Real text (this repository's Swift sources, 1.5 MB): within 1% of zlib's level 6 in one

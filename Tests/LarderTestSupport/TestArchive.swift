@@ -95,8 +95,18 @@ public final class MemorySource: @unchecked Sendable {
     }
 }
 
+/// How ``makeBundleArchive(files:name:level:gzip:)`` compresses the tar stream.
+public enum ArchiveGzip: Sendable {
+    /// Sized gzip members, as `larder pack` writes them (``GzipMemberWriter``).
+    case members(pieceSize: Int = GzipMemberWriter.defaultPieceSize, concurrency: Int = 2)
+    /// One gzip stream (``ParallelGzipWriter``), as archives were written before issue 14.
+    case singleStream
+}
+
 /// Writes a real bundle archive with Larder's own writers into memory.
-public func makeBundleArchive(files: [String: [UInt8]], name: String = "test", level: Int = 6) throws -> (archive: [UInt8], manifest: Manifest) {
+public func makeBundleArchive(
+    files: [String: [UInt8]], name: String = "test", level: Int = 6, gzip: ArchiveGzip = .members()
+) throws -> (archive: [UInt8], manifest: Manifest) {
     let entries = files.map { path, bytes in
         Manifest.File(
             path: path, digest: SHA256Hasher.hash(bytes), size: Int64(bytes.count),
@@ -104,11 +114,38 @@ public func makeBundleArchive(files: [String: [UInt8]], name: String = "test", l
     }
     let manifest = try Manifest(name: name, entry: "index.html", renderer: .init(), files: entries)
     var output: [UInt8] = []
-    let gzip = ParallelGzipWriter(level: level) { (bytes) throws(FormatError) in output.append(contentsOf: bytes) }
-    let tar = try TarWriter { (bytes) throws(FormatError) in try gzip.write(bytes) }
+    let write: (UnsafeRawBufferPointer) throws(FormatError) -> Void
+    let finish: () throws(FormatError) -> Void
+    switch gzip {
+    case .members(let pieceSize, let concurrency):
+        let writer = GzipMemberWriter(level: level, pieceSize: pieceSize, concurrency: concurrency) { (bytes) throws(FormatError) in
+            output.append(contentsOf: bytes)
+        }
+        write = writer.write
+        finish = writer.finish
+    case .singleStream:
+        let writer = ParallelGzipWriter(level: level) { (bytes) throws(FormatError) in output.append(contentsOf: bytes) }
+        write = writer.write
+        finish = writer.finish
+    }
+    let tar = try TarWriter { (bytes) throws(FormatError) in try write(bytes) }
     try tar.addFile(path: Manifest.entryName, bytes: manifest.canonicalBytes)
     for file in manifest.files { try tar.addFile(path: file.path, bytes: files[file.path]!) }
     try tar.finish()
-    try gzip.finish()
+    try finish()
     return (output, manifest)
+}
+
+/// The byte ranges of the sized gzip members in `bytes`, found by their size fields (bytes
+/// 16..<20 of each header, little-endian), up to the first that does not fit.
+public func sizedGzipMembers(_ bytes: [UInt8]) -> [Range<Int>] {
+    var ranges: [Range<Int>] = []
+    var offset = 0
+    while offset + 20 <= bytes.count, bytes[offset] == 0x1f, bytes[offset + 1] == 0x8b, bytes[offset + 3] == 4 {
+        let size = (0..<4).reduce(0) { $0 | Int(bytes[offset + 16 + $1]) << (8 * $1) }
+        guard size > 0, offset + size <= bytes.count else { break }
+        ranges.append(offset..<offset + size)
+        offset += size
+    }
+    return ranges
 }
