@@ -1,7 +1,7 @@
 import CLibdeflate
 import Dispatch
 import Foundation
-import Synchronization
+import LarderSystem
 
 /// Inflates a gzip stream of sized members (``GzipMemberHeader``, as ``GzipMemberWriter``
 /// writes them) on several threads, handing the uncompressed bytes out in order.
@@ -306,7 +306,7 @@ private final class LibdeflateDecompressor: @unchecked Sendable {
 
 /// Decompressors kept for reuse, so a member costs no allocation of one.
 private final class DecompressorPool: Sendable {
-    private let idle = Mutex<[LibdeflateDecompressor]>([])
+    private let idle = Locked<[LibdeflateDecompressor]>([])
 
     func take() -> LibdeflateDecompressor {
         idle.withLock { $0.popLast() } ?? LibdeflateDecompressor()
