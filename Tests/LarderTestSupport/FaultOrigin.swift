@@ -67,11 +67,27 @@ public final class FaultOrigin: Sendable {
     ) throws(FaultOriginError) {
         let (listener, port) = try Self.listen()
         self.port = port
+        var status = stat()
+        fstat(listener, &status)
+        listenerInode = UInt64(status.st_ino)
         core = Core(listener: listener, maxConnections: maxConnections, sendBufferSize: sendBufferSize, route: route)
         try core.start()
     }
 
     deinit { core.stop() }
+
+    /// The listening socket's inode, as `/proc/self/fd` names it (`socket:[inode]`). Unlike the
+    /// port, which another server of the test run may take the moment it is free, it names this
+    /// socket only, so a test can tell that the socket was closed (see ``socketIsOpen(inode:)``).
+    public let listenerInode: UInt64
+
+    /// Whether this process still has a socket with this inode open (`/proc/self/fd`).
+    public static func socketIsOpen(inode: UInt64) -> Bool {
+        let name = "socket:[\(inode)]"
+        let folder = "/proc/self/fd"
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return entries.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + $0)) == name }
+    }
 
     /// `http://127.0.0.1:<port>/`.
     public var base: URL { URL(string: "http://127.0.0.1:\(port)/")! }
