@@ -1,6 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The locks tell ThreadSanitizer when they are taken and let go (LarderSystem's Locked): only in
+// the build that Tools/test-thread-sanitizer.sh makes with `--sanitize=thread` and
+// LARDER_THREAD_SANITIZER=1. Elsewhere the calls are left out, since they cost a lock more
+// than the lock itself.
+let threadSanitizerAnnotations: [SwiftSetting] =
+    Context.environment["LARDER_THREAD_SANITIZER"] == "1" ? [.define("LARDER_THREAD_SANITIZER")] : []
+
 let package = Package(
     name: "Larder",
     // Synchronization's Mutex needs these. Linux is where everything is built and tested; on
@@ -46,7 +53,7 @@ let package = Package(
 
         .target(name: "CLarderSystem"),
         // System calls: owned file descriptors, errno, file locks, folders, atomic files.
-        .target(name: "LarderSystem", dependencies: ["CLarderSystem"]),
+        .target(name: "LarderSystem", dependencies: ["CLarderSystem"], swiftSettings: threadSanitizerAnnotations),
 
         .target(name: "LarderFormat", dependencies: ["LarderSystem", "CZlib", "CLibdeflate", "CArchive", "CCrypto"]),
         .target(name: "LarderPack", dependencies: ["LarderFormat", "LarderSystem"]),

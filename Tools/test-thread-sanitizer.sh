@@ -23,6 +23,8 @@ cd "$(dirname "$0")/.."
 scratch="${LARDER_TSAN_SCRATCH:-.build-tsan}"
 reports=$(mktemp -d /tmp/larder-tsan.XXXXXX)
 chmod 1777 "$reports"
+# LARDER_THREAD_SANITIZER=1 builds the annotations in (Package.swift).
+export LARDER_THREAD_SANITIZER=1
 swift build --build-tests --sanitize=thread --scratch-path "$scratch"
 status=0
 LARDER_TEST_TIME_SCALE=5 TSAN_OPTIONS="log_path=$reports/report" \
