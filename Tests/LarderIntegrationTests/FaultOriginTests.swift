@@ -276,7 +276,7 @@ import Testing
         let start = clock.now
         origin.stop()
         let took = clock.now - start
-        #expect(took < .seconds(2))
+        #expect(took < .seconds(2).scaledForTests)
         #expect(origin.openConnections == 0)
         for client in clients + [idle] {
             #expect(client.readUntilEnd(within: .seconds(2)))  // the server closed its side
@@ -337,7 +337,7 @@ private func url(_ origin: FaultOrigin, _ path: String) -> String {
 /// Checks `condition` every 10 ms for at most `seconds`.
 private func waitUntil(seconds: Double = 3, _ condition: () -> Bool) -> Bool {
     let clock = ContinuousClock()
-    let deadline = clock.now + .milliseconds(Int(seconds * 1000))
+    let deadline = clock.now + .milliseconds(Int(seconds * 1000)).scaledForTests
     while clock.now < deadline {
         if condition() { return true }
         usleep(10_000)
@@ -522,7 +522,7 @@ private final class RawClient {
     /// Reads until the end of the stream (true) or `duration` (false).
     private func drain(within duration: Duration, _ take: ([UInt8]) -> Void) -> Bool {
         let clock = ContinuousClock()
-        let deadline = clock.now + duration
+        let deadline = clock.now + duration.scaledForTests
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while clock.now < deadline {
             let left = deadline - clock.now
