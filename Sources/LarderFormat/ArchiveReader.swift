@@ -80,12 +80,7 @@ public final class ArchiveReader {
         self.limits = limits
         self.displayName = displayName
         var first = [UInt8](repeating: 0, count: GzipMemberHeader.size)
-        var count = 0
-        while count < first.count {
-            let read = try FormatError.typed { try first.withUnsafeMutableBytes { try source(UnsafeMutableRawBufferPointer(rebasing: $0[count...])) } }
-            if read == 0 { break }
-            count += read
-        }
+        let count = try FormatError.typed { try first.withUnsafeMutableBytes { try MemberInflater.readFully($0, from: source) } }
         guard let archive = archive_read_new() else { fatalError("archive_read_new: out of memory") }
         self.archive = archive
         if count == first.count, first.withUnsafeBytes({ GzipMemberHeader.memberSize($0) }) != nil {

@@ -74,6 +74,6 @@ enum GzipMemberHeader {
     }
 
     static func littleEndian32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
-        (0..<4).reduce(UInt32(0)) { value, byte in value | UInt32(bytes[offset + byte]) << (8 * UInt32(byte)) }
+        UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
 }

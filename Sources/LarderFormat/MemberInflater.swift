@@ -202,12 +202,18 @@ final class MemberInflater {
 
     /// Fills `buffer` from the source unless it ends first. - Returns: the bytes read.
     private func readFully(_ buffer: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
+        let filled = try Self.readFully(buffer, from: source)
+        compressedBytesRead += Int64(filled)
+        return filled
+    }
+
+    /// Fills `buffer` from `source` unless it ends first. - Returns: the bytes read.
+    static func readFully(_ buffer: UnsafeMutableRawBufferPointer, from source: ArchiveReader.Source) throws(FormatError) -> Int {
         var filled = 0
         while filled < buffer.count {
             let count = try source(UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
             if count == 0 { break }
             filled += count
-            compressedBytesRead += Int64(count)
         }
         return filled
     }
