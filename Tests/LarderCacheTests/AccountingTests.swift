@@ -79,14 +79,21 @@ import Testing
         _ = try cache.retain(scope: "app", keeping: [digest])
         try CorruptionTests.flipByte(of: manifest.file(at: "a.css")!.digest, in: fixture)
         #expect(try !cache.verify(repair: true).isClean)
-        // What an install that died after this process opened the cache left behind.
+        // What an install that died after this process opened the cache left behind, and files
+        // that are not what a staging folder holds: a FIFO, and a link to a folder outside.
         let leftover = fixture.root + "/staging/dead-install"
         try FileManager.default.createDirectory(atPath: leftover + "/a", withIntermediateDirectories: true)
         try Data("aaaa".utf8).write(to: URL(fileURLWithPath: leftover + "/a/object"))
+        #expect(mkfifo(fixture.root + "/staging/fifo", 0o600) == 0)
+        let outside = fixture.root + "/outside"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: outside + "/kept"))
+        try FileManager.default.createSymbolicLink(atPath: fixture.root + "/staging/link", withDestinationPath: outside)
 
         try cache.purge()
 
         #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.root + "/staging").isEmpty)
+        #expect(FileManager.default.contents(atPath: outside + "/kept") == Data("keep".utf8))  // not followed
         #expect(try cache.bundles().isEmpty)
         #expect(try cache.statistics().objects == 0)
         #expect(try cache.statistics().bytesOnDisk == 0)
