@@ -136,8 +136,11 @@ import Testing
                 : .endless(status: 200, headers: [("Content-Type", "application/json")])
         }
         defer { origin.stop() }
-        let plain = try Curl.start(["--limit-rate", "8M", url(origin, "/plain")], maxTime: 1, keepBody: false)
-        let chunked = try Curl.start(["--limit-rate", "8M", url(origin, "/chunked")], maxTime: 1, keepBody: false)
+        // Long enough for more than 1 MiB from a server that may run several times slower
+        // (scaled, see `testTimeScale`: under ThreadSanitizer 1 s gave less).
+        let seconds = 1 * testTimeScale
+        let plain = try Curl.start(["--limit-rate", "8M", url(origin, "/plain")], maxTime: seconds, keepBody: false)
+        let chunked = try Curl.start(["--limit-rate", "8M", url(origin, "/chunked")], maxTime: seconds, keepBody: false)
         let (plainRun, chunkedRun) = (plain.finish(), chunked.finish())
 
         #expect(plainRun.exitCode == 28 && chunkedRun.exitCode == 28)
