@@ -44,12 +44,12 @@ import Testing
         }
         #expect(await first.timeline().contains { $0.kind == .deadline })
         // Still downloading, in the background: wait (bounded) for it to land.
-        for _ in 0..<100 where try cache.bundle(onboarding.bundleDigest)?.complete != true {
+        for _ in 0..<Int(100 * testTimeScale) where try cache.bundle(onboarding.bundleDigest)?.complete != true {
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(try cache.bundle(onboarding.bundleDigest)?.complete == true)
         // The background fetch authorises the revision right after the install: let it.
-        for _ in 0..<100 where await !first.timeline().contains(where: { $0.kind == .fetched }) {
+        for _ in 0..<Int(100 * testTimeScale) where await !first.timeline().contains(where: { $0.kind == .fetched }) {
             try await Task.sleep(for: .milliseconds(50))
         }
         await first.dispose()
@@ -72,14 +72,15 @@ import Testing
         _ = try? await host.prepare()  // falls back at the deadline: that it fails is the previous test's subject
         // Let part of the archive arrive in the background (bounded), then dispose.
         let partial = cache.root + "/downloads/\(onboarding.bundleDigest.hex).tar.gz.part"
-        for _ in 0..<200 where fileSize(partial) < 100_000 { try await Task.sleep(for: .milliseconds(25)) }
+        for _ in 0..<Int(200 * testTimeScale) where fileSize(partial) < 100_000 { try await Task.sleep(for: .milliseconds(25)) }
         await host.dispose()
-        // Disposal cancels the download; the transfer ends on the loop's next turn.
-        try await Task.sleep(for: .milliseconds(300))
+        // Disposal cancels the download; the transfer ends on the loop's next turn (scaled waits,
+        // see `testTimeScale`: under ThreadSanitizer that turn can come late).
+        try await Task.sleep(for: .milliseconds(300).scaledForTests)
         let kept = fileSize(partial)
         #expect(kept > 100_000)
         #expect(kept < onboarding.archiveSize)
-        try await Task.sleep(for: .milliseconds(700))
+        try await Task.sleep(for: .milliseconds(700).scaledForTests)
         #expect(fileSize(partial) == kept, "the download stopped with the host")
         #expect(try cache.bundle(onboarding.bundleDigest) == nil)
         try await offThePool { origin.stop() }

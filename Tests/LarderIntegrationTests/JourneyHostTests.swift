@@ -112,9 +112,9 @@ import Testing
 
         try renderer.receive(Array(#"{"type":"capture","event":"answer-1","body":"{\"goal\":\"sleep\"}"}"#.utf8))
         try renderer.receive(Array(#"{"type":"dismiss"}"#.utf8))
-        let dismissed = await eventually(turns: 50_000) { await host.presentationState == .hidden }
+        let dismissed = await eventually(within: .seconds(30)) { await host.presentationState == .hidden }
         #expect(dismissed)
-        let ready = await eventually(turns: 50_000) {
+        let ready = await eventually(within: .seconds(30)) {
             if case .ready(let journey) = await host.readiness { return journey.revision == 2 }
             return false
         }

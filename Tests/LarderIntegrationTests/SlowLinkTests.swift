@@ -17,12 +17,15 @@ import Testing
         let cache = work.path + "/cache"
         var runs = 0
         var finished = false
-        // About 8 s of transfer: two or three runs of 5 s.
+        // About 8 s of transfer: two or three runs of 5 s. Each ends within its deadline and 2 s
+        // to start and stop the process (scaled, see `testTimeScale`: an instrumented `larder` on
+        // a machine busy with the rest of the suite ended 4.3 s after its deadline).
+        let limit = 5 + 2 * testTimeScale
         while runs < 6 && !finished {
             runs += 1
             let outcome = try await LarderProcess.run(
                 ["cache", "fetch", onboarding.bundleDigest.hex, "--origin", base, "--cache", cache, "--deadline", "5s"], watchdog: .seconds(20))
-            #expect(outcome.elapsed < 7, "\(outcome)")
+            #expect(outcome.elapsed < limit, "\(outcome)")
             if outcome.status == 0 { finished = true } else { #expect(outcome.status == 75, "\(outcome)") }
         }
         #expect(finished)
