@@ -101,8 +101,12 @@ import Testing
         #expect(manifests["paywall"]?.renderer.capabilities == [.prepare, .visibility])
     }
 
-    /// The same sources in two folders, written in another order with other mtimes and umask,
-    /// give the same archive bytes.
+    /// The same sources in two folders, written in another order with other mtimes and
+    /// permissions (what umasks 022 and 077 give), give the same archive bytes.
+    ///
+    /// The modes are set file by file, never with `umask`: that is the whole process's, and
+    /// tests running meanwhile (a publish into the origin's folder, which nginx's workers read as
+    /// `nobody`) would make unreadable files.
     @Test func isDeterministicAcrossCopies() throws {
         let sample = sampleBundles + "/onboarding"
         let files = try FileManager.default.subpathsOfDirectory(atPath: sample).filter {
@@ -111,11 +115,10 @@ import Testing
         }
         let first = try SourceFolder()
         let second = try SourceFolder()
-        let previousMask = umask(0o022)
         for path in files.sorted() { try first.write(path, Array(try Data(contentsOf: URL(fileURLWithPath: sample + "/" + path)))) }
-        umask(0o077)
         for path in files.sorted().reversed() { try second.write(path, Array(try Data(contentsOf: URL(fileURLWithPath: sample + "/" + path)))) }
-        umask(previousMask)
+        try first.setModes(file: 0o644, folder: 0o755)
+        try second.setModes(file: 0o600, folder: 0o700)
         for (index, path) in files.enumerated() {
             let date = Date(timeIntervalSince1970: TimeInterval(1_000_000 + index * 7919))
             try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: second.root + "/" + path)

@@ -26,6 +26,16 @@ final class SourceFolder {
         try Data(bytes).write(to: url)
     }
 
+    /// Gives every file and folder under the root these permissions.
+    func setModes(file: Int, folder: Int) throws {
+        let manager = FileManager.default
+        for path in try manager.subpathsOfDirectory(atPath: root) {
+            var isFolder: ObjCBool = false
+            _ = manager.fileExists(atPath: root + "/" + path, isDirectory: &isFolder)
+            try manager.setAttributes([.posixPermissions: isFolder.boolValue ? folder : file], ofItemAtPath: root + "/" + path)
+        }
+    }
+
     /// Files left in the output folder (none after a failure).
     var outputFiles: [String] {
         (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []
