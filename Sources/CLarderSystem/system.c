@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include "larder_system.h"
 
@@ -42,6 +43,10 @@ int larder_start_writeback(int fd) { return sync_file_range(fd, 0, 0, SYNC_FILE_
 int larder_full_fsync(int fd) { return fsync(fd); }
 
 #endif
+
+int larder_make_temporary(char *path_template, int suffix_length) {
+    return mkostemps(path_template, suffix_length, O_CLOEXEC);
+}
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CLarderSystem
 
 /// A new file written through a temporary name in the same folder and moved into place only
 /// when complete (`write(2)`, `fsync(2)`, `rename(2)` or `link(2)`, then `fsync` of the
@@ -38,9 +39,10 @@ public final class AtomicFile {
     /// - Throws: ``Failure`` (``Step/create``).
     public init(folder: String, prefix: String, mode: mode_t = 0o644) throws(Failure) {
         var template = Array("\(folder)/.\(prefix).XXXXXX.tmp".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 4) }
+        // Close-on-exec from the start: a process spawned meanwhile by another thread must not
+        // inherit the file (and keep it, or its file system, busy).
+        let fd = template.withUnsafeMutableBufferPointer { larder_make_temporary($0.baseAddress!, 4) }
         guard fd >= 0 else { throw Failure(step: .create, path: folder, errno: .current) }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         let descriptor = FileDescriptor(unsafeAdopting: fd)
         temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         do { try descriptor.setPermissions(mode) } catch {

@@ -33,9 +33,37 @@ final class Tmpfs: Sendable {
     }
 
     /// Makes the file system read-only (`mount -o remount,ro`); it is unmounted as usual.
+    ///
+    /// The kernel refuses (`EBUSY`) while any process has a file there open for writing or
+    /// removed but still open. Children that just exited can leave that for a moment on a
+    /// machine busy with the rest of the suite (CI's ThreadSanitizer pass saw it once), so it
+    /// tries again for up to 5 s (scaled, see `testTimeScale`) and then names what still holds
+    /// files there.
     func remountReadOnly() throws {
-        guard mount("tmpfs", path, "tmpfs", UInt(MS_REMOUNT | MS_RDONLY), nil) == 0 else {
-            throw IntegrationError("cannot remount \(path) read-only: \(String(cString: strerror(errno)))")
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(5).scaledForTests
+        while mount("tmpfs", path, "tmpfs", UInt(MS_REMOUNT | MS_RDONLY), nil) != 0 {
+            let error = errno
+            guard error == EBUSY, clock.now < deadline else {
+                let holders = error == EBUSY ? "; open there: " + openFiles().joined(separator: ", ") : ""
+                throw IntegrationError("cannot remount \(path) read-only: \(String(cString: strerror(error)))\(holders)")
+            }
+            usleep(50_000)
+        }
+    }
+
+    /// "<pid> (<command>): <file>" for each file under the mount point a process has open.
+    private func openFiles() -> [String] {
+        let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []  // a diagnosis only
+        return processes.filter { Int32($0) != nil }.flatMap { pid -> [String] in
+            let folder = "/proc/\(pid)/fd"
+            let command = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+            return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).compactMap { fd in
+                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + fd), target.hasPrefix(path) else {
+                    return nil
+                }
+                return "\(pid) (\(command)): \(target)"
+            }
         }
     }
 

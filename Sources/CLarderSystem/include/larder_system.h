@@ -23,6 +23,11 @@ int larder_start_writeback(int fd);
    platforms, where fsync leaves data in the drive's cache. Returns 0 or -1. */
 int larder_full_fsync(int fd);
 
+/* mkostemps(path_template, suffix_length, O_CLOEXEC): creates and opens a new file exclusively,
+   replacing the template's XXXXXX, close-on-exec from the start, so a process another thread
+   spawns meanwhile never inherits it. Returns the descriptor or -1. */
+int larder_make_temporary(char *path_template, int suffix_length);
+
 /* Tell ThreadSanitizer that a lock keyed by `address` was taken (acquire) or is about to be let
    go (release), so that what one thread did holding it happens before what the next thread does
    holding it. Synchronization's Mutex blocks in futex calls TSan cannot see; without these, every
