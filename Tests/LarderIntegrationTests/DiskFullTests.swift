@@ -35,10 +35,9 @@ final class Tmpfs: Sendable {
     /// Makes the file system read-only (`mount -o remount,ro`); it is unmounted as usual.
     ///
     /// The kernel refuses (`EBUSY`) while any process has a file there open for writing or
-    /// removed but still open. Children that just exited can leave that for a moment on a
-    /// machine busy with the rest of the suite (CI's ThreadSanitizer pass saw it once), so it
-    /// tries again for up to 5 s (scaled, see `testTimeScale`) and then names what still holds
-    /// files there.
+    /// removed but still open. The ThreadSanitizer pass of a fresh-clone `.ci/run` was refused
+    /// once, by a holder nobody saw; so it tries again for up to 5 s (scaled, see
+    /// `testTimeScale`) and then names every process with a file open there.
     func remountReadOnly() throws {
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(5).scaledForTests
@@ -59,7 +58,7 @@ final class Tmpfs: Sendable {
             let folder = "/proc/\(pid)/fd"
             let command = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
             return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).compactMap { fd in
-                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + fd), target.hasPrefix(path) else {
+                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + fd), target.hasPrefix(path + "/") else {
                     return nil
                 }
                 return "\(pid) (\(command)): \(target)"
