@@ -44,14 +44,9 @@ import Testing
         }
         #expect(await first.timeline().contains { $0.kind == .deadline })
         // Still downloading, in the background: wait (bounded) for it to land.
-        for _ in 0..<Int(100 * testTimeScale) where try cache.bundle(onboarding.bundleDigest)?.complete != true {
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        #expect(try cache.bundle(onboarding.bundleDigest)?.complete == true)
+        #expect(try await eventually(within: .seconds(10)) { try cache.bundle(onboarding.bundleDigest)?.complete == true })
         // The background fetch authorises the revision right after the install: let it.
-        for _ in 0..<Int(100 * testTimeScale) where await !first.timeline().contains(where: { $0.kind == .fetched }) {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        _ = await eventually(within: .seconds(5)) { await first.timeline().contains { $0.kind == .fetched } }
         await first.dispose()
 
         let next = try Self.host(origin, cache, work)
@@ -72,7 +67,7 @@ import Testing
         _ = try? await host.prepare()  // falls back at the deadline: that it fails is the previous test's subject
         // Let part of the archive arrive in the background (bounded), then dispose.
         let partial = cache.root + "/downloads/\(onboarding.bundleDigest.hex).tar.gz.part"
-        for _ in 0..<Int(200 * testTimeScale) where fileSize(partial) < 100_000 { try await Task.sleep(for: .milliseconds(25)) }
+        _ = await eventually(within: .seconds(5)) { fileSize(partial) >= 100_000 }
         await host.dispose()
         // Disposal cancels the download; the transfer ends on the loop's next turn (scaled waits,
         // see `testTimeScale`: under ThreadSanitizer that turn can come late).

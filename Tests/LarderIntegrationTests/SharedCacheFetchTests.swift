@@ -74,7 +74,7 @@ import Testing
             "--cache", cache,
         ])
         let partial = cache + "/downloads/\(onboarding.bundleDigest.hex).tar.gz.part"
-        for _ in 0..<200 where fileSize(partial) < 200_000 { try await Task.sleep(for: .milliseconds(25)) }
+        _ = await eventually(within: .seconds(5)) { fileSize(partial) >= 200_000 }
         kill(first.pid, SIGKILL)
         _ = await first.wait(watchdog: .seconds(10))
         let kept = fileSize(partial)

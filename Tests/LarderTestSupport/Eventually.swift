@@ -11,12 +11,12 @@ public func eventually(turns: Int = 20_000, _ condition: () async -> Bool) async
 /// Checks `condition` every 10 ms until it holds; gives up after `limit` (scaled, see
 /// ``testTimeScale``). For tests on the system clock whose condition waits on real work (a
 /// download, an install) that a number of yields does not bound on a busy machine.
-public func eventually(within limit: Duration, _ condition: () async -> Bool) async -> Bool {
+public func eventually(within limit: Duration, _ condition: () async throws -> Bool) async rethrows -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + limit.scaledForTests
     while clock.now < deadline {
-        if await condition() { return true }
-        do { try await Task.sleep(for: .milliseconds(10)) } catch { break }
+        if try await condition() { return true }
+        do { try await Task.sleep(for: .milliseconds(10)) } catch { break }  // cancelled: one last look
     }
-    return await condition()
+    return try await condition()
 }
