@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "larder", targets: ["larder"]),
         .executable(name: "larder-webkit", targets: ["larder-webkit"]),
         .executable(name: "larder-bench", targets: ["larder-bench"]),
+        .executable(name: "larder-powerloss", targets: ["larder-powerloss"]),
     ],
     targets: [
         .systemLibrary(
@@ -82,6 +83,10 @@ let package = Package(
                 "LarderTestSupport",
             ],
             path: "Tools/larder-bench"),
+        // The power-loss explorer's workload, checker and state builder (Tools/powerloss.sh).
+        .executableTarget(
+            name: "larder-powerloss", dependencies: ["LarderCache", "LarderHost", "LarderFormat", "LarderSystem"],
+            path: "Tools/powerloss/larder-powerloss"),
 
         .target(
             name: "LarderTestSupport", dependencies: ["LarderFormat", "LarderCache", "LarderPack", "LarderHost", "LarderSystem", "CArchive", "CZlib"],

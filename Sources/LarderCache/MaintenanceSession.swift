@@ -117,6 +117,7 @@ struct MaintenanceSession {
         do { try FileDescriptor(opening: path, [.writeOnly, .create]).close() } catch {
             throw CacheError.fileSystem("cannot create a marker", error, path: path)
         }
+        guard !Durability.skipsSynchronization else { return }
         do { try Folder.synchronize(layout.staging) } catch {
             throw CacheError(.storage, "cannot make a marker durable: \(error)", path: path)
         }
