@@ -85,7 +85,7 @@ let package = Package(
             path: "Tools/larder-bench"),
         // The power-loss explorer's workload, checker and state builder (Tools/powerloss.sh).
         .executableTarget(
-            name: "larder-powerloss", dependencies: ["LarderCache", "LarderHost", "LarderFormat", "LarderSystem"],
+            name: "larder-powerloss", dependencies: ["LarderCache", "LarderHost", "LarderTransport", "LarderFormat", "LarderSystem"],
             path: "Tools/powerloss/larder-powerloss"),
 
         .target(

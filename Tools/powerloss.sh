@@ -66,14 +66,18 @@ cleanup() {
   for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do mountpoint -q "${mounts[i]}" && umount "${mounts[i]}"; done
   for loop in "${loops[@]}"; do losetup -d "$loop" 2>/dev/null; done
   if [ -n "$daemon" ]; then
-    mountpoint -q "$work/fuse" && fusermount3 -u "$work/fuse"
+    fusermount3 -u "$work/fuse" 2>/dev/null || fusermount3 -uz "$work/fuse" 2>/dev/null
+    for _ in $(seq 1 50); do kill -0 "$daemon" 2>/dev/null || break; sleep 0.1; done
+    kill "$daemon" 2>/dev/null
     wait "$daemon" 2>/dev/null
   fi
   [ -n "$origin_run" ] && bash Tools/origin/origin.sh stop "$origin_run" >/dev/null 2>&1
   rm -rf "$work"
 }
 trap cleanup EXIT
-attach() { local loop; loop=$(losetup -f --show "$1") || fail "cannot attach a loop device to $1"; loops+=("$loop"); echo "$loop"; }
+trap 'exit 143' TERM INT
+# Attaches a free loop device to a file; sets $attached (not in a subshell, so cleanup knows it).
+attach() { attached=$(losetup -f --show "$1") || fail "cannot attach a loop device to $1"; loops+=("$attached"); }
 
 size=$((64 << 20))
 [ "$fs" = btrfs ] && size=$((160 << 20))
@@ -82,7 +86,8 @@ if [ -n "$replay" ]; then
   [ -f "$replay/run" ] || fail "$replay is not a reproduction folder (no run file)"
   size=$(stat -c %s "$replay/log/base.img")
   truncate -s "$size" "$work/state.img"
-  device=$(attach "$work/state.img")
+  attach "$work/state.img"
+  device=$attached
   mkdir "$work/state-mnt"
   mounts+=("$work/state-mnt")
   "$bin/larder-powerloss" replay "$replay" --device "$device" --mount "$work/state-mnt" --state-file "$work/state.img"
@@ -121,7 +126,8 @@ mkdir "$work/fuse" "$work/log" "$work/mnt"
 daemon=$!
 for _ in $(seq 1 100); do [ -e "$work/fuse/disk.img" ] && break; sleep 0.1; done
 [ -e "$work/fuse/disk.img" ] || fail "the FUSE disk did not start: $(cat "$work/disk.log")"
-disk=$(attach "$work/fuse/disk.img")
+attach "$work/fuse/disk.img"
+disk=$attached
 if [ "$fs" = ext4 ]; then
   mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 "$disk"
 else
@@ -149,8 +155,14 @@ journeys() {
     [ "$i" = 3 ] && mode=(--origin "$url" --offline)
     local action=prepare
     [ "$i" = 2 ] && action=present
-    env "${env_vars[@]}" "$bin/larder" journey "$action" "${mode[@]}" --key "$key" --journey onboarding --cache "$cache" >/dev/null
-    echo "ack $id" >>"$marks"
+    # A run can fail when eviction takes the bundle between its fetch and its lease; it is then
+    # never acknowledged (in flight for every later crash point).
+    if env "${env_vars[@]}" "$bin/larder" journey "$action" "${mode[@]}" --key "$key" --journey onboarding --cache "$cache" >"$work/journey$i.out" 2>&1; then
+      echo "ack $id" >>"$marks"
+    else
+      echo "fail $id" >>"$marks"
+      echo "powerloss: journey $action $i failed (not acknowledged): $(tail -1 "$work/journey$i.out")" >&2
+    fi
   done
 }
 pids=()
@@ -165,6 +177,7 @@ done
 echo end >>"$marks"
 umount "$work/mnt"
 losetup -d "$disk"
+loops=()
 fusermount3 -u "$work/fuse"
 wait "$daemon"
 daemon=""
@@ -175,16 +188,17 @@ origin_run=""
 label=$durability
 [ "$skip_syncs" = 1 ] && label="$durability, syncs skipped"
 truncate -s "$size" "$work/state.img"
-device=$(attach "$work/state.img")
+attach "$work/state.img"
+device=$attached
 mkdir "$work/state-mnt"
 mounts+=("$work/state-mnt")
 reproduction="$PWD/$out/reproductions/$fs-$durability$([ "$skip_syncs" = 1 ] && echo -skip-syncs)-seed$seed-$(date +%Y%m%d-%H%M%S)"
-result=$("$bin/larder-powerloss" explore --log "$work/log" --archives "$archives" --probe "$probe" \
+# Its last line is the summary, also written to $work/summary.
+"$bin/larder-powerloss" explore --log "$work/log" --archives "$archives" --probe "$probe" \
   --journey-key "$key" --journey-origin "$url" --fs "$fs" --device "$device" --mount "$work/state-mnt" \
   --state-file "$work/state.img" --states "$states" --seed "$seed" --subsets "$subsets" \
-  --durability "$label" --reproduction "$reproduction" | tee /dev/stderr | tail -1)
-echo "$result"
-bad=$(sed -n 's/.*: \([0-9][0-9]*\) bad.*/\1/p' <<<"$result")
+  --durability "$label" --reproduction "$reproduction" --summary "$work/summary"
+bad=$(sed -n 's/.*: \([0-9][0-9]*\) bad.*/\1/p' "$work/summary" 2>/dev/null)
 [ -n "$bad" ] || fail "the explorer did not finish"
 if [ "$expect_bad" = 1 ]; then
   [ "$bad" -gt 0 ] || fail "the self-test found no bad state with syncs skipped: the explorer proves nothing"

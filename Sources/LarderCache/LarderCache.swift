@@ -73,6 +73,9 @@ public final class LarderCache: Sendable {
     let nextLeaseToken = Atomic<Int64>(1)
     let diskHits = Atomic<Int>(0)
     let diskMisses = Atomic<Int>(0)
+    /// How many installs made their objects' moves durable before committing (a test hook:
+    /// every install that commits does, whoever moved the objects).
+    package let moveSynchronizations = Atomic<Int>(0)
 
     /// Opens the cache in `path`.
     ///

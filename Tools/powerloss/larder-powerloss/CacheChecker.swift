@@ -3,6 +3,7 @@ import LarderCache
 import LarderFormat
 import LarderHost
 import LarderSystem
+import LarderTransport
 
 /// Checks one crash state, mounted, through Larder's public API (so its own recovery runs
 /// first), against the ``Expectations`` of the crash point. Every problem is a line of the
@@ -25,12 +26,18 @@ struct CacheChecker {
             return ["the cache's index is gone (it existed at base)"]
         }
         var problems: [String] = []
+        var clock = StepClock()
         do {
             let cache = try LarderCache(at: cacheRoot)
+            clock.lap("open")
             problems += integrity(cacheRoot + "/index.sqlite")
+            clock.lap("integrity")
             problems += try bundles(cache, expected)
+            clock.lap("bundles")
             problems += await host(cache, root: cacheRoot + "/host", expected)
+            clock.lap("host")
             problems += try takesNewInstall(cache)
+            clock.lap("install")
         } catch {
             problems.append("the cache failed: \(error)")
         }
@@ -84,6 +91,7 @@ struct CacheChecker {
         }
         defer { lease.release() }
         var problems: [String] = []
+        var failed = 0
         for file in lease.manifest.files {
             do {
                 let bytes = try lease.data(at: file.path)
@@ -94,9 +102,11 @@ struct CacheChecker {
                 if (try? cache.bundle(digest))??.complete != false { problems.append("\(name): still complete after a corrupt object") }
                 return problems  // the bundle is incomplete now: the lease's other reads mean nothing
             } catch {
-                problems.append("\(name): \(file.path): \(error)")
+                failed += 1
+                if failed == 1 { problems.append("\(name): \(file.path): \(error)") }
             }
         }
+        if failed > 1 { problems.append("\(name): \(failed) of its \(lease.manifest.files.count) files failed so") }
         return problems
     }
 
@@ -111,7 +121,7 @@ struct CacheChecker {
             do {
                 let host = try JourneyHost(
                     configuration: JourneyConfiguration(publishableKey: journeyKey, journeyID: journey, origin: journeyOrigin),
-                    cache: cache, renderer: HeadlessRenderer(), storage: root)
+                    cache: cache, renderer: HeadlessRenderer(), storage: root, transport: NoNetwork())
                 let status = try await host.status()
                 if status.bundle != bundle {
                     problems.append("journey \(journey): the host's state names \(status.bundle?.description ?? "no bundle"), not the acknowledged \(bundle)")
@@ -147,6 +157,28 @@ struct CacheChecker {
         } catch {
             return ["the cache does not take a new install: \(error)"]
         }
+    }
+}
+
+/// The checker never asks an origin: the host's stored state is what it reads.
+private struct NoNetwork: HTTPTransport {
+    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        throw TransportError(.connection, "the power-loss checker has no network", url: request.url)
+    }
+}
+
+/// Time per step of a check, written to standard error when `LARDER_POWERLOSS_PROFILE=1`.
+struct StepClock {
+    private static let enabled = ProcessInfo.processInfo.environment["LARDER_POWERLOSS_PROFILE"] == "1"
+    private var last = DispatchTime.now().uptimeNanoseconds
+    private var laps: [String] = []
+
+    mutating func lap(_ name: String) {
+        guard Self.enabled else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        laps.append("\(name) \((now - last) / 1_000_000) ms")
+        last = now
+        if name == "install" { FileHandle.standardError.write(Data(("check: " + laps.joined(separator: ", ") + "\n").utf8)) }
     }
 }
 

@@ -10,7 +10,7 @@ import LarderCache
 //   larder-powerloss check-server --log <dir> --archives <dir> --probe <archive> --journey-key <k> --journey-origin <url>
 //   larder-powerloss explore --log <dir> --archives <dir> --probe <archive> --journey-key <k> --journey-origin <url>
 //       --fs ext4|btrfs --device <loop> --mount <dir> --state-file <file> --states N --seed S
-//       [--subsets K] [--fsck-every N] [--reproduction <dir>] [--durability <name>]
+//       [--subsets K] [--fsck-every N] [--reproduction <dir>] [--durability <name>] [--summary <file>]
 //   larder-powerloss replay <reproduction> --device <loop> --mount <dir> --state-file <file>
 
 /// Writes a line to standard output at once (unbuffered: the explorer reads the checker's
@@ -128,6 +128,7 @@ func explore(_ options: Options) throws {
         let saved = try Reproduction.save(result.bad, log: log, archives: archives, probe: probe, run: run, into: folder)
         line += " (saved in \(saved); replay: Tools/powerloss.sh --replay \(saved))"
     }
+    if let summary = options.values["--summary"] { try (line + "\n").write(toFile: summary, atomically: false, encoding: .utf8) }
     emit(line)
 }
 
