@@ -79,8 +79,8 @@ trap 'exit 143' TERM INT
 # Attaches a free loop device to a file; sets $attached (not in a subshell, so cleanup knows it).
 attach() { attached=$(losetup -f --show "$1") || fail "cannot attach a loop device to $1"; loops+=("$attached"); }
 
-size=$((64 << 20))
-[ "$fs" = btrfs ] && size=$((160 << 20))
+size=$((32 << 20))
+[ "$fs" = btrfs ] && size=$((128 << 20))
 
 if [ -n "$replay" ]; then
   [ -f "$replay/run" ] || fail "$replay is not a reproduction folder (no run file)"

@@ -6,10 +6,9 @@ struct StateMount {
     enum FileSystem: String {
         case ext4, btrfs
 
-        /// The mount options; `commit=600` keeps the file system from committing on its own
-        /// timer, so what reaches the disk is what the workload made durable (or the kernel
-        /// wrote back).
-        var options: String { "commit=600" }
+        /// The mount options of a crash state: `commit=600`, as the workload's mount, and
+        /// `noatime`, so the checker's reads write nothing.
+        var options: String { "commit=600,noatime" }
     }
 
     let device: String
