@@ -85,6 +85,12 @@ func processorSeconds(_ who: __rusage_who) -> Double {
     return seconds + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
 
+/// Where the time went: wall time by phase, and processor time.
+func reportTime(_ explorer: Explorer) {
+    emit("time by phase: " + explorer.phases.sorted { $0.key < $1.key }.map { String(format: "%@ %.1f s", $0.key, $0.value) }.joined(separator: ", "))
+    emit(String(format: "processor time: %.1f s explorer, %.1f s checker and fsck", processorSeconds(RUSAGE_SELF), processorSeconds(RUSAGE_CHILDREN)))
+}
+
 func explore(_ options: Options) throws {
     let logFolder = try options.required("--log")
     let log = try WriteLog(folder: logFolder)
@@ -117,8 +123,7 @@ func explore(_ options: Options) throws {
     let seconds = Date().timeIntervalSince(started)
     emit(String(format: "explored %d states in %.1f s: %.0f states per minute on one core (%d fsck runs)", states.count, seconds,
                  Double(states.count) / seconds * 60, result.fscks))
-    emit("time by phase: " + explorer.phases.sorted { $0.key < $1.key }.map { String(format: "%@ %.1f s", $0.key, $0.value) }.joined(separator: ", "))
-    emit(String(format: "processor time: %.1f s explorer, %.1f s checker and fsck", processorSeconds(RUSAGE_SELF), processorSeconds(RUSAGE_CHILDREN)))
+    reportTime(explorer)
     var line = "powerloss: \(states.count) states on \(fileSystem.rawValue) (\(durability)): \(result.bad.count) bad"
     if !result.bad.isEmpty, let folder = settings.reproductionFolder {
         let run = [
@@ -157,6 +162,7 @@ func replay(_ options: Options) throws -> Int32 {
     let result = try explorer.explore(states) { _, verdict in
         emit("\(verdict.state): " + (verdict.problems.isEmpty ? "good" : "BAD: " + verdict.problems.joined(separator: " | ")))
     }
+    reportTime(explorer)
     emit("powerloss: replayed \(states.count) states on \(fileSystem.rawValue) (\(run["durability"] ?? "?")): \(result.bad.count) bad")
     return result.bad.isEmpty ? 0 : 1
 }
