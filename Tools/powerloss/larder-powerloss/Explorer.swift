@@ -29,6 +29,9 @@ final class Explorer {
     private let checker: CheckerProcess
     /// Seconds spent building, mounting, checking, unmounting and in fsck, in all.
     private(set) var phases: [String: Double] = [:]
+    /// States whose loop device still had blocks of an earlier state cached (written again
+    /// before the mount; see ``StateMount/refresh(against:)``).
+    private(set) var staleStates = 0
 
     init(log: WriteLog, settings: Settings) throws {
         self.log = log
@@ -57,7 +60,11 @@ final class Explorer {
 
     /// Builds one state, mounts it, has the checker look, unmounts, and optionally runs fsck.
     func check(_ state: CrashState, fsck: Bool) throws -> [String] {
+        if let failure = mount.dropCachedBlocks() { throw ToolError(failure) }
         try timed("build") { try builder.build(state) }
+        if let failure = mount.dropCachedBlocks() { throw ToolError(failure) }
+        let stale = try timed("refresh") { try mount.refresh(against: builder.image) }
+        if stale > 0 { staleStates += 1 }
         if let failure = timed("mount", { mount.mount() }) { return [failure] }
         var problems: [String]
         do {

@@ -89,6 +89,7 @@ func processorSeconds(_ who: __rusage_who) -> Double {
 func reportTime(_ explorer: Explorer) {
     emit("time by phase: " + explorer.phases.sorted { $0.key < $1.key }.map { String(format: "%@ %.1f s", $0.key, $0.value) }.joined(separator: ", "))
     emit(String(format: "processor time: %.1f s explorer, %.1f s checker and fsck", processorSeconds(RUSAGE_SELF), processorSeconds(RUSAGE_CHILDREN)))
+    emit("states whose loop device had stale cached blocks (rewritten before mounting): \(explorer.staleStates)")
 }
 
 func explore(_ options: Options) throws {
@@ -115,7 +116,7 @@ func explore(_ options: Options) throws {
     let explorer = try Explorer(log: log, settings: settings)
     let started = Date()
     let result = try explorer.explore(states) { number, verdict in
-        if !verdict.problems.isEmpty { emit("BAD \(verdict.state): \(verdict.problems.joined(separator: " | "))") }
+        if !verdict.problems.isEmpty { emit("BAD state \(number) of the run, \(verdict.state): \(verdict.problems.joined(separator: " | "))") }
         if (number + 1) % 100 == 0 {
             FileHandle.standardError.write(Data("powerloss: \(number + 1)/\(states.count) states, \(Int(Date().timeIntervalSince(started))) s\n".utf8))
         }
