@@ -29,9 +29,9 @@ final class Explorer {
     private let checker: CheckerProcess
     /// Seconds spent building, mounting, checking, unmounting and in fsck, in all.
     private(set) var phases: [String: Double] = [:]
-    /// States whose loop device still had blocks of an earlier state cached (written again
-    /// before the mount; see ``StateMount/refresh(against:)``).
-    private(set) var staleStates = 0
+    /// Bad verdicts a second look (the state built and mounted again, a new checker process)
+    /// did not confirm, with what the first look said.
+    private(set) var unconfirmed: [Verdict] = []
 
     init(log: WriteLog, settings: Settings) throws {
         self.log = log
@@ -49,7 +49,17 @@ final class Explorer {
         var fscks = 0
         for (number, state) in states.enumerated() {
             let runFsck = settings.fsckEvery > 0 && number % settings.fsckEvery == 0
-            let verdict = Verdict(state: state, problems: try check(state, fsck: runFsck))
+            var verdict = Verdict(state: state, problems: try check(state, fsck: runFsck))
+            if !verdict.problems.isEmpty {
+                // A second look with a new checker process: a verdict only it gives is reported
+                // as unconfirmed (seen: 0.3% of states in a long run, good when replayed alone).
+                checker.stop()
+                let again = try check(state, fsck: true)
+                if again.isEmpty {
+                    unconfirmed.append(verdict)
+                    verdict.problems = []
+                }
+            }
             if runFsck { fscks += 1 }
             if !verdict.problems.isEmpty { bad.append(verdict) }
             progress(number, verdict)
@@ -63,8 +73,6 @@ final class Explorer {
         if let failure = mount.dropCachedBlocks() { throw ToolError(failure) }
         try timed("build") { try builder.build(state) }
         if let failure = mount.dropCachedBlocks() { throw ToolError(failure) }
-        let stale = try timed("refresh") { try mount.refresh(against: builder.image) }
-        if stale > 0 { staleStates += 1 }
         if let failure = timed("mount", { mount.mount() }) { return [failure] }
         var problems: [String]
         do {

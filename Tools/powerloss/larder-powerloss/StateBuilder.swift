@@ -32,9 +32,6 @@ final class StateBuilder {
         target = mapped
     }
 
-    /// The state last built, as the loop device must read it.
-    var image: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: target, count: size) }
-
     deinit {
         munmap(target, size)
         close(targetFile)

@@ -16,7 +16,7 @@ struct StateMount {
     let fileSystem: FileSystem
 
     /// Mounts the device (the file system replays its journal or log tree); call
-    /// ``refresh(against:)`` first.
+    /// ``dropCachedBlocks()`` first.
     /// - Returns: nil, or why the state does not mount.
     func mount() -> String? {
         guard Glibc.mount(device, point, fileSystem.rawValue, UInt(MS_NOATIME), fileSystem.options) == 0 else {
@@ -27,7 +27,7 @@ struct StateMount {
 
     /// Writes back and drops the loop device's cached blocks (`BLKFLSBUF`): before a state is
     /// built (so nothing the last mount or fsck left cached is written over it) and again
-    /// before it is mounted.
+    /// before it is mounted (so nothing of an earlier state is read).
     /// - Returns: nil, or what failed.
     func dropCachedBlocks() -> String? {
         let descriptor = open(device, O_RDONLY | O_CLOEXEC)
@@ -35,39 +35,6 @@ struct StateMount {
         let flushed = ioctl(descriptor, 0x1261)  // BLKFLSBUF
         close(descriptor)
         return flushed == 0 ? nil : "BLKFLSBUF on \(device) failed: \(String(cString: strerror(errno)))"
-    }
-
-    /// Reads the whole device through its block cache and compares it with `image` (what the
-    /// state file holds): a block the cache still has from an earlier state (seen: 5 of 1,500
-    /// states kept the journal blocks of the previous check's install, which the next mount
-    /// replayed) is written again through the device. Also warms the cache for the mount.
-    /// - Returns: how many 4 KiB blocks were stale.
-    func refresh(against image: UnsafeRawBufferPointer) throws -> Int {
-        let descriptor = open(device, O_RDWR | O_CLOEXEC)
-        guard descriptor >= 0 else { throw ToolError("cannot open \(device): \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        let chunk = 1 << 20
-        let allocated = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 4096)
-        defer { allocated.deallocate() }
-        let buffer = allocated.baseAddress!
-        let source = image.baseAddress!
-        var stale = 0
-        for offset in stride(from: 0, to: image.count, by: chunk) {
-            let count = min(chunk, image.count - offset)
-            guard pread(descriptor, buffer, count, off_t(offset)) == count else {
-                throw ToolError("cannot read \(device): \(String(cString: strerror(errno)))")
-            }
-            guard memcmp(buffer, source + offset, count) != 0 else { continue }
-            for block in stride(from: 0, to: count, by: 4096)
-            where memcmp(buffer + block, source + offset + block, 4096) != 0 {
-                stale += 1
-                guard pwrite(descriptor, source + offset + block, 4096, off_t(offset + block)) == 4096 else {
-                    throw ToolError("cannot write \(device): \(String(cString: strerror(errno)))")
-                }
-            }
-        }
-        if stale > 0, fsync(descriptor) != 0 { throw ToolError("cannot flush \(device): \(String(cString: strerror(errno)))") }
-        return stale
     }
 
     /// Unmounts, waiting up to 5 s while it is busy.

@@ -89,7 +89,10 @@ func processorSeconds(_ who: __rusage_who) -> Double {
 func reportTime(_ explorer: Explorer) {
     emit("time by phase: " + explorer.phases.sorted { $0.key < $1.key }.map { String(format: "%@ %.1f s", $0.key, $0.value) }.joined(separator: ", "))
     emit(String(format: "processor time: %.1f s explorer, %.1f s checker and fsck", processorSeconds(RUSAGE_SELF), processorSeconds(RUSAGE_CHILDREN)))
-    emit("states whose loop device had stale cached blocks (rewritten before mounting): \(explorer.staleStates)")
+    for verdict in explorer.unconfirmed {
+        emit("UNCONFIRMED \(verdict.state) (good at a second look, with a new checker): \(verdict.problems.joined(separator: " | "))")
+    }
+    emit("bad verdicts a second look did not confirm: \(explorer.unconfirmed.count)")
 }
 
 func explore(_ options: Options) throws {
