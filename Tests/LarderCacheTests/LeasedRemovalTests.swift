@@ -196,4 +196,48 @@ import Testing
         #expect(try fixture.sweepWhenFree(cache) != nil)
         try Self.expectWhole(shelf, root: fixture.root, cache, "kept again by its scope")
     }
+
+    /// Process ids are reused: a lease row is told apart by its holder's start mark, not by a
+    /// live process having its id. A row of this process's id with another start mark is a dead
+    /// process's; a row without a mark (written before marks were recorded) counts while a
+    /// process has its id.
+    @Test func aLeaseOfAnEarlierProcessWithTheSameIdIsDead() throws {
+        let fixture = try CacheFixture()
+        let cache = try fixture.open()
+        let shelf = try Self.stock(fixture, cache, for: .scopeChange)
+        let other = try cache.install(archiveAt: try fixture.file(try bundle("other", ["a.css": "other"]).archive)).bundle
+        _ = try cache.retain(scope: "journey-b", keeping: [other])
+        let earlier = LeaseHolder(pid: ProcessID.current, start: ProcessID.currentStart + "-earlier")
+        let unmarked = LeaseHolder(pid: ProcessID.current, start: "")
+        try cache.index.withLock { (index) throws(CacheError) in
+            try index.addLease(shelf.shown, holder: earlier, token: 1)
+            try index.addLease(other, holder: unmarked, token: 2)
+        }
+        #expect(!earlier.isAlive)
+        #expect(unmarked.isAlive)
+
+        #expect(try cache.retain(scope: "journey-a", keeping: [shelf.next]).removed == [shelf.shown])
+        #expect(try cache.retain(scope: "journey-b", keeping: []).deferred == [other])
+        #expect(try cache.bundle(other) != nil)
+    }
+
+    @Test func startMarksTellProcessesApart() throws {
+        #expect(!ProcessID.currentStart.isEmpty)
+        #expect(ProcessID.startMark(of: ProcessID.current) == ProcessID.currentStart)
+        #expect(ProcessID.isAlive(ProcessID.current, start: ProcessID.currentStart))
+        // A child that ended: a zombie until reaped, then no process at all.
+        var pid: pid_t = 0
+        var argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+        defer { free(argv[0]) }
+        #expect(posix_spawn(&pid, "/bin/true", nil, nil, &argv, environ) == 0)
+        let start = ProcessID.startMark(of: pid) ?? ""
+        var info = siginfo_t()
+        #expect(waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == 0)
+        #expect(ProcessID.isAlive(pid))  // the zombie has the id
+        #expect(ProcessID.startMark(of: pid) == nil)
+        #expect(!ProcessID.isAlive(pid, start: start.isEmpty ? "unknown" : start))
+        var status: Int32 = 0
+        #expect(waitpid(pid, &status, 0) == pid)
+        #expect(ProcessID.startMark(of: pid) == nil)
+    }
 }
