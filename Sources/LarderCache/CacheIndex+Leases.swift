@@ -23,8 +23,8 @@ struct LeaseHolder: Hashable, Sendable {
 /// removal that picks a bundle some live process leases (a scope that drops it, a logout,
 /// ``LarderCache/clearAll()``) deletes nothing of it: it records the bundle in
 /// `deferred_removals`, in the same transaction, and the bundle goes when its last lease ends
-/// (``LarderCache/endLease(_:token:)``), or at the next removal, sweep or open once its holders
-/// are gone, if no scope, pin or embedding keeps it by then. Eviction only skips a leased bundle.
+/// (``LarderCache/endLease(_:token:)``), or at the next removal or sweep once its holders are
+/// gone, if no scope, pin or embedding keeps it by then. Eviction only skips a leased bundle.
 extension CacheIndex {
     // MARK: Leases
 

@@ -145,7 +145,8 @@ extension LarderCache {
                 return try index.isRemovalDeferred(digest)
             }
         } catch {
-            // The row keeps the bundle until a removal, sweep or open sees this process is gone.
+            // The row keeps the bundle until a removal or sweep sees this process is gone (an open
+            // deletes the row).
             return
         }
         if awaited { completeDeferredRemovals() }

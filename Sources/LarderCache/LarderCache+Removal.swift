@@ -92,7 +92,7 @@ extension LarderCache {
         }
         deferredRemovals.async { [self] in
             do { _ = try maintaining { (session) throws(CacheError) in try session.removeBundles(.released) } } catch {
-                // The removal stays recorded in the index: the next removal, sweep or open completes it.
+                // The removal stays recorded in the index: the next removal or sweep completes it.
             }
         }
     }

@@ -81,7 +81,7 @@ public final class LarderCache: Sendable {
     ///
     /// Read-write (the default), it creates the folder when needed, removes leases of
     /// processes that are gone and, when no install is running anywhere, what crashed installs
-    /// left in staging and the bundles whose removal waited for leases that are gone. Read-only (``Mode/readOnly``), it only opens the index for reading; a
+    /// left in staging. Read-only (``Mode/readOnly``), it only opens the index for reading; a
     /// folder with no cache in it (yet) reads as an empty cache, and nothing is created.
     /// - Throws: ``CacheError`` with code ``CacheError/Code/storage``,
     ///   ``CacheError/Code/readOnly`` when a read-write open finds the cache not writable, or

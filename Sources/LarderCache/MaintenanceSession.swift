@@ -177,14 +177,9 @@ extension LarderCache {
         try layout.sweep.withExclusiveIfFree { () throws(CacheError) in try body(MaintenanceSession(cache: self)) }
     }
 
-    /// At open: recovers, and completes the removals that waited for leases of processes
-    /// that are gone, if no install is running anywhere; otherwise a later open, eviction or
-    /// sweep does.
+    /// At open: recovers if no install is running anywhere; otherwise a later open, eviction
+    /// or sweep does.
     func recoverIfIdle() throws(CacheError) {
-        let waiting = try index.withLock { (index) throws(CacheError) in try !index.deferredRemovals().isEmpty }
-        _ = try maintainingIfFree { (session) throws(CacheError) in
-            try session.recoverLeftovers()
-            if waiting { _ = try session.removeBundles(.released) }
-        }
+        _ = try maintainingIfFree { (session) throws(CacheError) in try session.recoverLeftovers() }
     }
 }
