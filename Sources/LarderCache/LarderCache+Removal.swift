@@ -85,8 +85,9 @@ extension LarderCache {
     /// ``deferredRemovals`` once they are done.
     func completeDeferredRemovals() {
         do {
-            let done = try maintainingIfFree { (session) throws(CacheError) in try session.removeBundlesWithoutWaiting(.released) }
-            if done ?? nil != nil { return }
+            // nil: the sweep lock is held; .some(nil): another process is writing the index.
+            let attempt = try maintainingIfFree { (session) throws(CacheError) in try session.removeBundlesWithoutWaiting(.released) }
+            if case .some(.some) = attempt { return }
         } catch {
             // Tried again below, waiting.
         }

@@ -111,8 +111,14 @@ import Testing
         for (path, text) in shownFiles { #expect(try lease.data(at: path) == Array(text.utf8), "\(path)") }
     }
 
-    /// After the last lease ended: asked-for removals are done, the rest is evictable.
-    static func expectGoneOrEvictable(_ removal: Removal, _ shelf: Shelf, root: String, _ cache: LarderCache) async throws {
+    /// While `lease` is held after `removal` the bundle is whole and every file reads; once it
+    /// ends, a removal that was asked for is done, and the bundle is evictable otherwise.
+    static func expectKeptUntilReleased(
+        _ lease: BundleLease, after removal: Removal, _ shelf: Shelf, root: String, _ cache: LarderCache
+    ) async throws {
+        try expectWhole(shelf, root: root, cache, "after \(removal) with the lease held")
+        try readEverything(lease)
+        lease.release()
         if removal.removesOnRelease {
             #expect(try await eventually(within: .seconds(10)) { try cache.bundle(shelf.shown) == nil })
             for object in shelf.unique { #expect(!FileManager.default.fileExists(atPath: objectFile(object, root: root))) }
@@ -131,10 +137,7 @@ import Testing
 
         try Self.remove(removal, shelf, root: fixture.root, cache)
 
-        try Self.expectWhole(shelf, root: fixture.root, cache, "after \(removal) with the lease held")
-        try Self.readEverything(lease)
-        lease.release()
-        try await Self.expectGoneOrEvictable(removal, shelf, root: fixture.root, cache)
+        try await Self.expectKeptUntilReleased(lease, after: removal, shelf, root: fixture.root, cache)
     }
 
     /// The removal runs in another process (a child, to the end) while this one holds the lease.
@@ -153,10 +156,7 @@ import Testing
             #expect(try cache.bundle(shelf.shown) != nil, "the other process removed a bundle this one leases")
         }
 
-        try Self.expectWhole(shelf, root: fixture.root, cache, "after \(removal) in another process")
-        try Self.readEverything(lease)
-        lease.release()
-        try await Self.expectGoneOrEvictable(removal, shelf, root: fixture.root, cache)
+        try await Self.expectKeptUntilReleased(lease, after: removal, shelf, root: fixture.root, cache)
     }
 
     /// A process leases the bundle, its scope drops it, and the process dies holding the lease:
