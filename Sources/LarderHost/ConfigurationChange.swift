@@ -19,9 +19,9 @@ struct ConfigurationChange: OptionSet, Sendable, Hashable, CustomStringConvertib
     /// Download limits (or the origin): the next bundle fetch uses a new fetcher with them;
     /// downloads under way finish under the limits they started with.
     static let downloads = ConfigurationChange(rawValue: 1 << 2)
-    /// Trusted keys: the stored document is verified again against the new keys; content
-    /// no trusted key signed any more is discarded (an open presentation of it ends) and the
-    /// scope is prepared afresh.
+    /// Trusted keys: the stored document is verified again against the new keys; when none
+    /// of them signed it, content is discarded (an open presentation ends) and the scope is
+    /// prepared afresh.
     static let trust = ConfigurationChange(rawValue: 1 << 3)
     /// The removed-journey policy went from keep to discard: content kept in service after a
     /// confirmed 404 is discarded, as a confirmed 404 under discard does.

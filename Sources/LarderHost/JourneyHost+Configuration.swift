@@ -11,8 +11,9 @@ extension JourneyHost {
     ///   content prepared from the old one is prepared again, at once while hidden, after its
     ///   dismissal while shown;
     /// - the download limits: the next bundle fetch uses them;
-    /// - the trusted keys: the stored document is verified again; content no trusted key signed
-    ///   is discarded, shown or not, and the scope prepared afresh (the origin is asked);
+    /// - the trusted keys: the stored document is verified again; when no trusted key signed
+    ///   it, content is discarded, shown or not, and the scope prepared afresh (the origin is
+    ///   asked);
     /// - the removed-journey policy from keep to discard: content kept in service after a
     ///   confirmed 404 is discarded;
     /// - the deadlines and the capture settings: from their next use (the next fetch,
@@ -60,24 +61,21 @@ extension JourneyHost {
         retiredFetchers.append(kept.fetcher)
     }
 
-    /// New trusted keys: the stored document, and that of every prepared, staged or shown
-    /// revision, is verified again (``trustedRecord(_:)``, ``DocumentTrust``); when a trusted
-    /// key no longer signs one, everything is discarded and the scope prepared afresh.
+    /// New trusted keys: the stored document is verified again against them
+    /// (``trustedRecord(_:)``); when they refuse it, what was prepared, staged or shown from the
+    /// origin is discarded and the scope prepared afresh (the origin is asked, without a
+    /// validator).
     /// - Returns: whether it discarded.
     private func discardUntrusted() async -> Bool {
         let scope = configuration.scope
-        let storedRefused: Bool
-        do { storedRefused = try store.record(scope).document != nil && trustedRecord(scope).document == nil } catch {
+        let refused: Bool
+        do { refused = try store.record(scope).document != nil && trustedRecord(scope).document == nil } catch {
             note(.failed, "cannot read the host state: \(error)")
             return false
         }
-        let trust = trust
-        let heldRefused = [prepared, staged, presented].contains { held in
-            held?.document.map { trust.signatureRefusal(of: $0) != nil } ?? false
-        }
-        guard storedRefused || heldRefused else { return false }
+        guard refused else { return false }
         authorisedThisLaunch.remove(scope)
-        await invalidate("trusted keys changed: content no trusted key signed is discarded")
+        await invalidate("trusted keys changed: the stored document is not signed by a trusted key; content discarded")
         return true
     }
 

@@ -177,7 +177,7 @@ public actor JourneyHost {
         if entries.count > 500 { entries.removeFirst(entries.count - 500) }
     }
 
-    // MARK: Disposal
+    // MARK: Configuration and disposal
 
     /// Cancels preparation and refresh work, cuts the renderer bridge, stops the renderer and
     /// makes the host unavailable. Queued captures stay queued for another host.
@@ -190,12 +190,12 @@ public actor JourneyHost {
         cancelRefresh()
         for task in liveFetches.values { task.cancel() }
         if let fetcher = bundleFetcher?.fetcher { await fetcher.cancelAll() }
-        for fetcher in retiredFetchers { await fetcher.cancelAll() }
         bridgeTask?.cancel()
         presentation = .hidden
         presented?.content.lease.release()
         presented = nil
         releasePrepared()
+        for fetcher in retiredFetchers { await fetcher.cancelAll() }
         rendererStart?.cancel()
         await renderer.stop()
         note(.disposed, "host disposed")
