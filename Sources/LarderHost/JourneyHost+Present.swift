@@ -56,7 +56,9 @@ extension JourneyHost {
     }
 
     /// Hides the journey. A capable renderer resets to the first screen while hidden and is
-    /// reused next time; a newer revision staged during the presentation is prepared now.
+    /// reused next time; a newer revision staged during the presentation is prepared now (and
+    /// the bundle shown until then goes from the cache once nothing leases it, unless a scope
+    /// still keeps it); content invalidated while shown is prepared again.
     public func dismiss() async {
         guard case .presented(let session) = presentation, let shown = presented else { return }
         presentation = .hidden
@@ -69,6 +71,13 @@ extension JourneyHost {
             if let old { retire(old) }
             retire(shown)
             if staged.journey.preloaded { await loadHiddenRecordingFailure() } else { await renderer.unload() }
+        } else if prepared == nil {
+            // What was shown was invalidated while open (another embedded default): the next
+            // presentation is prepared afresh.
+            retire(shown)
+            await renderer.unload()
+            setReadiness(.idle)
+            prepareInBackground()
         } else if shown.journey.preloaded {
             do {
                 try await renderer.reset()

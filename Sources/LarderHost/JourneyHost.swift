@@ -38,12 +38,14 @@ public actor JourneyHost {
     /// How many captures wait in ``captureBacklog``.
     var captureBacklogCount = 0
     let captureSink: (any CaptureSink)?
-    /// Kept while the origin stays the same, so two fetches of one bundle (an old scope's still
-    /// running after a configuration change) share one download.
-    var bundleFetcher: (origin: URL, fetcher: BundleFetcher)?
+    /// Kept while the origin and the download limits stay the same, so two fetches of one
+    /// bundle (an old scope's still running after a configuration change) share one download.
+    var bundleFetcher: (origin: URL, download: BundleFetcher.Configuration, fetcher: BundleFetcher)?
+    /// Fetchers replaced by a configuration change: their downloads go on, until disposal.
+    var retiredFetchers: [BundleFetcher] = []
 
     /// The current configuration.
-    public private(set) var configuration: JourneyConfiguration
+    public internal(set) var configuration: JourneyConfiguration
     /// Bumped by every configuration change: late answers for an older scope are dropped.
     var generation = 0
     /// Scopes authorised by the origin since this host was created: after a restart a new
@@ -177,31 +179,6 @@ public actor JourneyHost {
 
     // MARK: Configuration and disposal
 
-    /// Switches to another key, journey, identity, origin or other setting.
-    ///
-    /// When the scope changes (key, journey, identity or origin), prepared content is discarded (so a journey prepared for one person is never shown to
-    /// another), an open presentation of the old scope is ended, late answers for the old scope
-    /// are dropped, and the new scope is prepared.
-    public func updateConfiguration(_ new: JourneyConfiguration) async {
-        guard !disposed, new != configuration else { return }
-        let scopeChanged = new.scope != configuration.scope
-        configuration = new
-        guard scopeChanged else { return }
-        generation += 1
-        preparation?.task.cancel()
-        preparation = nil
-        cancelRefresh()
-        note(.invalidated, "configuration changed; prepared content discarded")
-        await endPresentation()
-        releasePrepared()
-        setReadiness(.idle)
-        Task { [weak self] in
-            do { _ = try await self?.prepare() } catch {
-                // prepare() records the failure in readiness and the timeline.
-            }
-        }
-    }
-
     /// Cancels preparation and refresh work, cuts the renderer bridge, stops the renderer and
     /// makes the host unavailable. Queued captures stay queued for another host.
     public func dispose() async {
@@ -218,6 +195,7 @@ public actor JourneyHost {
         presented?.content.lease.release()
         presented = nil
         releasePrepared()
+        for fetcher in retiredFetchers { await fetcher.cancelAll() }
         rendererStart?.cancel()
         await renderer.stop()
         note(.disposed, "host disposed")
