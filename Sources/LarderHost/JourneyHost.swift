@@ -75,6 +75,8 @@ public actor JourneyHost {
     /// The last stored document whose signature checked out, and the keys it was checked
     /// against: a launch verifies it once, not at every state read.
     var verifiedDocument: (document: JourneyDocument, keys: [PublicKey])?
+    /// The last stored document the trusted keys refused, so the timeline says so once.
+    var refusedStoredDocument: JourneyDocument?
     /// The renderer gate's verdict per bundle: nil when it fits, else why not.
     var gateVerdicts: [Digest: String?] = [:]
     var disposed = false
