@@ -59,6 +59,7 @@ extension JourneyHost {
     /// reused next time; a newer revision staged during the presentation is prepared now.
     public func dismiss() async {
         guard case .presented(let session) = presentation, let shown = presented else { return }
+        endBridgePeriod()
         presentation = .hidden
         presented = nil
         note(.dismissed, "session \(session.id)")
@@ -199,6 +200,8 @@ extension JourneyHost {
         }
         // Past the deadline the caller was told it failed: do not show it after all.
         if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
+        // The presentation gets its own rate limit from here.
+        endBridgePeriod()
         try await renderer.show(session)
         if Task.isCancelled {
             try await renderer.reset()
@@ -228,6 +231,7 @@ extension JourneyHost {
     /// Ends an open presentation (denial, configuration change): the renderer drops it.
     func endPresentation() async {
         guard case .presented(let session) = presentation else { return }
+        endBridgePeriod()
         presentation = .hidden
         if let shown = presented { presented = nil; retire(shown) }
         await renderer.unload()

@@ -250,6 +250,7 @@ enum JourneyCommand {
             outcome.error = error.code == .backingOff ? forcedFailure ?? error : error
         }
         outcome.timeline = await host.timeline()
+        outcome.bridge = await host.bridgeCounts()
         outcome.finished = Date()
         await host.dispose()
         return outcome
@@ -267,6 +268,8 @@ struct JourneyOutcome: Sendable {
     var status: JourneyStatus?
     var error: HostError?
     var timeline: [TimelineEntry] = []
+    /// What the content posted over the renderer bridge, and what was refused.
+    var bridge = BridgeCounts()
     /// The screenshot taken, and where it was written.
     var png: [UInt8]?
     var screenshot: String?
