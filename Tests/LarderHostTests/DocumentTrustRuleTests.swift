@@ -1,6 +1,7 @@
 import Foundation
 import LarderFormat
 @testable import LarderHost
+@testable import LarderPack
 import Testing
 
 /// The trust rule as one pure decision (``DocumentTrust/refusal(of:now:highestAccepted:signatureVerified:)``):
@@ -41,6 +42,15 @@ import Testing
         Case(name: "a month after", document: document(), at: 30 * 86_400, expected: .expired("2027-01-22T08:00:00Z")),
         Case(name: "an expiry that is not a date", document: document { $0.expires = "tomorrow" }, at: 0, expected: .malformedExpiry("tomorrow")),
         Case(name: "an expiry without a time", document: document { $0.expires = "2027-01-22" }, at: 0, expected: .malformedExpiry("2027-01-22")),
+        Case(
+            name: "an expiry with an offset", document: document { $0.expires = "2027-01-22T09:00:00+01:00" }, at: 0,
+            expected: .malformedExpiry("2027-01-22T09:00:00+01:00")),
+        Case(
+            name: "an expiry on February 30", document: document { $0.expires = "2027-02-30T08:00:00Z" }, at: 0,
+            expected: .malformedExpiry("2027-02-30T08:00:00Z")),
+        Case(
+            name: "an expiry with fractions of a second", document: document { $0.expires = "2027-01-22T08:00:00.5Z" }, at: 0,
+            expected: .malformedExpiry("2027-01-22T08:00:00.5Z")),
         Case(name: "no expiry", document: document { $0.expires = nil }, at: 0, expected: .noExpiry),
         Case(name: "below the floor", document: document(), at: 0, floor: 6, expected: .rollback(from: 6, to: 5)),
         Case(name: "at the floor", document: document(), at: 0, floor: 5, expected: nil),
@@ -64,6 +74,15 @@ import Testing
         let now = Self.published.addingTimeInterval(TimeInterval(test.at))
         #expect(
             trust.refusal(of: test.document, now: now, highestAccepted: test.floor, signatureVerified: test.signatureVerified) == test.expected)
+    }
+
+    @Test func datesAreReadExactlyAsThePublisherWritesThem() throws {
+        let now = Date(timeIntervalSince1970: 1_800_604_800)
+        #expect(DocumentTrust.date(OriginPublisher.iso(now)) == now)
+        #expect(DocumentTrust.date("2027-01-22T08:00:00Z") == now)
+        for text in [" 2027-01-22T08:00:00Z", "2027-01-22T08:00:00Z ", "2027-01-22T25:00:00Z", "2027-01-22T08:00:60Z", "2027-01-22t08:00:00z"] {
+            #expect(DocumentTrust.date(text) == nil, "\(text)")
+        }
     }
 
     @Test func eachRefusalSaysWhatIsWrong() {
