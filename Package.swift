@@ -92,7 +92,7 @@ let package = Package(
             name: "LarderTestSupport", dependencies: ["LarderFormat", "LarderCache", "LarderPack", "LarderHost", "LarderSystem", "CArchive", "CZlib"],
             path: "Tests/LarderTestSupport"),
         .testTarget(name: "LarderSystemTests", dependencies: ["LarderSystem"]),
-        .testTarget(name: "LarderFormatTests", dependencies: ["LarderFormat", "LarderTestSupport", "CArchive", "CZlib"]),
+        .testTarget(name: "LarderFormatTests", dependencies: ["LarderFormat", "LarderTestSupport", "CArchive", "CZlib", "CCrypto"]),
         .testTarget(name: "LarderPackTests", dependencies: ["LarderPack", "LarderTestSupport"]),
         .testTarget(name: "LarderCLITests", dependencies: ["larder", "larder-webkit", "LarderFormat", "LarderCache", "LarderTestSupport"]),
         .testTarget(name: "LarderCacheTests", dependencies: ["LarderCache", "LarderSystem", "LarderTestSupport", "CArchive"]),

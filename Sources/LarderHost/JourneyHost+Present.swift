@@ -61,6 +61,7 @@ extension JourneyHost {
     /// still keeps it); content invalidated while shown is prepared again.
     public func dismiss() async {
         guard case .presented(let session) = presentation, let shown = presented else { return }
+        endBridgePeriod()
         presentation = .hidden
         presented = nil
         note(.dismissed, "session \(session.id)")
@@ -208,6 +209,8 @@ extension JourneyHost {
         }
         // Past the deadline the caller was told it failed: do not show it after all.
         if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
+        // The presentation gets its own rate limit from here.
+        endBridgePeriod()
         try await renderer.show(session)
         if Task.isCancelled {
             try await renderer.reset()
@@ -237,6 +240,7 @@ extension JourneyHost {
     /// Ends an open presentation (denial, configuration change): the renderer drops it.
     func endPresentation() async {
         guard case .presented(let session) = presentation else { return }
+        endBridgePeriod()
         presentation = .hidden
         if let shown = presented { presented = nil; retire(shown) }
         await renderer.unload()

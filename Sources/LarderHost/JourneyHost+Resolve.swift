@@ -167,6 +167,10 @@ extension JourneyHost {
                 guard let document = record.document else {
                     return try await fail(record, scope: scope, HostError(.unavailable, "a 304 without a cached document"), retryAfter: nil)
                 }
+                // Checked again now: it may have expired while the request was on its way.
+                if let rejection = try revalidationRejection(of: document, scope: scope) {
+                    return try await fail(record, scope: scope, rejection, retryAfter: nil)
+                }
                 let bundle = try assignedBundle(document)
                 if try !isComplete(bundle), let error = await fetchBundle(bundle, configuration: configuration) {
                     return try await fail(record, scope: scope, error, retryAfter: nil)
