@@ -55,8 +55,11 @@ extension WebKitTests {
             }
         }
 
+        /// No test here is about the deadlines: they are generous and scaled (see `testTimeScale`).
         static func configuration(_ origin: URL) -> JourneyConfiguration {
-            JourneyConfiguration(publishableKey: key, journeyID: "onboarding", origin: origin, fetchDeadline: .seconds(30).scaledForTests)
+            JourneyConfiguration(
+                publishableKey: key, journeyID: "onboarding", origin: origin, fetchDeadline: .seconds(30).scaledForTests,
+                presentationDeadline: .seconds(15).scaledForTests)
         }
 
         /// Follows the first screen's Continue link and reports the second screen once loaded:
