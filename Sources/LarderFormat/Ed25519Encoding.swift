@@ -70,12 +70,10 @@ enum Ed25519Encoding {
         let bytes = Array(point)
         let last = bytes[31] & 0x7f
         if last == 0x7f, bytes[1..<31].allSatisfy({ $0 == 0xff }), bytes[0] >= 0xed { return .nonCanonicalY }
-        if bytes[31] & 0x80 != 0, bytes[1..<31].allSatisfy({ $0 == 0 }) || bytes[1..<31].allSatisfy({ $0 == 0xff }) {
-            // y = 1 or y = p - 1 with the sign bit set: x = 0 has no negative.
-            var y = bytes
-            y[31] &= 0x7f
-            if y == smallOrder[0].encoding || y == smallOrder[1].encoding { return .nonCanonicalSign }
-        }
+        // y = 1 or y = p - 1 with the sign bit set: x is 0, which has no negative.
+        var y = bytes
+        y[31] &= 0x7f
+        if bytes[31] & 0x80 != 0, y == smallOrder[0].encoding || y == smallOrder[1].encoding { return .nonCanonicalSign }
         if let entry = smallOrder.first(where: { $0.encoding == bytes }) { return .smallOrder(entry.order) }
         return nil
     }

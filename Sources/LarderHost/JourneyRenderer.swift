@@ -67,7 +67,7 @@ public final class RendererBridge: Sendable {
     @discardableResult
     public func send(_ message: BridgeMessage) -> Bool {
         guard admit(bytes: message.json.count) == nil else { return false }
-        handler(message)
+        deliver(message)
         return true
     }
 

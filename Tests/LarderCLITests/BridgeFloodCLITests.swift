@@ -6,6 +6,8 @@ import Testing
 /// present --renderer webkit --json`, leaves the host's own timeline entries, and the report
 /// counts what was refused instead of listing it.
 @Suite(.serialized) struct BridgeFloodCLITests {
+    /// 2,000 messages (the issue posted 20,000): four times what the timeline kept, and few
+    /// enough for the engine to post within its load deadline on a loaded machine.
     @Test func aPageFloodingTheBridgeLeavesTheHostsTimelineAndIsCounted() throws {
         let scratch = try Scratch()
         let source = scratch.path + "/flood"
@@ -14,7 +16,7 @@ import Testing
             <!doctype html><html><head><meta charset="utf-8"><title>flood</title></head><body><p>flood</p>
             <script>
             const bridge = window.webkit.messageHandlers.larder;
-            for (let i = 0; i < 20000; i++) bridge.postMessage({type: "capture", event: "flood-" + i, body: "{}"}).catch(() => {});
+            for (let i = 0; i < 2000; i++) bridge.postMessage({type: "capture", event: "flood-" + i, body: "{}"}).catch(() => {});
             bridge.postMessage({type: "custom", name: "big", payload: "x".repeat(100000)}).catch(() => {});
             </script></body></html>
             """
@@ -35,9 +37,9 @@ import Testing
         #expect(timeline.filter { $0 == "capture-dropped" }.count <= 100)
         let bridge = try #require(report["bridge"] as? [String: Any], "\(result.stdout.prefix(300))")
         // The page loaded twice: hidden, then again when the dismissal reset it.
-        #expect(bridge["posted"] as? Int == 40_002, "\(bridge)")
+        #expect(bridge["posted"] as? Int == 4_002, "\(bridge)")
         #expect(bridge["tooLarge"] as? Int == 2, "\(bridge)")
-        #expect((bridge["overRate"] as? Int ?? 0) >= 39_000, "\(bridge)")
+        #expect((bridge["overRate"] as? Int ?? 0) >= 3_000, "\(bridge)")
         // The hidden load's refusals in one entry (the reset's are counted when the host ends).
         let refused = try #require(report["timeline"] as? [[String: Any]]).filter { $0["kind"] as? String == "bridge-refused" }
         #expect(refused.count == 1)

@@ -89,12 +89,7 @@ import Testing
 extension SigningCLITests {
     @Test func aRollbackWithItsBundleGoneOrADamagedHistoryIsRefusedAndChangesNothing() throws {
         let scratch = try Scratch()
-        var paths: [String] = []
-        for sample in ["legacy-prompt", "paywall"] {
-            let packed = try CLI.run(["pack", sampleBundles + "/" + sample, "-o", scratch.path, "--json"])
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(packed.stdout.utf8)) as? [String: Any])
-            paths.append(try #require(report["archivePath"] as? String))
-        }
+        let paths = try ["legacy-prompt", "paywall"].map { try packSample($0, into: scratch.path) }
         let origin = scratch.path + "/origin"
         for path in paths { #expect(try CLI.run(["publish", path, "--origin", origin, "--journey", "j"]).status == 0) }
         let document = origin + "/journeys/j.json"
@@ -137,12 +132,7 @@ extension SigningCLITests {
 
     @Test func publishingAfterTheLastRevisionThereIsIsATypedError() throws {
         let scratch = try Scratch()
-        var paths: [String] = []
-        for sample in ["legacy-prompt", "paywall"] {
-            let packed = try CLI.run(["pack", sampleBundles + "/" + sample, "-o", scratch.path, "--json"])
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(packed.stdout.utf8)) as? [String: Any])
-            paths.append(try #require(report["archivePath"] as? String))
-        }
+        let paths = try ["legacy-prompt", "paywall"].map { try packSample($0, into: scratch.path) }
         let origin = scratch.path + "/origin"
         #expect(try CLI.run(["publish", paths[0], "--origin", origin, "--journey", "j"]).status == 0)
         #expect(try CLI.run(["publish", paths[1], "--origin", origin, "--journey", "j"]).status == 0)

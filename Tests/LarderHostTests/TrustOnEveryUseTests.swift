@@ -19,18 +19,34 @@ struct TrustOnEveryUseTests {
 
     static func kinds(_ host: JourneyHost) async -> [TimelineEntry.Kind] { await host.timeline().map(\.kind) }
 
-    @Test("After expiry nothing renews the stored document: the origin is asked without a validator and its expired copy is refused")
-    func aRevalidationAfterExpiryRenewsNothing() async throws {
-        let fixture = try HostFixture()
-        let key = try SigningKey.generate()
-        try Self.publish(fixture, key: key, validity: 3600)
-        do {
-            let host = try SignedDocumentTests.host(fixture, trusting: [key.publicKey])
+    /// An origin serving the onboarding sample signed for an hour, which one launch of a host
+    /// trusting the key accepted (online, from the network).
+    struct Accepted {
+        let fixture: HostFixture
+        let key: SigningKey
+        let document: JourneyDocument
+        let embedded: String?
+
+        init(withEmbeddedDefault: Bool = false) async throws {
+            fixture = try HostFixture()
+            key = try SigningKey.generate()
+            document = try TrustOnEveryUseTests.publish(fixture, key: key, validity: 3600)
+            embedded = withEmbeddedDefault ? try fixture.archive("legacy-prompt") : nil
+            let host = try self.host()
             #expect(try await host.prepare().source == .network)
             await host.dispose()
         }
+
+        /// A new launch.
+        func host() throws -> JourneyHost { try SignedDocumentTests.host(fixture, trusting: [key.publicKey], embedded: embedded) }
+    }
+
+    @Test("After expiry nothing renews the stored document: the origin is asked without a validator and its expired copy is refused")
+    func aRevalidationAfterExpiryRenewsNothing() async throws {
+        let accepted = try await Accepted()
+        let fixture = accepted.fixture
         fixture.clock.advance(by: .seconds(2 * 3600))
-        let host = try SignedDocumentTests.host(fixture, trusting: [key.publicKey])
+        let host = try accepted.host()
         let error = await #expect(throws: HostError.self) { try await host.prepare() }
         #expect(error?.code == .rejected, "\(String(describing: error))")
         #expect(!(await Self.kinds(host)).contains(.revalidated))
@@ -45,21 +61,14 @@ struct TrustOnEveryUseTests {
 
     @Test("An origin answering 304 forever does not keep an expired revision in service; the embedded default is shown")
     func anOriginAnswering304ForeverFreezesNothing() async throws {
-        let fixture = try HostFixture()
-        let key = try SigningKey.generate()
-        let document = try Self.publish(fixture, key: key, validity: 3600)
-        let embedded = try fixture.archive("legacy-prompt")
-        do {
-            let host = try SignedDocumentTests.host(fixture, trusting: [key.publicKey], embedded: embedded)
-            try await host.prepare()
-            await host.dispose()
-        }
+        let accepted = try await Accepted(withEmbeddedDefault: true)
+        let fixture = accepted.fixture
         fixture.origin.behaviour = .status(304, ["etag": "\"anything\""])
         for hours in [2, 24, 24 * 30] {
             fixture.clock.advance(by: .seconds(Int64(hours) * 3600))
-            let host = try SignedDocumentTests.host(fixture, trusting: [key.publicKey], embedded: embedded)
+            let host = try accepted.host()
             let flow = try await host.resolveFlow()
-            #expect(flow.source == .embedded && flow.bundle != document.bundle, "after \(hours) h: \(flow)")
+            #expect(flow.source == .embedded && flow.bundle != accepted.document.bundle, "after \(hours) h: \(flow)")
             #expect(!(await Self.kinds(host)).contains(.revalidated))
             await host.dispose()
         }
@@ -107,26 +116,19 @@ struct TrustOnEveryUseTests {
 
     @Test("Offline after expiry the stored revision is not served stale: the embedded default is, and the timeline says why")
     func anExpiredRevisionIsNotServedStale() async throws {
-        let fixture = try HostFixture()
-        let key = try SigningKey.generate()
-        let document = try Self.publish(fixture, key: key, validity: 3600)
-        let embedded = try fixture.archive("legacy-prompt")
-        do {
-            let host = try SignedDocumentTests.host(fixture, trusting: [key.publicKey], embedded: embedded)
-            try await host.prepare()
-            await host.dispose()
-        }
+        let accepted = try await Accepted(withEmbeddedDefault: true)
+        let fixture = accepted.fixture
         fixture.origin.behaviour = .offline
         // Before the expiry the cached revision is served stale, as before.
         fixture.clock.advance(by: .seconds(40 * 60))
         do {
-            let host = try SignedDocumentTests.host(fixture, trusting: [key.publicKey], embedded: embedded)
+            let host = try accepted.host()
             let flow = try await host.resolveFlow()
-            #expect(flow.stale && flow.bundle == document.bundle)
+            #expect(flow.stale && flow.bundle == accepted.document.bundle)
             await host.dispose()
         }
         fixture.clock.advance(by: .seconds(3600))
-        let host = try SignedDocumentTests.host(fixture, trusting: [key.publicKey], embedded: embedded)
+        let host = try accepted.host()
         let flow = try await host.resolveFlow()
         #expect(flow.source == .embedded, "\(flow)")
         #expect(await SignedDocumentTests.rejections(host).contains { $0.hasPrefix("rejected: cached revision 1: expired at ") })

@@ -79,7 +79,9 @@ enum JourneyCommand {
 
             TIMELINE: milliseconds since the command started, what happened (fetched,
             revalidated, fresh, served-stale, embedded, denied, failed, backing-off, not-found,
-            bundle-fetched, renderer-ready, presented, dismissed, ...) and why.
+            bundle-fetched, renderer-ready, presented, dismissed, ...) and why. Messages the
+            content posts past the bridge's bounds (64 KiB, 100 at once then 20 a second) are
+            counted: one bridge-refused entry per presentation, and the Bridge row.
 
             See 'larder journey <subcommand> --help' for detailed help.
 
