@@ -41,6 +41,9 @@ public struct PackError: Error, Sendable, CustomStringConvertible {
         public static let invalidSource = Code("invalid-source")
         /// The output could not be written.
         public static let outputFailed = Code("output-failed")
+        /// The bundle passes a limit every reader keeps (manifest size, entries, bytes,
+        /// compression ratio: ``ArchiveReader/Limits``), so no archive of it could be read.
+        public static let limitExceeded = Code("limit-exceeded")
     }
 
     public var code: Code

@@ -130,3 +130,53 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: a.archivePath)) == Data(contentsOf: URL(fileURLWithPath: b.archivePath)))
     }
 }
+
+/// Every archive pack writes can be read: what the readers' limits refuse, pack refuses first,
+/// with ``PackError/Code/limitExceeded`` and nothing written.
+@Suite struct ReaderLimitPackTests {
+    /// 10 MB of zeros compress about 1000:1; readers refuse past 200:1 as a gzip bomb, yet pack
+    /// wrote such an archive and only `verify` (65) found out.
+    @Test func anArchiveReadersTakeForAGzipBombIsNotWritten() throws {
+        let folder = try SourceFolder(["index.html": "<p>", "a.txt": "text"])
+        try folder.write("data/zeros.bin", [UInt8](repeating: 0, count: 10_000_000))
+        let errors = folder.packFailure()
+        #expect(errors.map(\.code) == [.limitExceeded])
+        #expect(errors.first?.path == "data/zeros.bin", "\(errors)")
+        #expect(errors.first?.message.contains("past the 200:1 ratio readers accept") == true, "\(errors)")
+        #expect(folder.outputFiles.isEmpty)
+    }
+
+    /// Under the floor a reader never checks the ratio: 900 kB of zeros pack and verify.
+    @Test func aSmallRepetitiveFilePacksAndVerifies() throws {
+        let folder = try SourceFolder(["index.html": "<p>"])
+        try folder.write("zeros.bin", [UInt8](repeating: 0, count: 900_000))
+        let report = try Packer.pack(source: folder.root, into: folder.output)
+        #expect(try BundleVerifier.verify(archiveAt: report.archivePath).isIntact)
+    }
+
+    /// With any limits, pack either refuses or writes an archive a reader with those limits
+    /// reads through: never an archive the reader refuses.
+    @Test(arguments: [
+        ArchiveReader.Limits(maximumEntries: 5), ArchiveReader.Limits(maximumEntries: 6),
+        ArchiveReader.Limits(maximumTotalBytes: 300_000), ArchiveReader.Limits(maximumRatio: 4, ratioFloor: 64 << 10),
+        ArchiveReader.Limits(maximumRatio: 20, ratioFloor: 64 << 10),
+    ])
+    func packRefusesWhatTheReaderWould(_ limits: ArchiveReader.Limits) throws {
+        let folder = try SourceFolder(["index.html": "<p>", "a/b/c.txt": "c"])
+        let text = (0..<20_000).map { "line \($0 % 97) of a repetitive file\n" }.joined()
+        try folder.write("a/log.txt", Array(text.utf8))
+        var options = PackOptions()
+        options.limits = limits
+        let packed: PackReport
+        do { packed = try Packer.pack(source: folder.root, into: folder.output, options: options) } catch {
+            #expect(error.errors.map(\.code) == [.limitExceeded], "\(error)")
+            #expect(folder.outputFiles.isEmpty)
+            // And without them it packs, and that archive the limited reader refuses.
+            let report = try Packer.pack(source: folder.root, into: folder.output)
+            #expect(try !BundleVerifier.verify(archiveAt: report.archivePath, limits: limits).isIntact)
+            return
+        }
+        let verified = try BundleVerifier.verify(archiveAt: packed.archivePath, limits: limits)
+        #expect(verified.isIntact, "\(verified.problems)")
+    }
+}
