@@ -47,8 +47,19 @@ public struct PackReport: Sendable {
 /// every file in path order, with font sources rewritten; written under a temporary name and
 /// moved into place only when complete, so a failure leaves no partial file behind.
 public enum Packer {
+    /// Packs `source` into `outputFolder`; an output folder inside the source is never packed.
+    /// - Throws: ``PackFailure``; ``PackError/Code/outputFailed`` when the output folder is
+    ///   the source folder itself.
     public static func pack(source: String, into outputFolder: String, options: PackOptions = .init()) throws(PackFailure) -> PackReport {
-        let plan = try BundlePlan.analyse(source: source, strict: options.strict)
+        let output = SourceTree.bundlePath(of: outputFolder, inside: source)
+        guard output != "" else {
+            throw PackFailure([
+                PackError(
+                    .outputFailed, "the output folder is the source folder, whose archives would be packed: write them to another folder",
+                    path: outputFolder)
+            ])
+        }
+        let plan = try BundlePlan.analyse(source: source, strict: options.strict, output: output)
         return try write(plan, into: outputFolder, options: options)
     }
 

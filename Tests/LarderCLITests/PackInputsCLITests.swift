@@ -39,3 +39,24 @@ import Testing
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: scratch.path + "/out")) ?? []).isEmpty)
     }
 }
+
+extension PackInputsCLITests {
+    /// Three runs into `src/out` gave three digests: each packed the archives of the runs
+    /// before.
+    @Test func anOutputFolderInsideTheSourceIsNeverPacked() throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.path + "/src", withIntermediateDirectories: true)
+        try Data("<p>".utf8).write(to: URL(fileURLWithPath: scratch.path + "/src/index.html"))
+        var outputs: Set<String> = []
+        for _ in 0..<3 {
+            let result = try CLI.run(["pack", scratch.path + "/src", "-o", scratch.path + "/src/out"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.isEmpty, "\(result.stderr)")
+            outputs.insert(result.stdout)
+        }
+        #expect(outputs.count == 1)
+        let same = try CLI.run(["pack", scratch.path + "/src", "-o", scratch.path + "/src/"])
+        #expect(same.status == 73)
+        #expect(same.stderr.contains("the output folder is the source folder"), "\(same.stderr)")
+    }
+}

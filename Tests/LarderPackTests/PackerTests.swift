@@ -180,3 +180,55 @@ import Testing
         #expect(verified.isIntact, "\(verified.problems)")
     }
 }
+
+/// The output folder is never packed: packing into a folder inside the source packed the
+/// archives of the runs before (three runs, three digests).
+@Suite struct OutputInsideSourceTests {
+    @Test(arguments: ["out", "build/out", "./build/../out/"])
+    func anOutputFolderInsideTheSourceIsLeftOut(_ output: String) throws {
+        let folder = try SourceFolder(["index.html": "<p>", "build/keep.txt": "k"])
+        var digests: Set<String> = []
+        for run in 0..<3 {
+            let report = try Packer.pack(source: folder.root, into: folder.root + "/" + output)
+            digests.insert(report.bundleDigest.description)
+            let clean = output.split(separator: "/").filter { $0 != "." }.reduce(into: [Substring]()) { parts, part in
+                if part == ".." { parts.removeLast() } else { parts.append(part) }
+            }.joined(separator: "/")
+            #expect(report.skipped == (run == 0 ? [] : [clean]))  // the first run made it
+            let manifest = try #require(try BundleVerifier.verify(archiveAt: report.archivePath).manifest)
+            #expect(manifest.files.map(\.path) == ["build/keep.txt", "index.html"])
+        }
+        #expect(digests.count == 1)
+    }
+
+    @Test func theSourceFolderItselfIsNoOutputFolder() throws {
+        let folder = try SourceFolder(["index.html": "<p>"])
+        for output in [folder.root, folder.root + "/", folder.root + "/sub/.."] {
+            do {
+                _ = try Packer.pack(source: folder.root, into: output)
+                Issue.record("packed into the source folder \(output)")
+            } catch {
+                #expect(error.errors.map(\.code) == [.outputFailed])
+                #expect(error.errors.first?.message.contains("the output folder is the source folder") == true, "\(error)")
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.root) == ["index.html"])
+    }
+
+    @Test func whereAFolderIsInsideASource() throws {
+        let folder = try SourceFolder(["index.html": "<p>", "a/b.txt": ""])
+        let root = folder.root
+        #expect(SourceTree.bundlePath(of: root + "/a", inside: root) == "a")
+        #expect(SourceTree.bundlePath(of: root + "/a/new/deeper", inside: root) == "a/new/deeper")
+        #expect(SourceTree.bundlePath(of: root + "/./a/../x", inside: root) == "x")
+        #expect(SourceTree.bundlePath(of: root, inside: root + "/") == "")
+        #expect(SourceTree.bundlePath(of: root + "/../out", inside: root) == nil)
+        #expect(SourceTree.bundlePath(of: root + "/new/../../src/x", inside: root) == "x")
+        #expect(SourceTree.bundlePath(of: root + "x", inside: root) == nil)
+        #expect(SourceTree.bundlePath(of: root + "/index.html/sub", inside: root) == nil)  // a file's child: no folder
+        let link = folder.output + "-link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: root)
+        defer { unlink(link) }
+        #expect(SourceTree.bundlePath(of: link + "/out", inside: root) == "out")
+    }
+}
