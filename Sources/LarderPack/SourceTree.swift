@@ -102,7 +102,7 @@ public struct SourceTree: Sendable {
             let shownName = String(decoding: nameBytes, as: UTF8.self)
             let shownPath = prefix + shownName
             guard let name = String(validating: nameBytes, as: UTF8.self) else {
-                let escaped = nameBytes.map { $0 < 0x80 ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined()
+                let escaped = DisplayText.escaping(bytes: nameBytes)
                 errors.append(PackError(.invalidName, "file name is not valid UTF-8: '\(prefix)\(escaped)'; rename it", path: prefix + escaped))
                 continue
             }

@@ -122,7 +122,7 @@ enum CacheCommand {
             let cache = try LarderCache(at: parsed.value("--cache") ?? LarderCache.defaultPath, configuration: configuration)
             return try subcommand.run(parsed, cache)
         } catch {
-            Console.error("error: \(error)")
+            Console.error("error: \(shown(error))")
             switch error.code {
             case .invalidBundle, .bundleDigestMismatch, .corruptObject, .malformedFontURL: return .dataError
             case .bundleNotFound, .unknownFont, .resourceNotFound, .cacheNotFound: return .noInput

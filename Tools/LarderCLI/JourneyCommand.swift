@@ -135,7 +135,7 @@ enum JourneyCommand {
             return Console.usageError(error)
         }
         if let embedded = configuration.embeddedDefault, !FileManager.default.fileExists(atPath: embedded) {
-            Console.error("Error: \(embedded): no such archive")
+            Console.error("Error: \(shown(embedded)): no such archive")
             return .noInput
         }
         let started = Date()
@@ -143,7 +143,7 @@ enum JourneyCommand {
         let cachePath = parsed.value("--cache") ?? LarderCache.defaultPath
         let renderer: any JourneyRenderer
         do { renderer = try choice.makeRenderer(engine: engine) } catch {
-            Console.error("Error: \(error)")
+            Console.error("Error: \(shown(error))")
             return .unavailable
         }
         let host: JourneyHost
@@ -155,7 +155,7 @@ enum JourneyCommand {
         } catch let error as HostError {
             return report.print(JourneyOutcome(started: started, error: error), load: nil)
         } catch {
-            Console.error("Error: cannot open the cache at \(cachePath): \(error)")
+            Console.error("Error: cannot open the cache at \(shown(cachePath)): \(shown(error))")
             return .failure
         }
         var capture: (@Sendable () async throws(HostError) -> [UInt8])?
@@ -176,7 +176,7 @@ enum JourneyCommand {
                 try WebEngineSupport.write(png, to: path)
                 outcome.screenshot = path
             } catch {
-                Console.error("Error: cannot write the screenshot: \(error)")
+                Console.error("Error: cannot write the screenshot: \(shown(error))")
                 return .cannotCreate
             }
         }

@@ -71,7 +71,7 @@ enum JourneyPrefetch {
                 storage: cachePath + "/host",
                 transport: parsed.flag("--offline") ? OfflineTransport() : platformTransport(), captureSink: HeldCaptureSink())
         } catch {
-            Console.error("Error: cannot open the cache at \(cachePath): \(error)")
+            Console.error("Error: cannot open the cache at \(shown(cachePath)): \(shown(error))")
             return .failure
         }
         let started = Date()
@@ -89,7 +89,7 @@ enum JourneyPrefetch {
         }
         bar.finish()
         if let error = outcome.error {
-            Console.error("Error: \(error)")
+            Console.error("Error: \(shown(error))")
             return JourneyReport.exitCode(for: error)
         }
         print(outcome.results, timeline: outcome.timeline, started: started, json: json)

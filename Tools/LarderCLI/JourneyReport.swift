@@ -26,7 +26,7 @@ struct JourneyReport {
             if !sections.isEmpty { Console.out(sections.joined(separator: "\n\n")) }
         }
         guard let error = outcome.error else { return .success }
-        Console.error("Error: \(error)")
+        Console.error("Error: \(shown(error))")
         return Self.exitCode(for: error)
     }
 

@@ -66,7 +66,7 @@ enum KeysCommand {
         let privatePath = folder + "/" + name + ".pem"
         let publicPath = folder + "/" + name + ".pub"
         if let existing = [privatePath, publicPath].first(where: { FileManager.default.fileExists(atPath: $0) }) {
-            Console.error("error: \(existing): exists already; keys are never overwritten")
+            Console.error("error: \(shown(existing)): exists already; keys are never overwritten")
             return .cannotCreate
         }
         do {
@@ -83,12 +83,12 @@ enum KeysCommand {
                     "private": .string(privatePath), "public": .string(publicPath),
                 ]))
             } else {
-                Console.out("wrote \(privatePath) (private, 0600) and \(publicPath)")
+                Console.out("wrote \(shown(privatePath)) (private, 0600) and \(shown(publicPath))")
                 Console.out("public key \(key.publicKey) (id \(key.publicKey.id))")
             }
             return .success
         } catch {
-            Console.error("error: \(error)")
+            Console.error("error: \(shown(error))")
             return .cannotCreate
         }
     }
@@ -102,7 +102,7 @@ extension KeysCommand {
         }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: origin, isDirectory: &isFolder), isFolder.boolValue else {
-            Console.error("error: \(origin): no such origin folder")
+            Console.error("error: \(shown(origin)): no such origin folder")
             return .noInput
         }
         let maps = AccessMaps(origin: origin)
@@ -117,27 +117,27 @@ extension KeysCommand {
                     return Console.usageError(UsageError(message: "grant needs a valid '--journey <id>'", command: spec))
                 }
                 let changed = try maps.grant(key, journey: journey)
-                Console.out(changed.isEmpty ? "\(key) could already read \(journey)" : "granted \(key) journey \(journey); reload the origin")
+                Console.out(changed.isEmpty ? "\(shown(key)) could already read \(shown(journey))" : "granted \(shown(key)) journey \(shown(journey)); reload the origin")
             case "revoke":
                 let changed = try maps.revoke(key)
                 guard !changed.isEmpty else {
-                    Console.error("error: \(origin): no key '\(key)' to revoke")
+                    Console.error("error: \(shown(origin)): no key '\(shown(key))' to revoke")
                     return .noInput
                 }
-                Console.out("revoked \(key); reload the origin")
+                Console.out("revoked \(shown(key)); reload the origin")
             default:
                 let keys = try maps.list()
                 if parsed.flag("--json") {
                     Console.json(.object(keys.mapValues { .array($0.sorted().map { .string($0) }) }))
                 } else {
                     for (key, journeys) in keys.sorted(by: { $0.key < $1.key }) {
-                        Console.out("\(key)  \(journeys.isEmpty ? "(no journeys)" : journeys.sorted().joined(separator: " "))")
+                        Console.out("\(shown(key))  \(journeys.isEmpty ? "(no journeys)" : shown(journeys.sorted().joined(separator: " ")))")
                     }
                 }
             }
             return .success
         } catch {
-            Console.error("error: \(error)")
+            Console.error("error: \(shown(error))")
             return error.code == .io || error.code == .noSpace ? .cannotCreate : .dataError
         }
     }

@@ -66,7 +66,7 @@ enum PackCommand {
         }
         if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], !epoch.isEmpty {
             guard let seconds = Int64(epoch), seconds >= 0 else {
-                Console.error("Error: SOURCE_DATE_EPOCH must be a whole number of seconds, not '\(epoch)'")
+                Console.error("Error: SOURCE_DATE_EPOCH must be a whole number of seconds, not '\(shown(epoch))'")
                 return .usage
             }
             options.modificationTime = seconds
@@ -78,7 +78,7 @@ enum PackCommand {
         for source in parsed.positionals {
             let outcome = pack(source, into: output, options: options, expected: expected)
             let label = several ? source : nil
-            for problem in outcome.errors { Console.error("error: " + (label.map { "\($0): " } ?? "") + "\(problem)") }
+            for problem in outcome.errors { Console.error("error: " + (label.map { "\(shown($0)): " } ?? "") + shown(problem)) }
             if let expectation = outcome.expectation, !expectation.matches {
                 Console.error(expectation.text(label: label))
             }
@@ -126,10 +126,10 @@ enum PackCommand {
     static func text(_ report: PackReport) -> String {
         let ratio = report.totalSize > 0 ? Int((Double(report.archiveSize) / Double(report.totalSize) * 100).rounded()) : 100
         var text = """
-            Packed \(report.name)
+            Packed \(shown(report.name))
               bundle   \(report.bundleDigest)
               archive  \(report.archiveDigest)
-              file     \(report.archivePath)
+              file     \(shown(report.archivePath))
               files    \(report.fileCount) (\(report.essentialCount) essential), \(humanSize(report.totalSize)) -> \(humanSize(report.archiveSize)) (\(ratio)%)
               fonts    \(report.rewrittenFontReferences) font reference(s) (@font-face sources, font preloads) rewritten to larder-font://
             """

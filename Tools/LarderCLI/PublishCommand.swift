@@ -96,11 +96,11 @@ enum PublishCommand {
             if let path = parsed.value("--sign") {
                 let pem: [UInt8]
                 do { pem = try ReadableFile(path: path).readAll(limit: 64 << 10) } catch {
-                    Console.error("error: \(path): no such key file, or it cannot be read: \(error.message)")
+                    Console.error("error: \(shown(path)): no such key file, or it cannot be read: \(shown(error.message))")
                     return .noInput
                 }
                 do { journey?.signingKey = try SigningKey(pem: pem) } catch {
-                    Console.error("error: \(path): \(error.message)")
+                    Console.error("error: \(shown(path)): \(shown(error.message))")
                     return .dataError
                 }
                 do throws(UsageError) {
@@ -116,7 +116,7 @@ enum PublishCommand {
             return Console.usageError(UsageError(message: "--key, --refresh, --sign and --rollout go with --journey", command: spec))
         }
         for archive in parsed.positionals where !FileManager.default.fileExists(atPath: archive) {
-            Console.error("error: \(archive): no such archive")
+            Console.error("error: \(shown(archive)): no such archive")
             return .noInput
         }
         let report: PublishReport
@@ -127,7 +127,7 @@ enum PublishCommand {
                 report = try OriginPublisher.publish(archives: parsed.positionals, to: origin, journey: journey)
             }
         } catch {
-            for problem in error.errors { Console.error("error: \(problem)") }
+            for problem in error.errors { Console.error("error: \(shown(problem))") }
             if error.errors.contains(where: { $0.code == .outputFailed }) { return .cannotCreate }
             if error.errors.contains(where: { $0.message.contains("may use only") }) {
                 return Console.usageError(UsageError(message: error.errors[0].message, command: spec))
@@ -152,13 +152,13 @@ enum PublishCommand {
             ]))
         } else {
             for bundle in report.bundles {
-                Console.out("published \(bundle.name) \(bundle.digest): \(bundle.objectsWritten) new objects")
+                Console.out("published \(shown(bundle.name)) \(bundle.digest): \(bundle.objectsWritten) new objects")
             }
             if let document = report.journey {
                 Console.out(
-                    "journey \(document.journey) revision \(document.revision) -> \(document.bundle) (refresh \(document.refresh) s)"
+                    "journey \(shown(document.journey)) revision \(document.revision) -> \(document.bundle) (refresh \(document.refresh) s)"
                         + (document.rollout.map { ", to \($0.percent)% (the rest keep \($0.previous))" } ?? "")
-                        + (document.signature.map { ", signed by \($0.keyID) until \(document.expires ?? "?")" } ?? ""))
+                        + (document.signature.map { ", signed by \(shown($0.keyID)) until \(shown(document.expires ?? "?"))" } ?? ""))
             }
             if report.changed.isEmpty { Console.out("nothing changed on disk") }
         }
