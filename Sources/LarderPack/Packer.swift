@@ -71,11 +71,7 @@ public enum Packer {
         let manifest = plan.manifest
         let manifestBytes = manifest.canonicalBytes
         try admit(manifest, manifestBytes: manifestBytes, limits: options.limits)
-        do {
-            try FileManager.default.createDirectory(atPath: outputFolder, withIntermediateDirectories: true)
-        } catch {
-            throw PackFailure([PackError(.outputFailed, "cannot create the output folder: \(error.localizedDescription)", path: outputFolder)])
-        }
+        try createOutputFolder(outputFolder)
         let bundleDigest = SHA256Hasher.hash(manifestBytes)
         let destination = outputFolder + "/" + bundleDigest.hex + ".tar.gz"
         let archiveHasher = SHA256Hasher()

@@ -6,8 +6,8 @@ import LarderFormat
 enum CacheOperations {
     static func install(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
         let path = arguments.positionals[0]
-        guard FileManager.default.fileExists(atPath: path) else {
-            Console.error("error: \(shown(path)): no such archive")
+        do { _ = try ReadableFile(path: path) } catch {
+            Console.error(FileManager.default.fileExists(atPath: path) ? "error: \(shown(error))" : "error: \(shown(path)): no such archive")
             return .noInput
         }
         let result = try cache.install(archiveAt: path, expected: BundleVerifier.digestFromFileName(path))

@@ -82,7 +82,7 @@ enum DiffCommand {
             do {
                 return try BundleVerifier.readManifest(from: try ArchiveReader(path: operand)).0
             } catch {
-                throw Failure(message: "\(operand): \(error)", status: error.code == .io ? .noInput : .dataError)
+                throw Failure(message: "\(error.at(path: operand))", status: error.code == .io ? .noInput : .dataError)
             }
         case .cache(let cache):
             do {

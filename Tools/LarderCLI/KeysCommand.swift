@@ -1,5 +1,6 @@
 import Foundation
 import LarderFormat
+import LarderSystem
 import LarderPack
 
 /// `larder keys generate <name>`: a publisher's Ed25519 key pair for signing journey
@@ -69,11 +70,13 @@ enum KeysCommand {
             Console.error("error: \(shown(existing)): exists already; keys are never overwritten")
             return .cannotCreate
         }
+        // A folder made for keys is its owner's alone.
+        do throws(Folder.CreationError) { try Folder.createPath(folder, permissions: 0o700) } catch {
+            let why = error.errno == .notAFolder ? "the key folder is under a file: \(error.path) is not a folder" : "cannot create \(error.path): \(error.errno)"
+            Console.error("error: \(shown(why))")
+            return .cannotCreate
+        }
         do {
-            // A folder made for keys is its owner's alone.
-            try FormatError.typed {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            }
             let key = try SigningKey.generate()
             try KeyFile.create(privatePath, bytes: try key.pem(), mode: 0o600)
             try KeyFile.create(publicPath, bytes: Array((key.publicKey.description + "\n").utf8), mode: 0o644)

@@ -28,8 +28,14 @@ enum PackCommand {
             With several folders each is packed in turn, a summary table follows, and the exit
             status is the most serious of theirs (73, then 66, then 65).
 
-            EXIT STATUS: 0 packed, 64 usage error, 65 a source has errors or the digest is not the
-            expected one, 66 no such folder, 73 an archive could not be written.
+            A bundle past a limit every reader keeps (a 16 MiB manifest, 100,000 entries with its
+            folders and the manifest, 8 GiB, a 200:1 compression ratio) is refused: no archive
+            is written that inspect, verify, cache install or publish would refuse. An output
+            folder inside the source folder is left out of the bundle.
+
+            EXIT STATUS: 0 packed, 64 usage error, 65 a source has errors or is past a reader's
+            limit, or the digest is not the expected one, 66 no such folder, 73 an archive could
+            not be written (the output path is under a file, or is the source folder).
             """)
 
     /// What one source folder came to.

@@ -41,9 +41,9 @@ enum PublishCommand {
             and an expiry date; apps that trust the key ('larder journey --trust') refuse
             anything else.
 
-            EXIT STATUS: 0 published, 64 usage error, 65 an archive is invalid or there is
-            nothing to roll back to, 66 no such archive or key file, 73 the origin could not be
-            written.
+            EXIT STATUS: 0 published, 64 usage error, 65 an archive is invalid, a file of the
+            origin is damaged, or there is nothing to roll back to, 66 no such archive or key
+            file (or it cannot be read), 73 the origin could not be written.
             """)
 
     static let expiresOption = OptionSpec(
@@ -115,9 +115,11 @@ enum PublishCommand {
         } else if ["--key", "--refresh", "--sign", "--expires-in", "--rollout"].contains(where: { parsed.value($0) != nil }) {
             return Console.usageError(UsageError(message: "--key, --refresh, --sign and --rollout go with --journey", command: spec))
         }
-        for archive in parsed.positionals where !FileManager.default.fileExists(atPath: archive) {
-            Console.error("error: \(shown(archive)): no such archive")
-            return .noInput
+        for archive in parsed.positionals {
+            do { _ = try ReadableFile(path: archive) } catch {
+                Console.error(FileManager.default.fileExists(atPath: archive) ? "error: \(shown(error))" : "error: \(shown(archive)): no such archive")
+                return .noInput
+            }
         }
         let report: PublishReport
         do {

@@ -1,4 +1,5 @@
 import LarderFormat
+import LarderSystem
 
 /// What readers refuse, pack refuses: the readers' limits (``ArchiveReader/Limits``) checked
 /// before an archive is written, and its compression ratio while it is written.
@@ -27,5 +28,20 @@ extension Packer {
         }
         let advice = most == nil ? "" : ": compress this file yourself, or leave it out with \"exclude\""
         return PackFailure([PackError(.limitExceeded, error.message + advice, path: most?.path)])
+    }
+}
+
+extension Packer {
+    /// Creates the output folder and the folders above it.
+    /// - Throws: ``PackFailure`` with ``PackError/Code/outputFailed``: the output path is under
+    ///   a file, or a folder could not be made (naming which, and why).
+    static func createOutputFolder(_ folder: String) throws(PackFailure) {
+        do { try Folder.createPath(folder) } catch {
+            let why =
+                error.errno == .notAFolder
+                ? "the output path is under a file: \(error.path) is not a folder"
+                : "cannot create the output folder \(error.path): \(error.errno)"
+            throw PackFailure([PackError(.outputFailed, why, path: folder)])
+        }
     }
 }
