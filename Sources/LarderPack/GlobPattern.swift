@@ -91,8 +91,17 @@ public struct GlobPattern: Sendable, Equatable, CustomStringConvertible {
         if foldersOnly && !isFolder { return false }
         let parts = path.split(separator: "/").map { Array($0.unicodeScalars) }
         guard let last = parts.last else { return false }
-        if !anchored, case .name(let tokens) = segments[0] { return Self.match(tokens, last, steps: &steps) }
-        return Self.match(segments, parts, steps: &steps)
+        func name(_ tokens: [Token], _ name: [Unicode.Scalar]) -> Bool {
+            Self.wildcard(tokens, name, isStar: { $0 == .star }, matches: { $0.matches($1) }, step: { steps += 1 })
+        }
+        if !anchored, case .name(let tokens) = segments[0] { return name(tokens, last) }
+        return Self.wildcard(
+            segments, parts, isStar: { $0 == .anyFolders },
+            matches: { segment, part in
+                guard case .name(let tokens) = segment else { return false }
+                return name(tokens, part)
+            },
+            step: { steps += 1 })
     }
 
     /// Whether the pattern matches this file's path or one of the folders it is in.
@@ -107,62 +116,39 @@ public struct GlobPattern: Sendable, Equatable, CustomStringConvertible {
         return false
     }
 
-    /// Segments against path segments; `**` is the star, a name pattern matches one segment.
-    private static func match(_ pattern: [Segment], _ path: [[Unicode.Scalar]], steps: inout Int) -> Bool {
+    /// The classic wildcard match of `elements` against `pattern`, where a star item matches
+    /// any run of elements and every other item one element: used for the characters of a
+    /// name (`*` the star) and for the segments of a path (`**` the star, a name pattern
+    /// matching one segment). Past a mismatch only the last star is tried again, one element
+    /// further, so each pair of positions is compared at most once.
+    /// - Complexity: O(*p* × *n*) comparisons for *p* items and *n* elements.
+    private static func wildcard<Item, Element>(
+        _ pattern: [Item], _ elements: [Element], isStar: (Item) -> Bool, matches: (Item, Element) -> Bool, step: () -> Void
+    ) -> Bool {
         var next = 0
         var position = 0
-        var restart: (pattern: Int, path: Int)?
-        while position < path.count {
-            steps += 1
+        var restart: (pattern: Int, element: Int)?
+        while position < elements.count {
+            step()
             if next < pattern.count {
-                switch pattern[next] {
-                case .anyFolders:
-                    restart = (next + 1, position)
-                    next += 1
-                    continue
-                case .name(let tokens) where match(tokens, path[position], steps: &steps):
-                    next += 1
-                    position += 1
-                    continue
-                case .name:
-                    break
-                }
-            }
-            guard let saved = restart else { return false }
-            // The last `**` takes one more segment; everything after it starts again there.
-            restart = (saved.pattern, saved.path + 1)
-            next = saved.pattern
-            position = saved.path + 1
-        }
-        while next < pattern.count, pattern[next] == .anyFolders { next += 1 }
-        return next == pattern.count
-    }
-
-    /// One segment against one name: the same algorithm over characters, `*` the star.
-    private static func match(_ pattern: [Token], _ name: [Unicode.Scalar], steps: inout Int) -> Bool {
-        var next = 0
-        var position = 0
-        var restart: (pattern: Int, name: Int)?
-        while position < name.count {
-            steps += 1
-            if next < pattern.count {
-                if pattern[next] == .star {
+                if isStar(pattern[next]) {
                     restart = (next + 1, position)
                     next += 1
                     continue
                 }
-                if pattern[next].matches(name[position]) {
+                if matches(pattern[next], elements[position]) {
                     next += 1
                     position += 1
                     continue
                 }
             }
+            // The last star takes one more element; everything after it starts again there.
             guard let saved = restart else { return false }
-            restart = (saved.pattern, saved.name + 1)
+            restart = (saved.pattern, saved.element + 1)
             next = saved.pattern
-            position = saved.name + 1
+            position = saved.element + 1
         }
-        while next < pattern.count, pattern[next] == .star { next += 1 }
+        while next < pattern.count, isStar(pattern[next]) { next += 1 }
         return next == pattern.count
     }
 

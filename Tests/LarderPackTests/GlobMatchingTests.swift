@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 import Testing
 @testable import LarderPack
 
@@ -50,7 +51,7 @@ import Testing
     /// Random small patterns and paths over a few letters: the same answers as the model, for
     /// files and folders, and for what a pattern covers.
     @Test func agreesWithTheModelOnRandomCases() throws {
-        var generator = SplitMix(seed: 0x1a2b3c)
+        var generator = SeededGenerator(state: 0x1a2b3c)
         let pieces = ["a", "b", "?", "*", "*", "[ab]", "[!a]", "[a-b]", "[]a]", "**", "/", "/"]
         var compared = 0
         for _ in 0..<6_000 {
@@ -125,19 +126,6 @@ import Testing
         steps = 0
         #expect(!deep.matches(path, isFolder: false, steps: &steps))
         #expect(steps <= bound(deep.text, path), "\(steps) steps")
-    }
-}
-
-/// A small seeded generator, so a failure names a case that can be run again.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
