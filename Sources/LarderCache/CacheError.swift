@@ -84,10 +84,19 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         return CacheError(code, "\(message): \(error)", digest: digest, path: path)
     }
 
+    /// This error, naming the archive `path` when it names no file or URL (a refusal of what
+    /// was read from it).
+    func naming(_ path: String) -> CacheError {
+        guard url == nil, self.path == nil, code == .invalidBundle || code == .bundleDigestMismatch else { return self }
+        var error = self
+        error.path = path
+        return error
+    }
+
     public var description: String {
         var text = (url.map { "\($0): " } ?? path.map { "\($0): " } ?? "") + message
         if let digest { text += " [\(digest)]" }
-        if let cause { text += ": \(cause)" }
+        if let cause { text += ": " + (cause.path != nil && cause.path == path ? cause.detail : cause.description) }
         return text
     }
 }

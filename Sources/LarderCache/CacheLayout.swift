@@ -68,7 +68,11 @@ struct CacheLayout: Sendable {
         let shards = hex.flatMap { high in hex.map { low in objects + "/" + String(high) + String(low) } }
         for folder in [root, objects, staging, quarantine, downloads] + shards {
             do { try Folder.create(folder) } catch {
-                throw CacheError(.storage, "cannot create the cache folder: \(error)", path: folder)
+                // Under a file, or in a folder that is not there: no such cache (as for a path
+                // that is a file); a full disk or one the user may not write: as always.
+                var failure = CacheError.fileSystem("cannot create the cache folder", error, path: folder)
+                if error == .notAFolder || error == .notFound { failure.code = .cacheNotFound }
+                throw failure
             }
         }
         do { try FileDescriptor(opening: sweepLock, [.readWrite, .create]).close() } catch {

@@ -23,7 +23,11 @@ extension LarderCache {
         do { file = try ReadableFile(path: path) } catch {
             throw CacheError(.invalidBundle, "cannot read the archive", path: path, cause: error)
         }
-        return try install(expected: expected, embedded: false) { (buffer) throws(FormatError) in try file.read(into: buffer) }
+        do {
+            return try install(expected: expected, embedded: false) { (buffer) throws(FormatError) in try file.read(into: buffer) }
+        } catch {
+            throw error.naming(path)
+        }
     }
 
     /// Installs a bundle archive from a stream of its bytes, hashing every entry as it is
@@ -41,7 +45,11 @@ extension LarderCache {
         do { file = try ReadableFile(path: path) } catch {
             throw CacheError(.invalidBundle, "cannot read the archive", path: path, cause: error)
         }
-        return try install(expected: nil, embedded: true) { (buffer) throws(FormatError) in try file.read(into: buffer) }
+        do {
+            return try install(expected: nil, embedded: true) { (buffer) throws(FormatError) in try file.read(into: buffer) }
+        } catch {
+            throw error.naming(path)
+        }
     }
 
     func install(expected: Digest?, embedded: Bool, from source: @escaping ArchiveReader.Source) throws(CacheError) -> InstallResult {

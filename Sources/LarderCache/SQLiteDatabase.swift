@@ -270,7 +270,9 @@ package final class Statement {
             let status: Int32
             switch value {
             case .int(let number): status = sqlite3_bind_int64(handle, index, number)
-            case .text(let text): status = sqlite3_bind_text(handle, index, text, -1, larder_sqlite_transient())
+            case .text(let text):
+                // By its length, not up to a NUL: a bundle name may hold one (JSON allows it).
+                status = text.withCString { sqlite3_bind_text(handle, index, $0, Int32(text.utf8.count), larder_sqlite_transient()) }
             case .blob(let bytes):
                 status = bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), larder_sqlite_transient()) }
             case .null: status = sqlite3_bind_null(handle, index)
@@ -301,7 +303,7 @@ package final class Statement {
 
     package func text(_ column: Int32) -> String {
         guard let pointer = sqlite3_column_text(handle, column) else { return "" }
-        return String(cString: pointer)
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
     }
 
     /// A text column's bytes (`sqlite3_column_text`, `sqlite3_column_bytes`), valid only

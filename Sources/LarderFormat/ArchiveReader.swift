@@ -168,7 +168,7 @@ public final class ArchiveReader {
         guard currentRead <= entry.size else {
             throw error(.malformedArchive, "entry holds more bytes than its header says", entry: entry.path)
         }
-        if uncompressedRead > limits.ratioFloor && uncompressedRead > limits.maximumRatio * max(1, context.bytesRead) {
+        if !limits.admitsRatio(uncompressed: uncompressedRead, compressed: context.bytesRead) {
             throw error(
                 .limitExceeded, "compression ratio above \(limits.maximumRatio):1 (a gzip bomb?)", entry: entry.path)
         }

@@ -16,7 +16,7 @@ public enum BundlePath {
     /// - Throws: ``FormatError`` with code ``FormatError/Code/invalidPath``.
     public static func validate(bytes: [UInt8]) throws(FormatError) -> String {
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            let shown = String(decoding: bytes.prefix(120), as: UTF8.self)
+            let shown = DisplayText.escaping(bytes: bytes.prefix(120))
             throw FormatError(.invalidPath, "name is not valid UTF-8: '\(shown)'", entry: shown)
         }
         try validate(text)

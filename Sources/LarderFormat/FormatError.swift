@@ -57,30 +57,46 @@ public struct FormatError: Error, Sendable, CustomStringConvertible {
     public var entry: String?
     /// The manifest field involved, if any, as a JSON path such as `files[3].digest`.
     public var field: String?
+    /// Where in the input a parse failed, in bytes from its start (malformed JSON).
+    public var offset: Int?
     /// The underlying error, if any.
     public var cause: (any Error & Sendable)?
 
     public init(
         _ code: Code, _ message: String, path: String? = nil, entry: String? = nil,
-        field: String? = nil, cause: (any Error & Sendable)? = nil
+        field: String? = nil, offset: Int? = nil, cause: (any Error & Sendable)? = nil
     ) {
         self.code = code
         self.message = message
         self.path = path
         self.entry = entry
         self.field = field
+        self.offset = offset
         self.cause = cause
     }
 
+    /// Where, each place once (`path: entry 'x', field 'y', byte 12: `), then what was wrong,
+    /// and the cause when it says more than the message.
     public var description: String {
-        var parts: [String] = []
-        if let path { parts.append(path) }
-        if let entry { parts.append("entry '\(entry)'") }
-        if let field { parts.append("field '\(field)'") }
-        let location = parts.isEmpty ? "" : parts.joined(separator: ", ") + ": "
-        var text = "\(location)\(message)"
-        if let cause { text += " (\(cause))" }
-        return text
+        path.map { "\($0): \(detail)" } ?? detail
+    }
+
+    /// ``description`` without the path, for a wrapper that names the file itself.
+    public var detail: String {
+        let places = [entry.map { "entry '\($0)'" }, field.map { "field '\($0)'" }, offset.map { "byte \($0)" }].compactMap { $0 }
+        return places.isEmpty ? messageAndCause : places.joined(separator: ", ") + ": " + messageAndCause
+    }
+
+    private var messageAndCause: String {
+        guard let cause, case let said = "\(cause)", !message.contains(said) else { return message }
+        return "\(message) (\(said))"
+    }
+
+    /// This error, naming `path` as the file involved unless it names one already.
+    public func at(path: String) -> FormatError {
+        var error = self
+        if error.path == nil { error.path = path }
+        return error
     }
 }
 

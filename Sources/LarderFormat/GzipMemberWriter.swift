@@ -44,6 +44,7 @@ public final class GzipMemberWriter {
     private let pieceSize: Int
     private let maxInFlight: Int
     private let sink: Sink
+    private let limits: ArchiveReader.Limits?
     private let queue: DispatchQueue?
     private let compressors: CompressorPool
 
@@ -62,6 +63,10 @@ public final class GzipMemberWriter {
     public private(set) var bytesIn: UInt64 = 0
     /// Compressed bytes handed to the sink so far.
     public private(set) var bytesOut: UInt64 = 0
+    /// Input bytes whose members were handed to the sink.
+    private var bytesInWritten: UInt64 = 0
+    /// The input bytes of the member the readers' ratio limit refused, once one was.
+    public private(set) var refusedInput: Range<UInt64>?
     /// The libdeflate level of each member written so far, in order (0: stored); for tests.
     package private(set) var memberLevels: [Int32] = []
 
@@ -70,10 +75,15 @@ public final class GzipMemberWriter {
     ///   - pieceSize: input bytes per member (at least 64 KiB, at most 4 MiB: readers refuse
     ///     members of more than 16 MiB).
     ///   - concurrency: worker threads; 1 compresses on the calling thread.
+    ///   - limits: when given, the stream must stay within the compression ratio readers with
+    ///     these limits accept (``ArchiveReader/Limits/admitsRatio(uncompressed:compressed:)``,
+    ///     counting every input byte, tar headers too, at the end of each member): a member
+    ///     past it is not handed to the sink, and ``write(_:)`` or ``finish()`` throws.
     ///   - sink: receives the compressed stream.
     public init(
         level: Int, pieceSize: Int = defaultPieceSize,
-        concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, sink: @escaping Sink
+        concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, admitting limits: ArchiveReader.Limits? = nil,
+        sink: @escaping Sink
     ) {
         precondition((1...9).contains(level), "gzip level must be 1 to 9")
         precondition(pieceSize >= 64 << 10, "pieces must be at least 64 KiB")
@@ -82,13 +92,16 @@ public final class GzipMemberWriter {
         self.pieceSize = pieceSize
         self.maxInFlight = min(max(1, concurrency) * 2 + 2, 16)
         self.sink = sink
+        self.limits = limits
         self.queue = concurrency > 1 ? DispatchQueue(label: "larder.gzip-members", attributes: .concurrent) : nil
         self.compressors = CompressorPool()
         piece.reserveCapacity(pieceSize)
     }
 
     /// Adds bytes to the stream.
-    /// - Throws: ``FormatError`` from compression or from the sink.
+    /// - Throws: ``FormatError`` from compression or from the sink, or
+    ///   ``FormatError/Code/limitExceeded`` when the stream compresses past the readers'
+    ///   ratio (``refusedInput`` says where).
     public func write(_ bytes: UnsafeRawBufferPointer) throws(FormatError) {
         precondition(!finished, "write after finish")
         guard !bytes.isEmpty else { return }
@@ -135,7 +148,16 @@ public final class GzipMemberWriter {
         let job = pending.removeFirst()
         job.done.wait()
         if let error = job.error { throw error }
+        let input = bytesInWritten..<bytesInWritten + UInt64(job.inputCount)
+        if let limits, !limits.admitsRatio(uncompressed: Int64(input.upperBound), compressed: Int64(bytesOut) + Int64(job.output.count)) {
+            refusedInput = input
+            throw FormatError(
+                .limitExceeded,
+                "the archive would compress \(input.upperBound) bytes into \(Int(bytesOut) + job.output.count), past the "
+                    + "\(limits.maximumRatio):1 ratio readers accept (they refuse such archives as gzip bombs)")
+        }
         try FormatError.typed { try job.output.withUnsafeBytes { try sink($0) } }
+        bytesInWritten = input.upperBound
         bytesOut += UInt64(job.output.count)
         memberLevels.append(job.usedLevel)
     }
@@ -146,6 +168,7 @@ public final class GzipMemberWriter {
 private final class MemberJob: @unchecked Sendable {
     /// Released once compressed.
     var input: [UInt8]
+    let inputCount: Int
     let level: Int32
     /// Stored instead when a sample barely shrinks at `level`.
     let storeIfIncompressible: Bool
@@ -158,6 +181,7 @@ private final class MemberJob: @unchecked Sendable {
     init(input: [UInt8], level: Int32, storeIfIncompressible: Bool) {
         usedLevel = level
         self.input = input
+        inputCount = input.count
         self.level = level
         self.storeIfIncompressible = storeIfIncompressible
     }

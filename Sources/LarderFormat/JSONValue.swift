@@ -69,7 +69,7 @@ private struct JSONParser {
     }
 
     func fail(_ message: String) -> FormatError {
-        FormatError(.invalidJSON, "malformed JSON at byte \(offset): \(message)")
+        FormatError(.invalidJSON, "malformed JSON: \(message)", offset: offset)
     }
 
     mutating func skipWhitespace() {
@@ -194,7 +194,7 @@ private struct JSONParser {
             guard end > runStart else { return }
             let run = UnsafeBufferPointer(rebasing: bytes[runStart..<end])
             guard let text = String(validating: run, as: UTF8.self) else {
-                throw FormatError(.invalidJSON, "malformed JSON at byte \(runStart): string is not valid UTF-8")
+                throw FormatError(.invalidJSON, "malformed JSON: string is not valid UTF-8", offset: runStart)
             }
             result += text
         }

@@ -48,9 +48,9 @@ extension JourneyHost {
         if case .presented(let session) = presentation { return session }
         let deadline = clock.now.adding(configuration.presentationDeadline)
         guard let session = try await Deadline.run(clock: clock, until: deadline, { () async throws(HostError) in try await self.show(context: context) }) else {
-            note(.deadline, "not ready within \(Self.describe(configuration.presentationDeadline)); try again")
+            note(.deadline, "not ready within \(DurationText.describe(configuration.presentationDeadline)); try again")
             setReadiness(.failed(.deadlineExceeded))
-            throw HostError(.deadlineExceeded, "the journey was not ready within \(Self.describe(configuration.presentationDeadline))")
+            throw HostError(.deadlineExceeded, "the journey was not ready within \(DurationText.describe(configuration.presentationDeadline))")
         }
         return session
     }

@@ -66,7 +66,7 @@ extension JourneyHost {
         if let document = record.document, let renewed = record.renewed, case let decision = freshness(of: document, renewed: renewed),
             decision != .requiresFetch, complete, !record.isRemovedButKept
         {
-            note(.fresh, "revision \(document.revision) is \(Self.describe(start.duration(since: renewed))) old: shown from the cache")
+            note(.fresh, "revision \(document.revision) is \(DurationText.describe(start.duration(since: renewed))) old: shown from the cache")
             var flow = try flow(document, renewed: renewed, source: .cache, stale: false)
             flow.needsRefresh = decision == .presentAndRefresh
             return flow
@@ -93,12 +93,12 @@ extension JourneyHost {
         case .failed(let error)?:
             failure = error
         case nil:
-            note(.deadline, "no answer within \(Self.describe(configuration.fetchDeadline)); the fetch goes on in the background")
-            failure = HostError(.unavailable, "the origin did not answer within \(Self.describe(configuration.fetchDeadline))")
+            note(.deadline, "no answer within \(DurationText.describe(configuration.fetchDeadline)); the fetch goes on in the background")
+            failure = HostError(.unavailable, "the origin did not answer within \(DurationText.describe(configuration.fetchDeadline))")
         }
         let (latest, latestComplete) = asked ? try storedState(scope) : (record, complete)
         if let document = latest.document, latestComplete {
-            let age = latest.renewed.map { Self.describe(clock.now.duration(since: $0)) } ?? "unknown"
+            let age = latest.renewed.map { DurationText.describe(clock.now.duration(since: $0)) } ?? "unknown"
             note(.servedStale, "revision \(document.revision) from the cache (\(age) old): \(failure.message)")
             var flow = try flow(document, renewed: latest.renewed, source: .cache, stale: true)
             flow.removed = latest.isRemovedButKept
@@ -226,7 +226,7 @@ extension JourneyHost {
         record.notBefore = clock.now.adding(wait)
         if error.status != 404 { record.notFound = 0 }
         try await saveRecord(record, for: scope)
-        note(.failed, "\(error); next attempt after \(Self.describe(wait))" + (retryAfter == nil ? "" : " (Retry-After)"))
+        note(.failed, "\(error); next attempt after \(DurationText.describe(wait))" + (retryAfter == nil ? "" : " (Retry-After)"))
         return .failed(error)
     }
 
@@ -293,12 +293,6 @@ extension JourneyHost {
         return bundle
     }
 
-    static func describe(_ duration: Duration) -> String {
-        let seconds = duration.components.seconds
-        if seconds >= 120 { return "\(seconds / 60) min" }
-        if seconds >= 1 { return "\(seconds) s" }
-        return "\(duration.components.attoseconds / 1_000_000_000_000_000) ms"
-    }
 
     static func iso(_ date: Date) -> String { date.formatted(.iso8601) }
 }

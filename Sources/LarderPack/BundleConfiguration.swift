@@ -43,7 +43,8 @@ public struct BundleConfiguration: Sendable, Equatable {
         }
         let value: JSONValue
         do { value = try JSONValue.parse(bytes) } catch {
-            throw PackError(.invalidConfiguration, error.message, path: Self.fileName, cause: error)
+            let location = error.offset.map { SourceLocation(file: Self.fileName, offset: $0, in: bytes) }
+            throw PackError(.invalidConfiguration, error.message, path: Self.fileName, location: location, cause: error)
         }
         guard case .object(let members) = value else {
             throw PackError(.invalidConfiguration, "expected a JSON object", path: Self.fileName)

@@ -30,9 +30,12 @@ extension BundlePlan {
     /// CSS file, rewrites font references, and works out the essential set (the entry
     /// document, the files `include` marks essential, and everything they load through HTML
     /// and CSS).
-    /// - Parameter strict: remote references a page loads are errors rather than warnings.
+    /// - Parameters:
+    ///   - strict: remote references a page loads are errors rather than warnings.
+    ///   - output: the output folder's bundle path when it is inside the source: left out
+    ///     (``SourceTree/scan(root:excluding:output:)``).
     /// - Throws: ``PackFailure`` listing every problem found.
-    public static func analyse(source: String, strict: Bool = false) throws(PackFailure) -> BundlePlan {
+    public static func analyse(source: String, strict: Bool = false, output: String? = nil) throws(PackFailure) -> BundlePlan {
         let defaultName = source.split(separator: "/").last.map(String.init) ?? "bundle"
         var configuration = BundleConfiguration(name: defaultName)
         if let bytes = try SourceTree.configurationBytes(root: source) {
@@ -40,7 +43,7 @@ extension BundlePlan {
                 throw PackFailure([error])
             }
         }
-        let tree = try SourceTree.scan(root: source, excluding: configuration.exclude)
+        let tree = try SourceTree.scan(root: source, excluding: configuration.exclude, output: output)
         let byExtension = Dictionary(uniqueKeysWithValues: tree.files.map { ($0.path, MediaType.classify($0.path)) })
         let isExcluded = { (path: String) in configuration.exclude.contains { $0.covers(file: path) } }
         guard let entryRole = byExtension[configuration.entry] else {

@@ -39,7 +39,10 @@ public struct JourneyHistory: Sendable, Equatable {
     public static func read(journey: String, origin: String) throws(FormatError) -> JourneyHistory {
         let full = origin + "/" + path(journey: journey)
         guard FileManager.default.fileExists(atPath: full) else { return JourneyHistory() }
-        let bytes = try ReadableFile(path: full).readAll(limit: maximumBytes)
+        do { return try parse(try ReadableFile(path: full).readAll(limit: maximumBytes), path: full) } catch { throw error.at(path: full) }
+    }
+
+    private static func parse(_ bytes: [UInt8], path full: String) throws(FormatError) -> JourneyHistory {
         guard case .array(let values) = try JSONValue.parse(bytes, maximumValues: 1 << 20) else {
             throw FormatError(.invalidManifest, "a journey history is a JSON array", path: full)
         }

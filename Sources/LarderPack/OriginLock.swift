@@ -27,7 +27,7 @@ final class OriginLock {
             guard error.rawValue == EWOULDBLOCK || error.rawValue == EINTR, clock.now < deadline else {
                 close(descriptor)
                 throw FormatError(
-                    .io, error.rawValue == EWOULDBLOCK ? "another publish held the origin's lock for \(Self.patience)" : "cannot lock the origin: \(error)",
+                    .io, error.rawValue == EWOULDBLOCK ? "another publish held the origin's lock for \(DurationText.describe(Self.patience))" : "cannot lock the origin: \(error)",
                     path: path)
             }
             usleep(20_000)

@@ -1,5 +1,6 @@
 import Foundation
 import LarderFormat
+import LarderSystem
 
 /// What to publish for a journey besides its bundle.
 public struct JourneyPublication: Sendable {
@@ -93,12 +94,14 @@ public enum OriginPublisher {
                 throw PackFailure([PackError(.invalidConfiguration, "key '\(key)' may use only letters, digits, '_', '-' and '.'")])
             }
         }
-        do {
-            for folder in ["", "/objects", "/bundles", "/journeys", "/access"] {
-                try FileManager.default.createDirectory(atPath: origin + folder, withIntermediateDirectories: true)
-            }
+        do throws(Folder.CreationError) {
+            for folder in ["", "/objects", "/bundles", "/journeys", "/access"] { try Folder.createPath(origin + folder) }
         } catch {
-            throw PackFailure([PackError(.outputFailed, "cannot create the origin folders: \(error.localizedDescription)", path: origin)])
+            let why =
+                error.errno == .notAFolder
+                ? "the origin folder is under a file: \(error.path) is not a folder"
+                : "cannot create the origin folder \(error.path): \(error.errno)"
+            throw PackFailure([PackError(.outputFailed, why, path: origin)])
         }
         var report = PublishReport(bundles: [], journey: nil, changed: [])
         do throws(FormatError) {
@@ -112,7 +115,7 @@ public enum OriginPublisher {
             }
         } catch {
             let code: PackError.Code = error.code == .io ? .outputFailed : .invalidConfiguration
-            throw PackFailure([PackError(code, error.message, path: error.path ?? error.entry, cause: error)])
+            throw PackFailure([PackError(code, error.detail, path: error.path, cause: error)])
         }
         return report
     }
@@ -218,7 +221,9 @@ public enum OriginPublisher {
     public static func currentDocument(journey: String, origin: String) throws(FormatError) -> JourneyDocument? {
         let full = origin + "/journeys/\(journey).json"
         guard FileManager.default.fileExists(atPath: full) else { return nil }
-        return try JourneyDocument(decoding: try ReadableFile(path: full).readAll(limit: JourneyDocument.maximumBytes))
+        do { return try JourneyDocument(decoding: try ReadableFile(path: full).readAll(limit: JourneyDocument.maximumBytes)) } catch {
+            throw error.at(path: full)
+        }
     }
 
     /// The rollout a publication asks for. The rest keep the bundle everyone had before: the

@@ -15,6 +15,18 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(file):\(line):\(column)" }
 }
 
+extension SourceLocation {
+    /// The line and column of a byte offset in a file's bytes (lines end at `\n`; columns
+    /// count Unicode scalars, as the scanners' do).
+    public init(file: String, offset: Int, in bytes: [UInt8]) {
+        let before = bytes.prefix(offset)
+        let lineStart = (before.lastIndex(of: UInt8(ascii: "\n")) ?? -1) + 1
+        let line = before.reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+        let column = String(decoding: before[lineStart...], as: UTF8.self).unicodeScalars.count + 1
+        self.init(file: file, line: line, column: column)
+    }
+}
+
 /// An error in a bundle's source folder or in packing it.
 public struct PackError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure. Extensible.
@@ -41,6 +53,9 @@ public struct PackError: Error, Sendable, CustomStringConvertible {
         public static let invalidSource = Code("invalid-source")
         /// The output could not be written.
         public static let outputFailed = Code("output-failed")
+        /// The bundle passes a limit every reader keeps (manifest size, entries, bytes,
+        /// compression ratio: ``ArchiveReader/Limits``), so no archive of it could be read.
+        public static let limitExceeded = Code("limit-exceeded")
     }
 
     public var code: Code
@@ -61,7 +76,9 @@ public struct PackError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         let place = location.map { "\($0): " } ?? path.map { "\($0): " } ?? ""
-        return place + message + (cause.map { " (\($0))" } ?? "")
+        // The cause only when it says more: most wrappers take its message as theirs.
+        guard let cause, !message.contains(cause.message) else { return place + message }
+        return place + message + " (\(cause))"
     }
 }
 

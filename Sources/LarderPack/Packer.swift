@@ -11,6 +11,8 @@ public struct PackOptions: Sendable {
     public var modificationTime: Int64 = 0
     /// Compression threads.
     public var concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
+    /// What the archive must stay within: what every reader accepts (for tests: smaller ones).
+    package var limits: ArchiveReader.Limits = .default
 
     public init(level: Int = 6, strict: Bool = false, modificationTime: Int64 = 0) {
         self.level = level
@@ -45,8 +47,19 @@ public struct PackReport: Sendable {
 /// every file in path order, with font sources rewritten; written under a temporary name and
 /// moved into place only when complete, so a failure leaves no partial file behind.
 public enum Packer {
+    /// Packs `source` into `outputFolder`; an output folder inside the source is never packed.
+    /// - Throws: ``PackFailure``; ``PackError/Code/outputFailed`` when the output folder is
+    ///   the source folder itself.
     public static func pack(source: String, into outputFolder: String, options: PackOptions = .init()) throws(PackFailure) -> PackReport {
-        let plan = try BundlePlan.analyse(source: source, strict: options.strict)
+        let output = SourceTree.bundlePath(of: outputFolder, inside: source)
+        guard output != "" else {
+            throw PackFailure([
+                PackError(
+                    .outputFailed, "the output folder is the source folder, whose archives would be packed: write them to another folder",
+                    path: outputFolder)
+            ])
+        }
+        let plan = try BundlePlan.analyse(source: source, strict: options.strict, output: output)
         return try write(plan, into: outputFolder, options: options)
     }
 
@@ -55,26 +68,28 @@ public enum Packer {
         func failure(_ error: FormatError) -> PackFailure {
             PackFailure([PackError(.outputFailed, error.message, path: error.entry ?? error.path ?? outputFolder, cause: error)])
         }
-        do {
-            try FileManager.default.createDirectory(atPath: outputFolder, withIntermediateDirectories: true)
-        } catch {
-            throw PackFailure([PackError(.outputFailed, "cannot create the output folder: \(error.localizedDescription)", path: outputFolder)])
-        }
         let manifest = plan.manifest
-        let bundleDigest = manifest.bundleDigest
+        let manifestBytes = manifest.canonicalBytes
+        try admit(manifest, manifestBytes: manifestBytes, limits: options.limits)
+        try createOutputFolder(outputFolder)
+        let bundleDigest = SHA256Hasher.hash(manifestBytes)
         let destination = outputFolder + "/" + bundleDigest.hex + ".tar.gz"
+        let archiveHasher = SHA256Hasher()
+        let output: AtomicFileWriter
+        do { output = try AtomicFileWriter(folder: outputFolder, prefix: bundleDigest.hex) } catch { throw failure(error) }
+        let gzip = GzipMemberWriter(level: options.level, concurrency: options.concurrency, admitting: options.limits) {
+            (bytes) throws(FormatError) in
+            archiveHasher.update(bytes)
+            try output.write(bytes)
+        }
+        var starts: [(offset: UInt64, path: String)] = []
         do throws(FormatError) {
-            let output = try AtomicFileWriter(folder: outputFolder, prefix: bundleDigest.hex)
-            let archiveHasher = SHA256Hasher()
-            let gzip = GzipMemberWriter(level: options.level, concurrency: options.concurrency) { (bytes) throws(FormatError) in
-                archiveHasher.update(bytes)
-                try output.write(bytes)
-            }
             let tar = try TarWriter(modificationTime: options.modificationTime) { (bytes) throws(FormatError) in try gzip.write(bytes) }
-            try tar.addFile(path: Manifest.entryName, bytes: manifest.canonicalBytes)
+            try tar.addFile(path: Manifest.entryName, bytes: manifestBytes)
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
             defer { buffer.deallocate() }
             for file in plan.tree.files {
+                starts.append((gzip.bytesIn, file.path))
                 gzip.inputIsPrecompressed = MediaType.isPrecompressed(file.path)
                 try archive(file, analysis: plan.analyses[file.path]!, into: tar, buffer: buffer)
             }
@@ -89,6 +104,8 @@ public enum Packer {
                 archiveSize: Int64(gzip.bytesOut), rewrittenFontReferences: plan.rewrittenFontReferences,
                 unreferenced: plan.unreferenced, remoteReferences: plan.remoteReferences, skipped: plan.tree.skipped,
                 excluded: plan.tree.excluded, warnings: plan.warnings)
+        } catch where error.code == .limitExceeded && gzip.refusedInput != nil {
+            throw ratioFailure(error, input: gzip.refusedInput!, starts: starts, end: gzip.bytesIn)
         } catch {
             throw failure(error)
         }

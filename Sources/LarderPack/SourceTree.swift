@@ -17,7 +17,8 @@ public struct SourceFile: Sendable, Equatable {
 public struct SourceTree: Sendable {
     public var root: String
     public var files: [SourceFile]
-    /// Junk that was found and left out (`.DS_Store`, `__MACOSX/`, VCS folders, swap files).
+    /// Junk that was found and left out (`.DS_Store`, `__MACOSX/`, VCS folders, swap files),
+    /// and the output folder when it is inside the source.
     public var skipped: [String]
     /// The bytes of `larder.json`, if the folder has one.
     public var configuration: [UInt8]?
@@ -37,13 +38,17 @@ public struct SourceTree: Sendable {
     }
 
     /// Lists a source folder.
-    /// - Parameter exclude: what these match is left out unseen: not listed, not checked.
+    /// - Parameters:
+    ///   - exclude: what these match is left out unseen: not listed, not checked.
+    ///   - output: the bundle path of the output folder when it is inside the source
+    ///     (``bundlePath(of:inside:)``): left out, with everything in it (archives written
+    ///     before), and listed in ``skipped``.
     /// - Throws: ``PackFailure`` listing every unsafe name, link, special or unreadable file.
-    public static func scan(root: String, excluding exclude: [GlobPattern] = []) throws(PackFailure) -> SourceTree {
+    public static func scan(root: String, excluding exclude: [GlobPattern] = [], output: String? = nil) throws(PackFailure) -> SourceTree {
         try requireFolder(root)
         var tree = SourceTree(root: root, files: [], skipped: [], configuration: try configurationBytes(root: root))
         var errors: [PackError] = []
-        tree.walk(folder: root, prefix: "", exclude: exclude, errors: &errors)
+        tree.walk(folder: root, prefix: "", exclude: exclude, output: output, errors: &errors)
         guard errors.isEmpty else { throw PackFailure(errors) }
         tree.files.sort { BundlePath.precedes($0.path, $1.path) }
         tree.skipped.sort(by: BundlePath.precedes)
@@ -80,7 +85,7 @@ public struct SourceTree: Sendable {
         }
     }
 
-    private mutating func walk(folder: String, prefix: String, exclude: [GlobPattern], errors: inout [PackError]) {
+    private mutating func walk(folder: String, prefix: String, exclude: [GlobPattern], output: String?, errors: inout [PackError]) {
         guard let directory = opendir(folder) else {
             errors.append(PackError(.unreadableFile, "cannot open folder: \(Errno.current)", path: prefix.isEmpty ? folder : prefix))
             return
@@ -97,7 +102,7 @@ public struct SourceTree: Sendable {
             let shownName = String(decoding: nameBytes, as: UTF8.self)
             let shownPath = prefix + shownName
             guard let name = String(validating: nameBytes, as: UTF8.self) else {
-                let escaped = nameBytes.map { $0 < 0x80 ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined()
+                let escaped = DisplayText.escaping(bytes: nameBytes)
                 errors.append(PackError(.invalidName, "file name is not valid UTF-8: '\(prefix)\(escaped)'; rename it", path: prefix + escaped))
                 continue
             }
@@ -108,6 +113,10 @@ public struct SourceTree: Sendable {
             let location = folder + "/" + name
             let path = prefix + name
             if path == BundleConfiguration.fileName { continue }  // read by configurationBytes, never packed
+            if path == output {
+                skipped.append(shownPath)
+                continue
+            }
             var info = stat()
             let found = lstat(location, &info) == 0
             let lstatError = Errno.current
@@ -126,7 +135,7 @@ public struct SourceTree: Sendable {
             }
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
-                walk(folder: location, prefix: path + "/", exclude: exclude, errors: &errors)
+                walk(folder: location, prefix: path + "/", exclude: exclude, output: output, errors: &errors)
             case S_IFREG:
                 guard access(location, R_OK) == 0 else {
                     errors.append(PackError(.unreadableFile, "file is not readable: \(Errno.current)", path: path))

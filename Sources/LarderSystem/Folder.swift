@@ -85,3 +85,30 @@ extension Folder {
         do { try nothingOrErrno { rmdir(path) } } catch where error == .notFound {}
     }
 }
+
+extension Folder {
+    /// Creates the folder at `path` and each missing folder above it (`mkdir -p`), one
+    /// `mkdir(2)` at a time from the top.
+    /// - Throws: ``CreationError`` naming the first folder that could not be made and why:
+    ///   ``Errno/notAFolder`` when it, or what it would be made in, is a file.
+    public static func createPath(_ path: String, permissions: mode_t = 0o755) throws(CreationError) {
+        let absolute = path.hasPrefix("/")
+        var prefix = ""
+        for part in path.split(separator: "/") {
+            prefix = prefix.isEmpty && !absolute ? String(part) : prefix + "/" + part
+            if part == "." || part == ".." { continue }
+            do { try nothingOrErrno { mkdir(prefix, permissions) } } catch where error == .exists {
+                guard (try? FileStatus.of(prefix))?.kind == .folder else { throw CreationError(path: prefix, errno: .notAFolder) }
+            } catch {
+                throw CreationError(path: prefix, errno: error)
+            }
+        }
+    }
+
+    /// Why ``Folder/createPath(_:permissions:)`` stopped.
+    public struct CreationError: Error, Sendable {
+        /// The folder that could not be made.
+        public var path: String
+        public var errno: Errno
+    }
+}

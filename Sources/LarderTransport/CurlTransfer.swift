@@ -1,6 +1,7 @@
 #if canImport(CCurl)
 import CCurl
 import Foundation
+import LarderFormat
 import Synchronization
 
 /// One request on libcurl: its easy handle, the limits it is held to, and the callbacks that
@@ -199,9 +200,9 @@ final class CurlTransfer: @unchecked Sendable {
             if let easy { _ = larder_easy_get_offset(easy, CURLINFO_TOTAL_TIME_T, &elapsed) }
             let limit = Int64(Self.milliseconds(request.timeout)) * 1000
             if let speed = request.minimumSpeed, Int64(elapsed) < limit - 100_000 {
-                return TransportError(.tooSlow, "fewer than \(speed.bytesPerSecond) bytes a second arrived for \(TransportError.describe(speed.window))", url: url)
+                return TransportError(.tooSlow, "fewer than \(speed.bytesPerSecond) bytes a second arrived for \(DurationText.describe(speed.window))", url: url)
             }
-            return TransportError(.timeout, "no complete answer within \(TransportError.describe(request.timeout))", url: url)
+            return TransportError(.timeout, "no complete answer within \(DurationText.describe(request.timeout))", url: url)
         case CURLE_FILESIZE_EXCEEDED:
             return TransportError.tooLarge(url, limit: request.maximumBodyBytes)
         case CURLE_TOO_MANY_REDIRECTS:

@@ -80,15 +80,6 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     /// request); a fetch stops retrying at its deadline.
     public var isRetryable: Bool { code == .connection || code == .timeout || code == .tooSlow }
 
-    /// A duration for a message: "1.5 s", "300 ms".
-    static func describe(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        if milliseconds < 1000 { return "\(milliseconds) ms" }
-        if milliseconds % 1000 == 0 { return "\(seconds) s" }
-        return "\(Double(milliseconds / 100) / 10) s"
-    }
-
     /// A body past its bound.
     static func tooLarge(_ url: URL?, limit: Int64) -> TransportError {
         TransportError(.tooLarge, "the response is larger than the \(limit) bytes it may have", url: url)

@@ -1,4 +1,5 @@
 import Foundation
+import LarderFormat
 import LarderSystem
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -154,7 +155,7 @@ private final class Exchange: @unchecked Sendable {
             outcome = .failure(failure)
         } else if let error = error as? URLError {
             switch error.code {
-            case .timedOut: outcome = .failure(TransportError(.timeout, "no complete answer within \(TransportError.describe(request.timeout))", url: request.url))
+            case .timedOut: outcome = .failure(TransportError(.timeout, "no complete answer within \(DurationText.describe(request.timeout))", url: request.url))
             case .cancelled: outcome = .failure(TransportError(.cancelled, "the request was cancelled", url: request.url))
             case .httpTooManyRedirects, .redirectToNonExistentLocation:
                 outcome = .failure(TransportError(.redirectLoop, "too many redirects", url: request.url))

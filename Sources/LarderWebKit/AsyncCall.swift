@@ -1,4 +1,5 @@
 import CWebKitGTK
+import LarderFormat
 import LarderHost
 
 /// One wait for a GTK/WebKit callback, with a deadline: the waiting task suspends (nothing
@@ -72,7 +73,7 @@ final class AsyncCall {
                 WebKitActor.assumeIsolated {
                     let call = Unmanaged<AsyncCall>.fromOpaque(data!).takeUnretainedValue()
                     call.timer = 0
-                    call.finish(.failure(HostError(.renderer, "\(call.what) did not finish within \(call.timeout)")))
+                    call.finish(.failure(HostError(.renderer, "\(call.what) did not finish within \(DurationText.describe(call.timeout))")))
                 }
                 return larder_source_remove()
             }, Unmanaged.passRetained(self).toOpaque(),

@@ -56,7 +56,7 @@ extension WebKitRenderer {
         }
         if case .failure(let error) = finished {
             throw error.code == .renderer && attempt.failure == nil
-                ? HostError(.renderer, "not ready within \(configuration.loadTimeout): \(error.message)", resource: document, digest: attempt.bundle)
+                ? HostError(.renderer, "not ready within \(DurationText.describe(configuration.loadTimeout)): \(error.message)", resource: document, digest: attempt.bundle)
                 : error
         }
         let answer = await webView.callAsync(PageScripts.readiness, world: PageScripts.world, timeout: max(deadline - clock.now, .milliseconds(1)))
@@ -65,7 +65,7 @@ extension WebKitRenderer {
         switch answer {
         case .failure(let error):
             throw HostError(
-                .renderer, "not ready within \(configuration.loadTimeout): waiting for fonts and the page failed: \(error.message)",
+                .renderer, "not ready within \(DurationText.describe(configuration.loadTimeout)): waiting for fonts and the page failed: \(error.message)",
                 resource: document, digest: attempt.bundle)
         case .success(let bytes):
             do { readiness = try PageReadiness(json: try JSONValue.parse(bytes)) } catch let error as HostError {

@@ -1,5 +1,6 @@
 import CWebKitGTK
 import Foundation
+import LarderFormat
 import LarderHost
 import LarderSystem
 
@@ -115,7 +116,7 @@ public final class VirtualDisplay: Sendable {
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
             throw failure(
                 line == nil
-                    ? "Xvfb did not report a display within \(timeout) (is it installed? apt-get install xvfb)"
+                    ? "Xvfb did not report a display within \(DurationText.describe(timeout)) (is it installed? apt-get install xvfb)"
                     : "Xvfb exited without a display (is it installed? apt-get install xvfb)")
         }
         return VirtualDisplay(name: ":\(number)", watchdog: pid)

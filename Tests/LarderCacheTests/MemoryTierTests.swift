@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 import Synchronization
 import Testing
 @testable import LarderCache
@@ -6,18 +7,6 @@ import Testing
 /// A 32-byte key, shaped like a digest.
 private struct Key32: Hashable, Sendable {
     var w0: UInt64, w1: UInt64 = 0, w2: UInt64 = 0, w3: UInt64 = 0
-}
-
-/// SplitMix64: small, seeded, the same sequence on every machine.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 private typealias Tier = MemoryTier<String, Int>

@@ -130,3 +130,105 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: a.archivePath)) == Data(contentsOf: URL(fileURLWithPath: b.archivePath)))
     }
 }
+
+/// Every archive pack writes can be read: what the readers' limits refuse, pack refuses first,
+/// with ``PackError/Code/limitExceeded`` and nothing written.
+@Suite struct ReaderLimitPackTests {
+    /// 10 MB of zeros compress about 1000:1; readers refuse past 200:1 as a gzip bomb, yet pack
+    /// wrote such an archive and only `verify` (65) found out.
+    @Test func anArchiveReadersTakeForAGzipBombIsNotWritten() throws {
+        let folder = try SourceFolder(["index.html": "<p>", "a.txt": "text"])
+        try folder.write("data/zeros.bin", [UInt8](repeating: 0, count: 10_000_000))
+        let errors = folder.packFailure()
+        #expect(errors.map(\.code) == [.limitExceeded])
+        #expect(errors.first?.path == "data/zeros.bin", "\(errors)")
+        #expect(errors.first?.message.contains("past the 200:1 ratio readers accept") == true, "\(errors)")
+        #expect(folder.outputFiles.isEmpty)
+    }
+
+    /// Under the floor a reader never checks the ratio: 900 kB of zeros pack and verify.
+    @Test func aSmallRepetitiveFilePacksAndVerifies() throws {
+        let folder = try SourceFolder(["index.html": "<p>"])
+        try folder.write("zeros.bin", [UInt8](repeating: 0, count: 900_000))
+        let report = try Packer.pack(source: folder.root, into: folder.output)
+        #expect(try BundleVerifier.verify(archiveAt: report.archivePath).isIntact)
+    }
+
+    /// With any limits, pack either refuses or writes an archive a reader with those limits
+    /// reads through: never an archive the reader refuses.
+    @Test(arguments: [
+        ArchiveReader.Limits(maximumEntries: 5), ArchiveReader.Limits(maximumEntries: 6),
+        ArchiveReader.Limits(maximumTotalBytes: 300_000), ArchiveReader.Limits(maximumRatio: 4, ratioFloor: 64 << 10),
+        ArchiveReader.Limits(maximumRatio: 20, ratioFloor: 64 << 10),
+    ])
+    func packRefusesWhatTheReaderWould(_ limits: ArchiveReader.Limits) throws {
+        let folder = try SourceFolder(["index.html": "<p>", "a/b/c.txt": "c"])
+        let text = (0..<20_000).map { "line \($0 % 97) of a repetitive file\n" }.joined()
+        try folder.write("a/log.txt", Array(text.utf8))
+        var options = PackOptions()
+        options.limits = limits
+        let packed: PackReport
+        do { packed = try Packer.pack(source: folder.root, into: folder.output, options: options) } catch {
+            #expect(error.errors.map(\.code) == [.limitExceeded], "\(error)")
+            #expect(folder.outputFiles.isEmpty)
+            // And without them it packs, and that archive the limited reader refuses.
+            let report = try Packer.pack(source: folder.root, into: folder.output)
+            #expect(try !BundleVerifier.verify(archiveAt: report.archivePath, limits: limits).isIntact)
+            return
+        }
+        let verified = try BundleVerifier.verify(archiveAt: packed.archivePath, limits: limits)
+        #expect(verified.isIntact, "\(verified.problems)")
+    }
+}
+
+/// The output folder is never packed: packing into a folder inside the source packed the
+/// archives of the runs before (three runs, three digests).
+@Suite struct OutputInsideSourceTests {
+    @Test(arguments: ["out", "build/out", "./build/../out/"])
+    func anOutputFolderInsideTheSourceIsLeftOut(_ output: String) throws {
+        let folder = try SourceFolder(["index.html": "<p>", "build/keep.txt": "k"])
+        var digests: Set<String> = []
+        for run in 0..<3 {
+            let report = try Packer.pack(source: folder.root, into: folder.root + "/" + output)
+            digests.insert(report.bundleDigest.description)
+            let clean = output.split(separator: "/").filter { $0 != "." }.reduce(into: [Substring]()) { parts, part in
+                if part == ".." { parts.removeLast() } else { parts.append(part) }
+            }.joined(separator: "/")
+            #expect(report.skipped == (run == 0 ? [] : [clean]))  // the first run made it
+            let manifest = try #require(try BundleVerifier.verify(archiveAt: report.archivePath).manifest)
+            #expect(manifest.files.map(\.path) == ["build/keep.txt", "index.html"])
+        }
+        #expect(digests.count == 1)
+    }
+
+    @Test func theSourceFolderItselfIsNoOutputFolder() throws {
+        let folder = try SourceFolder(["index.html": "<p>"])
+        for output in [folder.root, folder.root + "/", folder.root + "/sub/.."] {
+            do {
+                _ = try Packer.pack(source: folder.root, into: output)
+                Issue.record("packed into the source folder \(output)")
+            } catch {
+                #expect(error.errors.map(\.code) == [.outputFailed])
+                #expect(error.errors.first?.message.contains("the output folder is the source folder") == true, "\(error)")
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.root) == ["index.html"])
+    }
+
+    @Test func whereAFolderIsInsideASource() throws {
+        let folder = try SourceFolder(["index.html": "<p>", "a/b.txt": ""])
+        let root = folder.root
+        #expect(SourceTree.bundlePath(of: root + "/a", inside: root) == "a")
+        #expect(SourceTree.bundlePath(of: root + "/a/new/deeper", inside: root) == "a/new/deeper")
+        #expect(SourceTree.bundlePath(of: root + "/./a/../x", inside: root) == "x")
+        #expect(SourceTree.bundlePath(of: root, inside: root + "/") == "")
+        #expect(SourceTree.bundlePath(of: root + "/../out", inside: root) == nil)
+        #expect(SourceTree.bundlePath(of: root + "/new/../../src/x", inside: root) == "x")
+        #expect(SourceTree.bundlePath(of: root + "x", inside: root) == nil)
+        #expect(SourceTree.bundlePath(of: root + "/index.html/sub", inside: root) == nil)  // a file's child: no folder
+        let link = folder.output + "-link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: root)
+        defer { unlink(link) }
+        #expect(SourceTree.bundlePath(of: link + "/out", inside: root) == "out")
+    }
+}

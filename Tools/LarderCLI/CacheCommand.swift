@@ -122,14 +122,25 @@ enum CacheCommand {
             let cache = try LarderCache(at: parsed.value("--cache") ?? LarderCache.defaultPath, configuration: configuration)
             return try subcommand.run(parsed, cache)
         } catch {
-            Console.error("error: \(error)")
-            switch error.code {
-            case .invalidBundle, .bundleDigestMismatch, .corruptObject, .malformedFontURL: return .dataError
-            case .bundleNotFound, .unknownFont, .resourceNotFound, .cacheNotFound: return .noInput
-            case .diskFull, .readOnly: return .cannotCreate
-            default: return .failure
-            }
+            Console.error("error: \(shown(error))")
+            return exitCode(for: error)
         }
+    }
+
+    /// The documented exit status for a cache error (`journey` and `prefetch` open caches too).
+    static func exitCode(for error: CacheError) -> ExitCode {
+        switch error.code {
+        case .invalidBundle, .bundleDigestMismatch, .corruptObject, .malformedFontURL: .dataError
+        case .bundleNotFound, .unknownFont, .resourceNotFound, .cacheNotFound: .noInput
+        case .diskFull, .readOnly: .cannotCreate
+        default: .failure
+        }
+    }
+
+    /// "cannot open the cache …", naming the cache folder once.
+    static func openingFailure(_ error: any Error, at path: String) -> String {
+        let named = (error as? CacheError)?.path != nil
+        return "Error: cannot open the cache" + (named ? "" : " at \(shown(path))") + ": \(shown(error))"
     }
 
     /// Finds a bundle by digest, unique hex prefix (4+ digits) or name.

@@ -48,7 +48,7 @@ enum CacheFetch {
             }
             return .success
         case .failure(let error):
-            Console.error("error: \(error)")
+            Console.error("error: \(shown(error))")
             return exitCode(for: error)
         }
     }

@@ -12,7 +12,7 @@ enum CacheListing {
             return .success
         }
         guard !bundles.isEmpty else {
-            Console.out("The cache at \(cache.root) is empty.")
+            Console.out("The cache at \(shown(cache.root)) is empty.")
             return .success
         }
         let now = Int64(Date().timeIntervalSince1970 * 1000)
@@ -49,14 +49,14 @@ enum CacheListing {
             rows.append([file.path, humanSize(file.size), file.role.rawValue, file.essential ? "yes" : "", String(file.digest.hex.prefix(12))])
         }
         Console.out("""
-            Bundle   \(bundle.name)
+            Bundle   \(shown(bundle.name))
             Digest   \(bundle.digest)
-            Entry    \(manifest.entry)
+            Entry    \(shown(manifest.entry))
             Size     \(humanSize(bundle.size)) in \(bundle.fileCount) files
             Used     \(age(now - bundle.lastUsed)), installed \(age(now - bundle.installedAt))
             Flags    \(flags(bundle).isEmpty ? "none" : flags(bundle))
             Bytes    \(humanSize(use?.uniqueBytes ?? 0)) only this bundle uses (evicting it frees them), \(humanSize(use?.sharedBytes ?? 0)) shared with other bundles
-            Journeys \(journeys(use).isEmpty ? "none (no scope holds it)" : journeys(use))
+            Journeys \(journeys(use).isEmpty ? "none (no scope holds it)" : shown(journeys(use)))
 
             \(table(rows))
             """)

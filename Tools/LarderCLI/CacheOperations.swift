@@ -6,8 +6,8 @@ import LarderFormat
 enum CacheOperations {
     static func install(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
         let path = arguments.positionals[0]
-        guard FileManager.default.fileExists(atPath: path) else {
-            Console.error("error: \(path): no such archive")
+        do { _ = try ReadableFile(path: path) } catch {
+            Console.error(FileManager.default.fileExists(atPath: path) ? "error: \(shown(error))" : "error: \(shown(path)): no such archive")
             return .noInput
         }
         let result = try cache.install(archiveAt: path, expected: BundleVerifier.digestFromFileName(path))
@@ -18,9 +18,9 @@ enum CacheOperations {
                 "bytesWritten": .int(result.bytesWritten), "evicted": .array(result.evicted.map { .string($0.description) }),
             ]))
         } else if result.alreadyPresent {
-            Console.out("\(result.name) \(result.bundle) is already installed")
+            Console.out("\(shown(result.name)) \(result.bundle) is already installed")
         } else {
-            Console.out("Installed \(result.name) \(result.bundle): \(result.objectsWritten) new objects, \(humanSize(result.bytesWritten))")
+            Console.out("Installed \(shown(result.name)) \(result.bundle): \(result.objectsWritten) new objects, \(humanSize(result.bytesWritten))")
             for digest in result.evicted { Console.out("  evicted \(digest)") }
         }
         return .success
@@ -33,7 +33,7 @@ enum CacheOperations {
                 "digest": .string(font.digest.description), "mediaType": .string(font.mediaType), "size": .int(Int64(font.bytes.count)),
             ]))
         } else {
-            Console.out("\(font.digest)  \(font.mediaType)  \(humanSize(Int64(font.bytes.count)))")
+            Console.out("\(font.digest)  \(shown(font.mediaType))  \(humanSize(Int64(font.bytes.count)))")
         }
         return .success
     }
@@ -55,7 +55,7 @@ enum CacheOperations {
             Console.out("OK: \(result.objectsChecked) objects, \(humanSize(result.bytesChecked)) verified")
         } else {
             for object in result.corrupt {
-                Console.error("corrupt: \(object)\(result.damage[object].map { ": \($0)" } ?? "")\(result.repaired ? " (quarantined)" : "")")
+                Console.error("corrupt: \(object)\(result.damage[object].map { ": \(shown($0))" } ?? "")\(result.repaired ? " (quarantined)" : "")")
             }
             for bundle in result.incomplete { Console.error("incomplete: \(bundle)") }
             for bundle in result.bundlesToRefetch { Console.error("refetch: \(bundle)") }
@@ -100,7 +100,7 @@ enum CacheOperations {
             return Console.usageError(UsageError(message: "Missing '--to <size>'", command: CacheCommand.subcommands["evict"]!.spec))
         }
         guard let target = parseSize(text) else {
-            return Console.usageError(UsageError(message: "'\(text)' is not a size (try 500MB or 2GiB)", command: CacheCommand.subcommands["evict"]!.spec))
+            return Console.usageError(UsageError(message: "'\(shown(text))' is not a size (try 500MB or 2GiB)", command: CacheCommand.subcommands["evict"]!.spec))
         }
         let report = try cache.evict(toBytes: target)
         if arguments.flag("--json") {
@@ -122,7 +122,7 @@ enum CacheOperations {
         if arguments.flag("--json") {
             Console.json(.object(["bundle": .string(bundle.digest.description), "pinned": .bool(pinned)]))
         } else {
-            Console.out("\(pinned ? "pinned" : "unpinned") \(bundle.name) \(bundle.digest)")
+            Console.out("\(pinned ? "pinned" : "unpinned") \(shown(bundle.name)) \(bundle.digest)")
         }
         return .success
     }

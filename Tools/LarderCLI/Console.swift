@@ -28,17 +28,28 @@ package enum ExitCode: Int32 {
 
 /// Where the commands write: stdout for results, stderr for errors, warnings and progress.
 ///
+/// Everything printed for people passes through ``DisplayText/escaping(lines:)``: a control
+/// character that reaches a line (a hostile bundle name, path or URL the printer forgot to
+/// escape) is shown escaped, never sent to the terminal. Values from inputs are escaped where
+/// they are put in a line (``shown(_:)``, ``table(_:)``), so a newline in them is escaped too;
+/// JSON (``json(_:)``) is written as it is, its encoder escaping control characters.
+///
 /// Writes go straight to the descriptors (`write(2)`), not through `FileHandle`, whose
 /// `write` traps on an error: output that cannot be written (a reader that went away, a full
 /// disk) ends the command with a message and exit 74. `main` ignores `SIGPIPE` so a closed
 /// pipe is such an error rather than a silent kill.
 enum Console {
     static func out(_ text: String) {
-        write(text.hasSuffix("\n") ? text : text + "\n", to: 1)
+        write(line(text), to: 1)
     }
 
     static func error(_ text: String) {
-        write(text.hasSuffix("\n") ? text : text + "\n", to: 2)
+        write(line(text), to: 2)
+    }
+
+    private static func line(_ text: String) -> String {
+        let escaped = DisplayText.escaping(lines: text)
+        return escaped.hasSuffix("\n") ? escaped : escaped + "\n"
     }
 
     /// Progress on stderr, as it is (no newline: a bar redraws its line).
@@ -67,12 +78,12 @@ enum Console {
 
     /// Writes a JSON document with stable (sorted) keys and a final newline.
     static func json(_ value: JSONValue) {
-        out(String(decoding: value.canonicalBytes, as: UTF8.self))
+        write(String(decoding: value.canonicalBytes, as: UTF8.self) + "\n", to: 1)
     }
 
     static func usageError(_ error: UsageError) -> ExitCode {
         Console.error(
-            "Error: \(error.message)\nUsage: \(error.command.usage)\n  See 'larder \(error.command.name) --help' for more information.")
+            "Error: \(shown(error.message))\nUsage: \(error.command.usage)\n  See 'larder \(error.command.name) --help' for more information.")
         return .usage
     }
 }
@@ -89,8 +100,21 @@ package func humanSize(_ bytes: Int64) -> String {
     return unit == 0 ? "\(bytes) B" : String(format: value < 10 ? "%.1f" : "%.0f", value) + " " + units[unit]
 }
 
-/// Pads table columns to their widest cell; the last column is not padded.
+/// A value from an input (a name, path, URL, journey id, or an error or message quoting one)
+/// as it may be put in a line for people: ``DisplayText/escaping(_:)``, newlines included.
+func shown(_ value: some CustomStringConvertible) -> String {
+    DisplayText.escaping(value.description)
+}
+
+/// An error, as ``shown(_:)`` shows a value.
+func shown(_ error: any Error) -> String {
+    DisplayText.escaping(String(describing: error))
+}
+
+/// Pads table columns to their widest cell; the last column is not padded. Cells are
+/// ``shown(_:)``.
 func table(_ rows: [[String]]) -> String {
+    let rows = rows.map { $0.map(shown) }
     guard let columns = rows.first?.count else { return "" }
     var widths = [Int](repeating: 0, count: columns)
     for row in rows { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }

@@ -70,7 +70,7 @@ enum DiffCommand {
             if parsed.flag("--json") { Console.json(json(diff)) } else { Console.out(text(diff)) }
             return .success
         } catch {
-            Console.error("error: \(error.message)")
+            Console.error("error: \(shown(error.message))")
             return error.status
         }
     }
@@ -82,7 +82,7 @@ enum DiffCommand {
             do {
                 return try BundleVerifier.readManifest(from: try ArchiveReader(path: operand)).0
             } catch {
-                throw Failure(message: "\(operand): \(error)", status: error.code == .io ? .noInput : .dataError)
+                throw Failure(message: "\(error.at(path: operand))", status: error.code == .io ? .noInput : .dataError)
             }
         case .cache(let cache):
             do {
@@ -169,10 +169,10 @@ enum DiffCommand {
             "  files  \(diff.files.changed.count) changed, \(diff.files.added.count) added, \(diff.files.removed.count) removed",
         ]
         for change in diff.files.changed {
-            lines.append("  changed  \(change.path)  \(humanSize(change.old.size)) -> \(humanSize(change.new.size))")
+            lines.append("  changed  \(shown(change.path))  \(humanSize(change.old.size)) -> \(humanSize(change.new.size))")
         }
-        for file in diff.files.added { lines.append("  added    \(file.path)  \(humanSize(file.size))") }
-        for file in diff.files.removed { lines.append("  removed  \(file.path)") }
+        for file in diff.files.added { lines.append("  added    \(shown(file.path))  \(humanSize(file.size))") }
+        for file in diff.files.removed { lines.append("  removed  \(shown(file.path))") }
         let total = diff.download.transfer + diff.manifestSize
         lines.append(
             "Download \(humanSize(total)): \(diff.download.objects) object\(diff.download.objects == 1 ? "" : "s"), "

@@ -24,7 +24,7 @@ enum InspectCommand {
             manifest = decoded
             digest = SHA256Hasher.hash(bytes)
         } catch {
-            Console.error("error: \(error)")
+            Console.error("error: \(shown(error))")
             return error.code == .io ? .noInput : .dataError
         }
         if parsed.flag("--json") {
@@ -40,9 +40,9 @@ enum InspectCommand {
         }
         let capabilities = manifest.renderer.capabilities.sorted().map(\.rawValue)
         Console.out("""
-            Bundle   \(manifest.name)
+            Bundle   \(shown(manifest.name))
             Digest   \(digest)
-            Entry    \(manifest.entry)
+            Entry    \(shown(manifest.entry))
             Renderer protocol \(manifest.renderer.protocolVersion), capabilities: \(capabilities.isEmpty ? "none" : capabilities.joined(separator: ", "))
             Files    \(manifest.files.count), \(humanSize(manifest.totalSize))
 

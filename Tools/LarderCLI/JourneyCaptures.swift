@@ -49,13 +49,13 @@ enum JourneyCaptures {
         let json = parsed.flag("--json")
         guard FileManager.default.fileExists(atPath: path) else {
             if json { Console.json(delivery == nil ? .array([]) : deliveryJSON(CaptureDelivery(delivered: 0, remaining: 0))) } else {
-                Console.out("No captured events are queued (no capture queue at \(path)).")
+                Console.out("No captured events are queued (no capture queue at \(shown(path))).")
             }
             return .success
         }
         let queue: CaptureQueue
         do { queue = try CaptureQueue(path: path) } catch {
-            Console.error("Error: \(error)")
+            Console.error("Error: \(shown(error))")
             return .failure
         }
         if let (endpoint, key) = delivery {
@@ -63,16 +63,16 @@ enum JourneyCaptures {
             let result = waitFor { await queue.deliver(to: sink, batchSize: 50, maxBatches: 10_000) }
             if json { Console.json(deliveryJSON(result)) } else {
                 var lines = ["Delivered \(result.delivered), refused \(result.refused.count), still queued \(result.remaining)."]
-                lines += result.refused.map { "refused \($0.id): \($0.reason)" }
+                lines += result.refused.map { "refused \(shown($0.id)): \(shown($0.reason))" }
                 Console.out(lines.joined(separator: "\n"))
             }
             guard let error = result.error else { return .success }
-            Console.error("Error: \(error)")
+            Console.error("Error: \(shown(error))")
             return error.code == .storage ? .failure : .unavailable
         }
         let events: [CaptureEvent]
         do { events = try queue.pending().filter { event in parsed.value("--journey").map { event.journey == $0 } ?? true } } catch {
-            Console.error("Error: \(error)")
+            Console.error("Error: \(shown(error))")
             return .failure
         }
         if json {

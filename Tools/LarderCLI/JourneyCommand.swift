@@ -40,9 +40,9 @@ enum JourneyCommand {
 
     static let exitStatus = """
         EXIT STATUS: 0 prepared or presented (status: the state was read), 64 usage error,
-        65 the origin sent a malformed journey document or one the trusted keys refuse, 66 no such embedded archive, 69
+        65 the origin sent a malformed journey document or one the trusted keys refuse, 66 no such embedded archive or cache folder, 69
         nothing to show (origin unreachable or unavailable with nothing cached, backing off,
-        not ready in time, no content fits the renderer), 73 the disk is full, 77 the origin denied the key or journey (401,
+        not ready in time, no content fits the renderer), 73 the disk is full or the cache cannot be written, 77 the origin denied the key or journey (401,
         403, a confirmed 404), 1 anything else.
         """
 
@@ -137,7 +137,7 @@ enum JourneyCommand {
             return Console.usageError(error)
         }
         if let embedded = configuration.embeddedDefault, !FileManager.default.fileExists(atPath: embedded) {
-            Console.error("Error: \(embedded): no such archive")
+            Console.error("Error: \(shown(embedded)): no such archive")
             return .noInput
         }
         let started = Date()
@@ -145,7 +145,7 @@ enum JourneyCommand {
         let cachePath = parsed.value("--cache") ?? LarderCache.defaultPath
         let renderer: any JourneyRenderer
         do { renderer = try choice.makeRenderer(engine: engine) } catch {
-            Console.error("Error: \(error)")
+            Console.error("Error: \(shown(error))")
             return .unavailable
         }
         let host: JourneyHost
@@ -157,8 +157,8 @@ enum JourneyCommand {
         } catch let error as HostError {
             return report.print(JourneyOutcome(started: started, error: error), load: nil)
         } catch {
-            Console.error("Error: cannot open the cache at \(cachePath): \(error)")
-            return .failure
+            Console.error(CacheCommand.openingFailure(error, at: cachePath))
+            return (error as? CacheError).map(CacheCommand.exitCode) ?? .failure
         }
         var capture: (@Sendable () async throws(HostError) -> [UInt8])?
         if choice.screenshot != nil {
@@ -178,7 +178,7 @@ enum JourneyCommand {
                 try WebEngineSupport.write(png, to: path)
                 outcome.screenshot = path
             } catch {
-                Console.error("Error: cannot write the screenshot: \(error)")
+                Console.error("Error: cannot write the screenshot: \(shown(error))")
                 return .cannotCreate
             }
         }

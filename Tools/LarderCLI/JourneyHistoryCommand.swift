@@ -41,11 +41,11 @@ enum JourneyHistoryCommand {
             history = try JourneyHistory.read(journey: journey, origin: origin)
             current = try OriginPublisher.currentDocument(journey: journey, origin: origin)
         } catch {
-            Console.error("error: \(error)")
+            Console.error("error: \(shown(error))")
             return .dataError
         }
         guard current != nil || !history.entries.isEmpty else {
-            Console.error("error: \(origin): journey '\(journey)' was never published there")
+            Console.error("error: \(shown(origin)): journey '\(shown(journey))' was never published there")
             return .noInput
         }
         if parsed.flag("--json") {
@@ -63,7 +63,7 @@ enum JourneyHistoryCommand {
         }
         for entry in history.entries {
             let mark = entry.revision == current?.revision ? "*" : " "
-            var line = "\(mark) revision \(entry.revision)  \(entry.bundle)  \(entry.published)  \(entry.signer.map { "signed by \($0)" } ?? "unsigned")"
+            var line = "\(mark) revision \(entry.revision)  \(entry.bundle)  \(shown(entry.published))  \(entry.signer.map { "signed by \(shown($0))" } ?? "unsigned")"
             if let target = entry.rollbackTo { line += "  (rollback to revision \(target))" }
             Console.out(line)
         }

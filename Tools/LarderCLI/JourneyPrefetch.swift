@@ -24,7 +24,8 @@ enum JourneyPrefetch {
 
             EXIT STATUS: 0 every journey has content in the cache (fresh, or stale when the
             origin could not be asked), 64 usage error, 69 a journey has nothing cached and the
-            origin could not be asked, 77 the origin denied a journey, 1 anything else.
+            origin could not be asked, 73 the disk is full or the cache cannot be written, 77 the
+            origin denied a journey, 1 anything else.
             """)
 
     static func run(_ arguments: [String]) -> ExitCode {
@@ -71,8 +72,8 @@ enum JourneyPrefetch {
                 storage: cachePath + "/host",
                 transport: parsed.flag("--offline") ? OfflineTransport() : platformTransport(), captureSink: HeldCaptureSink())
         } catch {
-            Console.error("Error: cannot open the cache at \(cachePath): \(error)")
-            return .failure
+            Console.error(CacheCommand.openingFailure(error, at: cachePath))
+            return (error as? CacheError).map(CacheCommand.exitCode) ?? (error as? HostError).map(JourneyReport.exitCode) ?? .failure
         }
         let started = Date()
         let bar = ProgressBar(label: "warming", quiet: json)
@@ -89,7 +90,7 @@ enum JourneyPrefetch {
         }
         bar.finish()
         if let error = outcome.error {
-            Console.error("Error: \(error)")
+            Console.error("Error: \(shown(error))")
             return JourneyReport.exitCode(for: error)
         }
         print(outcome.results, timeline: outcome.timeline, started: started, json: json)

@@ -26,7 +26,7 @@ struct JourneyReport {
             if !sections.isEmpty { Console.out(sections.joined(separator: "\n\n")) }
         }
         guard let error = outcome.error else { return .success }
-        Console.error("Error: \(error)")
+        Console.error("Error: \(shown(error))")
         return Self.exitCode(for: error)
     }
 
@@ -89,7 +89,7 @@ struct JourneyReport {
         rows.append(["Revision", status.revision.map { "\($0)" } ?? "none (never fetched)"])
         rows.append(["Bundle", status.bundle?.description ?? "none"])
         rows.append(["Refresh", status.refresh.map { "every \($0) s (asked by the origin)" } ?? "-"])
-        rows.append(["Renewed", status.renewed.map { "\(Self.iso($0)) (\(Self.describe(now.timeIntervalSince($0))) ago)" } ?? "never"])
+        rows.append(["Renewed", status.renewed.map { "\(Self.iso($0)) (\(DurationText.describe(seconds: now.timeIntervalSince($0))) ago)" } ?? "never"])
         rows.append([
             "Freshness",
             status.freshness.map { status.authorisedSinceStart ? Self.explain($0) : "requires-fetch (a new process asks the origin first)" }
@@ -99,7 +99,7 @@ struct JourneyReport {
         rows.append(["Failures", "\(status.failures)"])
         rows.append([
             "Next attempt",
-            status.nextAttempt.map { $0 > now ? "\(Self.iso($0)) (in \(Self.describe($0.timeIntervalSince(now))))" : "any time" }
+            status.nextAttempt.map { $0 > now ? "\(Self.iso($0)) (in \(DurationText.describe(seconds: $0.timeIntervalSince(now))))" : "any time" }
                 ?? "any time",
         ])
         rows.append(["Pending captures", "\(status.journeyCaptures) of this journey, \(status.pendingCaptures) in all"])
@@ -107,7 +107,7 @@ struct JourneyReport {
             let what = denial.status == 404
                 ? "removed from the origin (a confirmed 404); " + (denial.contentKept ? "the cached revision stays in service" : "content discarded")
                 : "denied (HTTP \(denial.status)); content discarded"
-            rows.append(["Denied", "\(Self.iso(denial.time)) (\(Self.describe(now.timeIntervalSince(denial.time))) ago): \(what)"])
+            rows.append(["Denied", "\(Self.iso(denial.time)) (\(DurationText.describe(seconds: now.timeIntervalSince(denial.time))) ago): \(what)"])
         }
         return rows
     }
@@ -216,13 +216,5 @@ struct JourneyReport {
             .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
         text += ", \(bridge.refused) refused (" + reasons.joined(separator: ", ") + ")"
         return text
-    }
-
-    /// A time span for people: 850 ms, 42 s, 12 min, 3 h.
-    static func describe(_ seconds: TimeInterval) -> String {
-        if seconds < 1 { return "\(Int((seconds * 1000).rounded())) ms" }
-        if seconds < 120 { return "\(Int(seconds)) s" }
-        if seconds < 7200 { return "\(Int(seconds / 60)) min" }
-        return "\(Int(seconds / 3600)) h"
     }
 }

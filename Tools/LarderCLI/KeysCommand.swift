@@ -1,5 +1,6 @@
 import Foundation
 import LarderFormat
+import LarderSystem
 import LarderPack
 
 /// `larder keys generate <name>`: a publisher's Ed25519 key pair for signing journey
@@ -66,14 +67,16 @@ enum KeysCommand {
         let privatePath = folder + "/" + name + ".pem"
         let publicPath = folder + "/" + name + ".pub"
         if let existing = [privatePath, publicPath].first(where: { FileManager.default.fileExists(atPath: $0) }) {
-            Console.error("error: \(existing): exists already; keys are never overwritten")
+            Console.error("error: \(shown(existing)): exists already; keys are never overwritten")
+            return .cannotCreate
+        }
+        // A folder made for keys is its owner's alone.
+        do throws(Folder.CreationError) { try Folder.createPath(folder, permissions: 0o700) } catch {
+            let why = error.errno == .notAFolder ? "the key folder is under a file: \(error.path) is not a folder" : "cannot create \(error.path): \(error.errno)"
+            Console.error("error: \(shown(why))")
             return .cannotCreate
         }
         do {
-            // A folder made for keys is its owner's alone.
-            try FormatError.typed {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            }
             let key = try SigningKey.generate()
             try KeyFile.create(privatePath, bytes: try key.pem(), mode: 0o600)
             try KeyFile.create(publicPath, bytes: Array((key.publicKey.description + "\n").utf8), mode: 0o644)
@@ -83,12 +86,12 @@ enum KeysCommand {
                     "private": .string(privatePath), "public": .string(publicPath),
                 ]))
             } else {
-                Console.out("wrote \(privatePath) (private, 0600) and \(publicPath)")
+                Console.out("wrote \(shown(privatePath)) (private, 0600) and \(shown(publicPath))")
                 Console.out("public key \(key.publicKey) (id \(key.publicKey.id))")
             }
             return .success
         } catch {
-            Console.error("error: \(error)")
+            Console.error("error: \(shown(error))")
             return .cannotCreate
         }
     }
@@ -102,7 +105,7 @@ extension KeysCommand {
         }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: origin, isDirectory: &isFolder), isFolder.boolValue else {
-            Console.error("error: \(origin): no such origin folder")
+            Console.error("error: \(shown(origin)): no such origin folder")
             return .noInput
         }
         let maps = AccessMaps(origin: origin)
@@ -117,27 +120,27 @@ extension KeysCommand {
                     return Console.usageError(UsageError(message: "grant needs a valid '--journey <id>'", command: spec))
                 }
                 let changed = try maps.grant(key, journey: journey)
-                Console.out(changed.isEmpty ? "\(key) could already read \(journey)" : "granted \(key) journey \(journey); reload the origin")
+                Console.out(changed.isEmpty ? "\(shown(key)) could already read \(shown(journey))" : "granted \(shown(key)) journey \(shown(journey)); reload the origin")
             case "revoke":
                 let changed = try maps.revoke(key)
                 guard !changed.isEmpty else {
-                    Console.error("error: \(origin): no key '\(key)' to revoke")
+                    Console.error("error: \(shown(origin)): no key '\(shown(key))' to revoke")
                     return .noInput
                 }
-                Console.out("revoked \(key); reload the origin")
+                Console.out("revoked \(shown(key)); reload the origin")
             default:
                 let keys = try maps.list()
                 if parsed.flag("--json") {
                     Console.json(.object(keys.mapValues { .array($0.sorted().map { .string($0) }) }))
                 } else {
                     for (key, journeys) in keys.sorted(by: { $0.key < $1.key }) {
-                        Console.out("\(key)  \(journeys.isEmpty ? "(no journeys)" : journeys.sorted().joined(separator: " "))")
+                        Console.out("\(shown(key))  \(journeys.isEmpty ? "(no journeys)" : shown(journeys.sorted().joined(separator: " ")))")
                     }
                 }
             }
             return .success
         } catch {
-            Console.error("error: \(error)")
+            Console.error("error: \(shown(error))")
             return error.code == .io || error.code == .noSpace ? .cannotCreate : .dataError
         }
     }

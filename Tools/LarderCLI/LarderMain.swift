@@ -61,14 +61,14 @@ func commands(engine: any WebEngineRunner) -> [String: (spec: CommandSpec, run: 
     case "help":
         guard let name = arguments.dropFirst().first else { Console.out(rootSpec.helpText); return .success }
         guard let command = commands[name] else {
-            Console.error("Error: Unknown subcommand '\(name)'\nUsage: \(rootSpec.usage)\n  See 'larder --help' for more information.")
+            Console.error("Error: Unknown subcommand '\(shown(name))'\nUsage: \(rootSpec.usage)\n  See 'larder --help' for more information.")
             return .usage
         }
         Console.out(command.spec.helpText)
         return .success
     default:
         guard let command = commands[first] else {
-            Console.error("Error: Unknown subcommand '\(first)'\nUsage: \(rootSpec.usage)\n  See 'larder --help' for more information.")
+            Console.error("Error: Unknown subcommand '\(shown(first))'\nUsage: \(rootSpec.usage)\n  See 'larder --help' for more information.")
             return .usage
         }
         return command.run(Array(arguments.dropFirst()))

@@ -28,8 +28,14 @@ enum PackCommand {
             With several folders each is packed in turn, a summary table follows, and the exit
             status is the most serious of theirs (73, then 66, then 65).
 
-            EXIT STATUS: 0 packed, 64 usage error, 65 a source has errors or the digest is not the
-            expected one, 66 no such folder, 73 an archive could not be written.
+            A bundle past a limit every reader keeps (a 16 MiB manifest, 100,000 entries with its
+            folders and the manifest, 8 GiB, a 200:1 compression ratio) is refused: no archive
+            is written that inspect, verify, cache install or publish would refuse. An output
+            folder inside the source folder is left out of the bundle.
+
+            EXIT STATUS: 0 packed, 64 usage error, 65 a source has errors or is past a reader's
+            limit, or the digest is not the expected one, 66 no such folder, 73 an archive could
+            not be written (the output path is under a file, or is the source folder).
             """)
 
     /// What one source folder came to.
@@ -66,7 +72,7 @@ enum PackCommand {
         }
         if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], !epoch.isEmpty {
             guard let seconds = Int64(epoch), seconds >= 0 else {
-                Console.error("Error: SOURCE_DATE_EPOCH must be a whole number of seconds, not '\(epoch)'")
+                Console.error("Error: SOURCE_DATE_EPOCH must be a whole number of seconds, not '\(shown(epoch))'")
                 return .usage
             }
             options.modificationTime = seconds
@@ -78,7 +84,7 @@ enum PackCommand {
         for source in parsed.positionals {
             let outcome = pack(source, into: output, options: options, expected: expected)
             let label = several ? source : nil
-            for problem in outcome.errors { Console.error("error: " + (label.map { "\($0): " } ?? "") + "\(problem)") }
+            for problem in outcome.errors { Console.error("error: " + (label.map { "\(shown($0)): " } ?? "") + shown(problem)) }
             if let expectation = outcome.expectation, !expectation.matches {
                 Console.error(expectation.text(label: label))
             }
@@ -126,10 +132,10 @@ enum PackCommand {
     static func text(_ report: PackReport) -> String {
         let ratio = report.totalSize > 0 ? Int((Double(report.archiveSize) / Double(report.totalSize) * 100).rounded()) : 100
         var text = """
-            Packed \(report.name)
+            Packed \(shown(report.name))
               bundle   \(report.bundleDigest)
               archive  \(report.archiveDigest)
-              file     \(report.archivePath)
+              file     \(shown(report.archivePath))
               files    \(report.fileCount) (\(report.essentialCount) essential), \(humanSize(report.totalSize)) -> \(humanSize(report.archiveSize)) (\(ratio)%)
               fonts    \(report.rewrittenFontReferences) font reference(s) (@font-face sources, font preloads) rewritten to larder-font://
             """

@@ -35,18 +35,18 @@ struct PackExpectation {
 
     /// The error lines for people (only when it does not match).
     func text(label: String?) -> String {
-        var lines = ["error: " + (label.map { "\($0): " } ?? "") + "the bundle digest is \(actual), not the expected \(expected)"]
+        var lines = ["error: " + (label.map { "\(shown($0)): " } ?? "") + "the bundle digest is \(actual), not the expected \(expected)"]
         if let difference {
             if difference.isEmpty {
                 lines.append("  every file is as expected: the bundle's name, entry or renderer, or a file's role or media type, differ")
             }
             for change in difference.changed {
-                lines.append("  changed  \(change.path)  \(change.old.digest.hex.prefix(12)) -> \(change.new.digest.hex.prefix(12))")
+                lines.append("  changed  \(shown(change.path))  \(change.old.digest.hex.prefix(12)) -> \(change.new.digest.hex.prefix(12))")
             }
-            for file in difference.added { lines.append("  added    \(file.path)") }
-            for file in difference.removed { lines.append("  removed  \(file.path)") }
+            for file in difference.added { lines.append("  added    \(shown(file.path))") }
+            for file in difference.removed { lines.append("  removed  \(shown(file.path))") }
         } else if let unreadable {
-            lines.append("  " + unreadable)
+            lines.append("  " + shown(unreadable))
         } else {
             lines.append("  (put the expected bundle's archive, \(expected.hex).tar.gz, in the output folder to list the files that differ)")
         }

@@ -19,10 +19,10 @@ enum PackWarningsText {
         var lines: [String] = []
         for kind in kinds {
             let group = groups[kind]!
-            lines.append("warning: " + (source.map { "\($0): " } ?? "") + headline(kind, count: group.count))
-            let shown = verbose ? group[...] : group.prefix(shownPerKind)
-            for warning in shown { lines.append("  " + line(warning)) }
-            if shown.count < group.count { lines.append("  … and \(group.count - shown.count) more (--verbose lists all)") }
+            lines.append("warning: " + (source.map { "\(shown($0)): " } ?? "") + headline(kind, count: group.count))
+            let listed = verbose ? group[...] : group.prefix(shownPerKind)
+            for warning in listed { lines.append("  " + line(warning)) }
+            if listed.count < group.count { lines.append("  … and \(group.count - listed.count) more (--verbose lists all)") }
         }
         return lines.joined(separator: "\n")
     }
@@ -46,9 +46,9 @@ enum PackWarningsText {
 
     private static func line(_ warning: PackWarning) -> String {
         switch warning.kind {
-        case .unreferenced: warning.path ?? warning.message
-        case .remoteReference: "\(warning.place ?? ""): \(warning.url ?? warning.message)"
-        default: (warning.place.map { "\($0): " } ?? "") + warning.message
+        case .unreferenced: shown(warning.path ?? warning.message)
+        case .remoteReference: "\(shown(warning.place ?? "")): \(shown(warning.url ?? warning.message))"
+        default: (warning.place.map { "\(shown($0)): " } ?? "") + shown(warning.message)
         }
     }
 

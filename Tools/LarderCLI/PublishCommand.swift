@@ -41,9 +41,9 @@ enum PublishCommand {
             and an expiry date; apps that trust the key ('larder journey --trust') refuse
             anything else.
 
-            EXIT STATUS: 0 published, 64 usage error, 65 an archive is invalid or there is
-            nothing to roll back to, 66 no such archive or key file, 73 the origin could not be
-            written.
+            EXIT STATUS: 0 published, 64 usage error, 65 an archive is invalid, a file of the
+            origin is damaged, or there is nothing to roll back to, 66 no such archive or key
+            file (or it cannot be read), 73 the origin could not be written.
             """)
 
     static let expiresOption = OptionSpec(
@@ -96,11 +96,11 @@ enum PublishCommand {
             if let path = parsed.value("--sign") {
                 let pem: [UInt8]
                 do { pem = try ReadableFile(path: path).readAll(limit: 64 << 10) } catch {
-                    Console.error("error: \(path): no such key file, or it cannot be read: \(error.message)")
+                    Console.error("error: \(shown(path)): no such key file, or it cannot be read: \(shown(error.message))")
                     return .noInput
                 }
                 do { journey?.signingKey = try SigningKey(pem: pem) } catch {
-                    Console.error("error: \(path): \(error.message)")
+                    Console.error("error: \(shown(path)): \(shown(error.message))")
                     return .dataError
                 }
                 do throws(UsageError) {
@@ -115,9 +115,11 @@ enum PublishCommand {
         } else if ["--key", "--refresh", "--sign", "--expires-in", "--rollout"].contains(where: { parsed.value($0) != nil }) {
             return Console.usageError(UsageError(message: "--key, --refresh, --sign and --rollout go with --journey", command: spec))
         }
-        for archive in parsed.positionals where !FileManager.default.fileExists(atPath: archive) {
-            Console.error("error: \(archive): no such archive")
-            return .noInput
+        for archive in parsed.positionals {
+            do { _ = try ReadableFile(path: archive) } catch {
+                Console.error(FileManager.default.fileExists(atPath: archive) ? "error: \(shown(error))" : "error: \(shown(archive)): no such archive")
+                return .noInput
+            }
         }
         let report: PublishReport
         do {
@@ -127,7 +129,7 @@ enum PublishCommand {
                 report = try OriginPublisher.publish(archives: parsed.positionals, to: origin, journey: journey)
             }
         } catch {
-            for problem in error.errors { Console.error("error: \(problem)") }
+            for problem in error.errors { Console.error("error: \(shown(problem))") }
             if error.errors.contains(where: { $0.code == .outputFailed }) { return .cannotCreate }
             if error.errors.contains(where: { $0.message.contains("may use only") }) {
                 return Console.usageError(UsageError(message: error.errors[0].message, command: spec))
@@ -152,13 +154,13 @@ enum PublishCommand {
             ]))
         } else {
             for bundle in report.bundles {
-                Console.out("published \(bundle.name) \(bundle.digest): \(bundle.objectsWritten) new objects")
+                Console.out("published \(shown(bundle.name)) \(bundle.digest): \(bundle.objectsWritten) new objects")
             }
             if let document = report.journey {
                 Console.out(
-                    "journey \(document.journey) revision \(document.revision) -> \(document.bundle) (refresh \(document.refresh) s)"
+                    "journey \(shown(document.journey)) revision \(document.revision) -> \(document.bundle) (refresh \(document.refresh) s)"
                         + (document.rollout.map { ", to \($0.percent)% (the rest keep \($0.previous))" } ?? "")
-                        + (document.signature.map { ", signed by \($0.keyID) until \(document.expires ?? "?")" } ?? ""))
+                        + (document.signature.map { ", signed by \(shown($0.keyID)) until \(shown(document.expires ?? "?"))" } ?? ""))
             }
             if report.changed.isEmpty { Console.out("nothing changed on disk") }
         }

@@ -50,7 +50,7 @@ enum RenderCommand {
             return Console.usageError(error)
         }
         do { try engine.takeOver() } catch {
-            Console.error("Error: \(error)")
+            Console.error("Error: \(shown(error))")
             return .unavailable
         }
         let source = parsed.positionals[0]
@@ -58,7 +58,7 @@ enum RenderCommand {
         var temporary: String?
         defer {
             if let temporary {
-                do { try FileManager.default.removeItem(atPath: temporary) } catch { Console.error("warning: cannot remove \(temporary): \(error)") }
+                do { try FileManager.default.removeItem(atPath: temporary) } catch { Console.error("warning: cannot remove \(shown(temporary)): \(shown(error))") }
             }
         }
         let cache: LarderCache
@@ -72,7 +72,7 @@ enum RenderCommand {
             cache = try LarderCache(at: folder)
             bundle = isArchive ? try cache.install(archiveAt: source).bundle : try CacheCommand.find(source, in: cache).digest
         } catch {
-            Console.error("Error: \(source): \(error)")
+            Console.error("Error: \(shown(source)): \(shown(error))")
             switch error.code {
             case .bundleNotFound: return .noInput
             case .invalidBundle, .bundleDigestMismatch, .corruptObject, .bundleIncomplete: return .dataError
@@ -81,17 +81,17 @@ enum RenderCommand {
         }
         let display: String?
         do { display = try engine.display() } catch {
-            Console.error("Error: \(error)")
+            Console.error("Error: \(shown(error))")
             return .unavailable
         }
         let outcome = waitFor { await engine.render(bundle, cache: cache, viewport: viewport) }
         switch outcome {
         case .failure(let error):
-            Console.error("Error: \(error)")
+            Console.error("Error: \(shown(error))")
             return error.code == .renderer ? .dataError : .failure
         case .success(let rendered):
             do { try WebEngineSupport.write(rendered.png, to: output) } catch {
-                Console.error("Error: cannot write the screenshot: \(error)")
+                Console.error("Error: cannot write the screenshot: \(shown(error))")
                 return .cannotCreate
             }
             print(rendered, bundle: bundle, name: rendered.name, viewport: viewport, output: output, display: display, json: parsed.flag("--json"))

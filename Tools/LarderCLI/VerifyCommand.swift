@@ -29,7 +29,7 @@ enum VerifyCommand {
         let path = parsed.positionals[0]
         let report: VerificationReport
         do { report = try BundleVerifier.verify(archiveAt: path, expectedDigest: expected) } catch {
-            Console.error("error: \(error)")
+            Console.error("error: \(shown(error))")
             return .noInput
         }
         if parsed.flag("--json") {
@@ -48,10 +48,10 @@ enum VerifyCommand {
                 }),
             ]))
         } else if report.isIntact {
-            Console.out("OK \(path): \(report.bundleDigest!), \(report.filesVerified) files, \(humanSize(report.bytesVerified)) verified")
+            Console.out("OK \(shown(path)): \(report.bundleDigest!), \(report.filesVerified) files, \(humanSize(report.bytesVerified)) verified")
         } else {
-            for problem in report.problems { Console.error("error: \(problem)") }
-            Console.error("FAILED \(path): \(report.problems.count) problem(s)")
+            for problem in report.problems { Console.error("error: \(shown(problem))") }
+            Console.error("FAILED \(shown(path)): \(report.problems.count) problem(s)")
         }
         return report.isIntact ? .success : .dataError
     }
