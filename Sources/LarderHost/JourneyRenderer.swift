@@ -36,15 +36,30 @@ public struct PresentationSession: Sendable, Hashable {
     }
 }
 
-/// Delivers messages from a renderer's content to the host (and through it to the app).
-/// The host makes one per renderer and cuts it off on disposal.
+/// Something that happened to a renderer by itself, not in answer to a call.
+public enum RendererEvent: Sendable, Equatable {
+    /// The engine behind the content ended on its own (a web process crashed, was killed or
+    /// went over its memory limit): what was loaded is gone, and the next load starts afresh.
+    case terminated(reason: String)
+}
+
+/// Delivers messages from a renderer's content to the host (and through it to the app), and
+/// what happens to the renderer by itself (``RendererEvent``). The host makes one per renderer
+/// and cuts it off on disposal.
 public final class RendererBridge: Sendable {
     private let handler: @Sendable (BridgeMessage) -> Void
+    private let events: @Sendable (RendererEvent) -> Void
 
-    public init(_ handler: @escaping @Sendable (BridgeMessage) -> Void) { self.handler = handler }
+    public init(_ handler: @escaping @Sendable (BridgeMessage) -> Void, events: @escaping @Sendable (RendererEvent) -> Void = { _ in }) {
+        self.handler = handler
+        self.events = events
+    }
 
     /// Passes a message on.
     public func send(_ message: BridgeMessage) { handler(message) }
+
+    /// Tells the host what happened to the renderer.
+    public func report(_ event: RendererEvent) { events(event) }
 }
 
 /// A renderer of journey content (a web view on devices, ``HeadlessRenderer`` on Linux).
