@@ -164,6 +164,33 @@ extension WebKitTests {
             await renderer.stop()
         }
 
+        /// A download, from a `download` link or a response the engine cannot show, is cancelled
+        /// before anything is written, and reported.
+        @Test func aDownloadIsRefusedAndReported() async throws {
+            let fixture = try WebKitFixture()
+            let name = "larder-test-\(UUID().uuidString).txt"
+            let (bundle, _) = try fixture.installFiles([
+                "index.html": """
+                    <!doctype html><h1>Offer</h1><a id="save" download="\(name)" href="data:text/plain,secret">save</a>
+                    <iframe src="archive.zip"></iframe><script>document.getElementById('save').click();</script>
+                    """,
+                "archive.zip": "PK not really",
+            ])
+            let (renderer, _) = try await fixture.startedRenderer()
+            try await renderer.load(try fixture.content(bundle), visible: false)
+            let reported = await eventually(within: .seconds(5)) {
+                let blocked = await renderer.blockedRequests.filter { $0.reason == "download" }.map(\.url)
+                return blocked.contains("data:text/plain,secret") && blocked.contains { $0.hasSuffix("/archive.zip") }
+            }
+            let blocked = await renderer.blockedRequests
+            #expect(reported, "\(blocked)")
+            let home = FileManager.default.homeDirectoryForCurrentUser.path
+            for folder in [home, home + "/Downloads", FileManager.default.temporaryDirectory.path] {
+                #expect(!FileManager.default.fileExists(atPath: folder + "/" + name), "\(folder)")
+            }
+            await renderer.stop()
+        }
+
         @Test(arguments: cases.filter(\.connectsWhenAllowed))
         func connectsWhenAllowed(_ item: Case) async throws {
             let fixture = try WebKitFixture()
