@@ -52,11 +52,13 @@ extension WebKitRenderer {
             }
         case .font(let font):
             let cache = content.cache
+            let policy = configuration.remote.contentSecurityPolicy
             Task.detached(priority: .userInitiated) {
                 let outcome: Result<SchemeResponse, CacheError> = Result { () throws(CacheError) in
                     let resolved = try cache.resolveFont(font.description)
                     return SchemeResponse(
-                        mediaType: resolved.mediaType, headers: [(name: "Access-Control-Allow-Origin", value: "*")], body: resolved.bytes)
+                        mediaType: resolved.mediaType, headers: [(name: "Access-Control-Allow-Origin", value: "*")], body: resolved.bytes
+                    ).withPolicy(policy)
                 }
                 await self.answer(
                     request, uri: uri, with: outcome, essential: true,
@@ -75,7 +77,7 @@ extension WebKitRenderer {
     ) {
         switch outcome {
         case .success(let response):
-            request.respond(response.headers.contains { $0.name == "Content-Security-Policy" } ? response : response.withPolicy(configuration.remote.contentSecurityPolicy))
+            request.respond(response)
             record(AnsweredRequest(record: ServedRequest(url: uri, status: 200, bytes: response.body.count), failure: nil, essential: essential))
         case .failure(let error):
             answer(request, uri: uri, refusing: SchemeResponse.status(for: error), failure(error), essential: essential)
