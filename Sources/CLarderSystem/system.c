@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include "larder_system.h"
 
@@ -43,6 +44,19 @@ int larder_start_writeback(int fd) { return sync_file_range(fd, 0, 0, SYNC_FILE_
 int larder_full_fsync(int fd) { return fsync(fd); }
 
 #endif
+
+int larder_accept(int fd) {
+#if defined(__APPLE__)
+    int accepted = accept(fd, NULL, NULL);
+    if (accepted >= 0) {
+        fcntl(accepted, F_SETFD, FD_CLOEXEC);
+        fcntl(accepted, F_SETFL, fcntl(accepted, F_GETFL) | O_NONBLOCK);
+    }
+    return accepted;
+#else
+    return accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+#endif
+}
 
 int larder_make_temporary(char *path_template, int suffix_length) {
     return mkostemps(path_template, suffix_length, O_CLOEXEC);

@@ -22,6 +22,16 @@ static inline WebKitWebView *larder_web_view_new(WebKitWebContext *context, WebK
                                         "user-content-manager", manager, NULL));
 }
 
+/* g_object_new: an ephemeral web context (its own website data manager, so its own network
+ * session and proxy settings) whose web processes get these memory pressure settings. */
+static inline WebKitWebContext *larder_web_context_new(WebKitMemoryPressureSettings *settings) {
+    WebKitWebsiteDataManager *manager = webkit_website_data_manager_new_ephemeral();
+    WebKitWebContext *context = WEBKIT_WEB_CONTEXT(g_object_new(WEBKIT_TYPE_WEB_CONTEXT, "website-data-manager", manager,
+                                                                "memory-pressure-settings", settings, NULL));
+    g_object_unref(manager);
+    return context;
+}
+
 /* Signal handlers, typed. Each connection takes a GClosureNotify that releases its data when
  * the handler is disconnected or the instance finalised. */
 typedef void (*larder_load_changed_cb)(WebKitWebView *view, WebKitLoadEvent event, gpointer data);
@@ -52,6 +62,28 @@ static inline gulong larder_connect_web_process_terminated(WebKitWebView *view,
     return g_signal_connect_data(view, "web-process-terminated", G_CALLBACK(callback), data, release, 0);
 }
 
+typedef gboolean (*larder_script_dialog_cb)(WebKitWebView *view, WebKitScriptDialog *dialog, gpointer data);
+static inline gulong larder_connect_script_dialog(WebKitWebView *view, larder_script_dialog_cb callback, gpointer data,
+                                                  GClosureNotify release) {
+    return g_signal_connect_data(view, "script-dialog", G_CALLBACK(callback), data, release, 0);
+}
+
+typedef gboolean (*larder_print_cb)(WebKitWebView *view, WebKitPrintOperation *operation, gpointer data);
+static inline gulong larder_connect_print(WebKitWebView *view, larder_print_cb callback, gpointer data, GClosureNotify release) {
+    return g_signal_connect_data(view, "print", G_CALLBACK(callback), data, release, 0);
+}
+
+typedef GtkWidget *(*larder_create_cb)(WebKitWebView *view, WebKitNavigationAction *action, gpointer data);
+static inline gulong larder_connect_create(WebKitWebView *view, larder_create_cb callback, gpointer data, GClosureNotify release) {
+    return g_signal_connect_data(view, "create", G_CALLBACK(callback), data, release, 0);
+}
+
+typedef void (*larder_download_started_cb)(WebKitWebContext *context, WebKitDownload *download, gpointer data);
+static inline gulong larder_connect_download_started(WebKitWebContext *context, larder_download_started_cb callback,
+                                                     gpointer data, GClosureNotify release) {
+    return g_signal_connect_data(context, "download-started", G_CALLBACK(callback), data, release, 0);
+}
+
 /* "script-message-with-reply-received::<name>" */
 typedef gboolean (*larder_script_message_cb)(WebKitUserContentManager *manager, JSCValue *value,
                                              WebKitScriptMessageReply *reply, gpointer data);
@@ -66,6 +98,9 @@ static inline gulong larder_connect_script_message(WebKitUserContentManager *man
 /* WebKitPolicyDecision subclasses. */
 static inline WebKitNavigationPolicyDecision *larder_navigation_decision(WebKitPolicyDecision *decision) {
     return WEBKIT_NAVIGATION_POLICY_DECISION(decision);
+}
+static inline WebKitResponsePolicyDecision *larder_response_decision(WebKitPolicyDecision *decision) {
+    return WEBKIT_RESPONSE_POLICY_DECISION(decision);
 }
 
 /* G_SOURCE_REMOVE / G_SOURCE_CONTINUE are macros. */

@@ -5,7 +5,8 @@ import Darwin
 #endif
 
 /// Finds the URLs an HTML document uses: `src`, `srcset`, `poster`, `href` (on `<link>` as a
-/// resource when its `rel` loads something, on `<a>` and `<area>` as navigation), `<style>`
+/// resource when its `rel` loads something, as a connection hint for `preconnect` and
+/// `dns-prefetch`, on `<a>` and `<area>` as navigation), `<style>`
 /// blocks and `style=` attributes through ``CSSScanner``. Comments, `<script>` bodies and other
 /// raw text are skipped; attribute values have their character references decoded.
 package struct HTMLScanner {
@@ -258,7 +259,9 @@ package struct HTMLScanner {
                     let rels = rel.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
                     let loads = rels.contains { Self.loadingRels.contains(String($0)) || $0.hasSuffix("icon") }
                     let destination = attributes.first { $0.name == .as }?.value.lowercased()
-                    if rels.contains("preload"), destination == "font", attribute.decodedExactly {
+                    if rels.contains("preconnect") || rels.contains("dns-prefetch") {
+                        add(attribute, loads ? .resource : .connectionHint)
+                    } else if rels.contains("preload"), destination == "font", attribute.decodedExactly {
                         references.append(
                             Reference(
                                 url: attribute.value, kind: .fontPreload, offset: attribute.valueOffset, replaceRange: attribute.valueRange))

@@ -14,6 +14,12 @@ public struct Reference: Sendable, Equatable {
         case fontPreload
         /// A link the user may follow (`<a href>`): checked, but not needed by the first screen.
         case navigation
+        /// `<link rel=preconnect|dns-prefetch>`: a host the engine would connect to (or look up)
+        /// ahead of need. Nothing is loaded; only a remote one matters, and is warned about.
+        case connectionHint
+
+        /// Whether the target is loaded to render the page (not a link or a hint).
+        public var loads: Bool { self != .navigation && self != .connectionHint }
     }
 
     /// The URL as written, with HTML entities and CSS escapes decoded.

@@ -258,6 +258,7 @@ extension JourneyHost {
     func startRenderer() -> Task<Void, any Error> {
         if let rendererStart { return rendererStart }
         listenToBridge()
+        listenToRendererEvents()
         let task = Task { [renderer, bridge] () async throws in try await renderer.start(bridge: bridge) }
         rendererStart = task
         return task

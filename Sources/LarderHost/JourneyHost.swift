@@ -87,6 +87,9 @@ public actor JourneyHost {
     var log = Timeline()
     var bridgeTask: Task<Void, Never>?
     var bridgeMessages: AsyncStream<BridgeMessage>?
+    /// What happens to the renderer by itself (``RendererEvent``), and the task that handles it.
+    var rendererEvents: AsyncStream<RendererEvent>?
+    var rendererEventTask: Task<Void, Never>?
     let bridge: RendererBridge
     let appMessages: AsyncStream<BridgeMessage>.Continuation
 
@@ -119,8 +122,10 @@ public actor JourneyHost {
         self.captureSink = captureSink
         (messages, appMessages) = AsyncStream.makeStream(of: BridgeMessage.self)
         let (incoming, continuation) = AsyncStream.makeStream(of: BridgeMessage.self)
-        bridge = RendererBridge(clock: clock) { message in continuation.yield(message) }
+        let (events, eventContinuation) = AsyncStream.makeStream(of: RendererEvent.self)
+        bridge = RendererBridge(clock: clock, { message in continuation.yield(message) }, events: { event in eventContinuation.yield(event) })
         bridgeMessages = incoming
+        rendererEvents = events
     }
 
     /// Starts passing renderer messages on, in order (once).
@@ -137,6 +142,7 @@ public actor JourneyHost {
 
     deinit {
         bridgeTask?.cancel()
+        rendererEventTask?.cancel()
         refreshTask?.cancel()
         preparation?.task.cancel()
     }
@@ -206,6 +212,7 @@ public actor JourneyHost {
         if let fetcher = bundleFetcher?.fetcher { await fetcher.cancelAll() }
         bridgeTask?.cancel()
         endBridgePeriod()
+        rendererEventTask?.cancel()
         presentation = .hidden
         presented?.content.lease.release()
         presented = nil

@@ -37,11 +37,20 @@ public struct PresentationSession: Sendable, Hashable {
     }
 }
 
+/// Something that happened to a renderer by itself, not in answer to a call.
+public enum RendererEvent: Sendable, Equatable {
+    /// The engine behind the content ended on its own (a web process crashed, was killed or
+    /// went over its memory limit): what was loaded is gone, and the next load starts afresh.
+    case terminated(reason: String)
+}
+
 /// Delivers messages from a renderer's content to the host (and through it to the app), within
-/// ``BridgeLimits``: what content posts past them is refused and counted, never delivered.
-/// The host makes one per renderer and cuts it off on disposal.
+/// ``BridgeLimits``: what content posts past them is refused and counted, never delivered; and
+/// what happens to the renderer by itself (``RendererEvent``). The host makes one per renderer
+/// and cuts it off on disposal.
 public final class RendererBridge: Sendable {
     private let handler: @Sendable (BridgeMessage) -> Void
+    private let events: @Sendable (RendererEvent) -> Void
     /// The bounds messages are held to.
     public let limits: BridgeLimits
     let clock: any HostClock
@@ -51,10 +60,13 @@ public final class RendererBridge: Sendable {
     ///   - limits: the size and rate bounds (``BridgeLimits``).
     ///   - clock: the time the rate limit is measured in.
     ///   - handler: receives each admitted message, in order, on the renderer's thread.
+    ///   - events: receives what happens to the renderer by itself.
     public init(
-        limits: BridgeLimits = BridgeLimits(), clock: any HostClock = SystemClock(), _ handler: @escaping @Sendable (BridgeMessage) -> Void
+        limits: BridgeLimits = BridgeLimits(), clock: any HostClock = SystemClock(), _ handler: @escaping @Sendable (BridgeMessage) -> Void,
+        events: @escaping @Sendable (RendererEvent) -> Void = { _ in }
     ) {
         self.handler = handler
+        self.events = events
         self.limits = limits
         self.clock = clock
         self.admission = Locked(BridgeAdmission(limits: limits))
@@ -73,6 +85,9 @@ public final class RendererBridge: Sendable {
 
     /// Delivers an admitted message.
     func deliver(_ message: BridgeMessage) { handler(message) }
+
+    /// Tells the host what happened to the renderer.
+    public func report(_ event: RendererEvent) { events(event) }
 }
 
 /// A renderer of journey content (a web view on devices, ``HeadlessRenderer`` on Linux).

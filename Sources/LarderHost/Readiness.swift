@@ -61,6 +61,7 @@ public struct TimelineEntry: Sendable, Equatable {
         case fetched, revalidated, fresh, servedStale = "served-stale", embedded, denied, failed, rejected
         case backingOff = "backing-off", notFound = "not-found", bundleFetched = "bundle-fetched"
         case rendererReady = "renderer-ready", presented, dismissed, staged, unloaded, refreshScheduled = "refresh-scheduled"
+        case rendererTerminated = "renderer-terminated"
         case removed, rendererGate = "renderer-gate", logout, forced
         case discarded, captured, captureDropped = "capture-dropped", captureRefused = "capture-refused", delivered, deadline, disposed, invalidated
         case bridgeRefused = "bridge-refused"

@@ -112,15 +112,15 @@ extension FileAnalysis {
                     switch target {
                     case .local(let path) where knownPaths.contains(path):
                         if let index = linkIndex[path] {
-                            if reference.kind != .navigation { links[index].loads = true }
+                            if reference.kind.loads { links[index].loads = true }
                         } else {
                             linkIndex[path] = links.count
-                            links.append(Link(target: path, loads: reference.kind != .navigation))
+                            links.append(Link(target: path, loads: reference.kind.loads))
                         }
                         if isFontUse { fontTargets.append(path) }
                     case .local, .escaping:
                         flag(reference, target)
-                    case .remote where reference.kind != .navigation:
+                    case .remote where reference.kind != .navigation:  // a connection hint included: the engine would connect
                         flag(reference, target)
                     case .remote, .ignored:
                         break

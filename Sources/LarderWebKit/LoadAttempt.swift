@@ -14,6 +14,9 @@ final class LoadAttempt {
     let started: ContinuousClock.Instant
     /// Requests answered during this load, in order.
     var requests: [AnsweredRequest] = []
+    /// What was refused and which dialogs were answered during this load, in order.
+    var blocked: [BlockedRequest] = []
+    var dialogs: [PageDialog] = []
     /// Set once WebKit reported `load-committed` for this URL: a `load-finished` before it
     /// belongs to the load this one replaced (a navigation the page had started), whose
     /// events may still arrive after this load started.
@@ -55,18 +58,15 @@ extension WebKitRenderer {
             webView.load(url)
         }
         if case .failure(let error) = finished {
-            throw error.code == .renderer && attempt.failure == nil
-                ? HostError(.renderer, "not ready within \(DurationText.describe(configuration.loadTimeout)): \(error.message)", resource: document, digest: attempt.bundle)
-                : error
+            guard error.code == .renderer && attempt.failure == nil else { throw error }
+            throw overrun(attempt, document: document, waiting: error.message)
         }
         let answer = await webView.callAsync(PageScripts.readiness, world: PageScripts.world, timeout: max(deadline - clock.now, .milliseconds(1)))
         guard self.attempt === attempt else { throw attempt.failure ?? HostError(.cancelled, "another load replaced this one") }
         let readiness: PageReadiness
         switch answer {
         case .failure(let error):
-            throw HostError(
-                .renderer, "not ready within \(DurationText.describe(configuration.loadTimeout)): waiting for fonts and the page failed: \(error.message)",
-                resource: document, digest: attempt.bundle)
+            throw overrun(attempt, document: document, waiting: "waiting for fonts and the page failed: \(error.message)")
         case .success(let bytes):
             do { readiness = try PageReadiness(json: try JSONValue.parse(bytes)) } catch let error as HostError {
                 throw error
@@ -76,12 +76,28 @@ extension WebKitRenderer {
         }
         for error in readiness.errors { note(error) }
         for blocked in readiness.blocked { note(blocked) }
+        for hint in readiness.hints where !configuration.remote.allows(hint.value.url) { note(hint) }
         if let failure = LoadVerdict.failure(of: readiness, loading: url, requests: attempt.requests, bundle: attempt.bundle) {
             throw failure
         }
         return WebKitLoadReport(
-            document: document, requests: attempt.requests.map(\.record), fonts: readiness.fonts,
-            blocked: readiness.blocked.map(\.value), readyAfter: clock.now - attempt.started)
+            document: document, requests: attempt.requests.map(\.record), fonts: readiness.fonts, blocked: attempt.blocked,
+            dialogs: attempt.dialogs, readyAfter: clock.now - attempt.started)
+    }
+
+    /// The page was not ready by the deadline: whatever it is doing (a script that never
+    /// returns, a document that grows, a load that never finishes), its web process is ended
+    /// now (`webkit_web_view_terminate_web_process`), so it neither spins nor grows past the
+    /// renderer's patience; the next load starts a new one.
+    private func overrun(_ attempt: LoadAttempt, document: String, waiting: String) -> HostError {
+        let responsive = webView?.isWebProcessResponsive ?? true
+        webView?.terminateWebProcess()
+        if self.attempt === attempt { self.attempt = nil }
+        return HostError(
+            .renderer,
+            "not ready within \(DurationText.describe(configuration.loadTimeout)): \(waiting); its web process was ended"
+                + (responsive ? "" : " (it had stopped responding: a script that does not return?)"),
+            resource: document, digest: attempt.bundle)
     }
 
     /// Ends the load in progress, if any, with `error`.
@@ -93,13 +109,28 @@ extension WebKitRenderer {
 
     /// Counts an observer report once per document.
     func note(_ error: PageReadiness.Numbered<ScriptError>) {
-        guard seenReports.insert(error.sequence).inserted else { return }
-        scriptErrors.append(error.value)
+        guard seenReports.insert(error.id).inserted else { return }
+        scriptErrors.appendKeepingLast(Self.logLimit, error.value)
     }
 
     /// Counts an observer report once per document.
     func note(_ blocked: PageReadiness.Numbered<BlockedRequest>) {
-        guard seenReports.insert(blocked.sequence).inserted else { return }
-        blockedRequests.append(blocked.value)
+        guard seenReports.insert(blocked.id).inserted else { return }
+        note(blocked.value)
+    }
+
+    /// Records something refused, in the renderer's list and the load's report.
+    func note(_ blocked: BlockedRequest) {
+        blockedRequests.appendKeepingLast(Self.logLimit, blocked)
+        attempt?.blocked.append(blocked)
+    }
+}
+
+extension Array {
+    /// Appends `element`, dropping the oldest so that at most `limit` stay.
+    /// - Complexity: O(1) amortised: the oldest tenth goes at once when the limit is passed.
+    mutating func appendKeepingLast(_ limit: Int, _ element: Element) {
+        append(element)
+        if count > limit { removeFirst(Swift.max(count - limit, limit / 10)) }
     }
 }

@@ -7,8 +7,11 @@ public struct WebKitLoadReport: Sendable, Equatable {
     public var requests: [ServedRequest]
     /// Every `FontFace` of the document once ready (all `loaded` after a successful load).
     public var fonts: [FontFaceReport]
-    /// Remote requests the content made and the policy blocked during the load.
+    /// Remote requests, navigations, popups, downloads and link hints the content made and the
+    /// policy blocked during the load.
     public var blocked: [BlockedRequest]
+    /// Dialogs the content opened during the load, each answered at once.
+    public var dialogs: [PageDialog]
     /// From the start of the load to ready.
     public var readyAfter: Duration
 
@@ -16,11 +19,15 @@ public struct WebKitLoadReport: Sendable, Equatable {
     public var bytes: Int64 { requests.reduce(0) { $0 + Int64($1.bytes) } }
 
     /// Creates a report.
-    public init(document: String, requests: [ServedRequest], fonts: [FontFaceReport], blocked: [BlockedRequest], readyAfter: Duration) {
+    public init(
+        document: String, requests: [ServedRequest], fonts: [FontFaceReport], blocked: [BlockedRequest], dialogs: [PageDialog] = [],
+        readyAfter: Duration
+    ) {
         self.document = document
         self.requests = requests
         self.fonts = fonts
         self.blocked = blocked
+        self.dialogs = dialogs
         self.readyAfter = readyAfter
     }
 }
@@ -69,12 +76,20 @@ public struct FontFaceReport: Sendable, Equatable {
     }
 }
 
-/// A remote request that content made and the policy blocked.
+/// Something content tried that would have reached past the bundle, and was refused.
 public struct BlockedRequest: Sendable, Equatable {
-    /// The URL (as the engine reports it: a blocked subresource may be reduced to its origin).
+    /// The URL (as the engine reports it: a blocked subresource may be reduced to its origin;
+    /// a refused tunnel is `https://host[:port]`).
     public var url: String
-    /// What blocked it: the Content-Security-Policy directive (`connect-src`, `img-src`…) or
-    /// `navigation`.
+    /// What refused it:
+    /// - a Content-Security-Policy directive (`connect-src`, `img-src`, `form-action`…): the
+    ///   page asked, the engine refused before any connection;
+    /// - `network`: the egress filter refused a connection the policy does not allow (what the
+    ///   engine does on its own, or what no directive covers);
+    /// - `navigation` (a frame leaving the bundle), `form-submission`, `popup` (a new window),
+    ///   `download`;
+    /// - `preconnect`, `dns-prefetch`, `prefetch`, `prerender`: a link hint to a remote host,
+    ///   which the engine never follows.
     public var reason: String
 
     /// Creates a record.
@@ -100,5 +115,21 @@ public struct ScriptError: Sendable, Equatable {
         self.source = source
         self.line = line
         self.column = column
+    }
+}
+
+/// A dialog a page opened (`alert`, `confirm`, `prompt`, `beforeunload`, `print`), answered at
+/// once as a user who says no would: nothing waits for a person who is not there.
+public struct PageDialog: Sendable, Equatable {
+    /// `alert`, `confirm` (answered false), `prompt` (answered null), `beforeunload` (the page
+    /// is left) or `print` (nothing printed).
+    public var kind: String
+    /// The text the page gave (empty for `print`).
+    public var message: String
+
+    /// Creates a record.
+    public init(kind: String, message: String) {
+        self.kind = kind
+        self.message = message
     }
 }

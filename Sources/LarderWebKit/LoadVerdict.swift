@@ -15,7 +15,8 @@ struct AnsweredRequest: Sendable {
 ///
 /// 1. An essential request failed: the entry document, an essential file, a font (a missing
 ///    object, a quarantined font, an unknown digest).
-/// 2. The page is not the document that was loaded (it navigated away during the load).
+/// 2. The page is not the document that was loaded (it navigated away during the load; a
+///    fragment of its own does not count).
 /// 3. A `FontFace` is not `loaded`.
 /// 4. A script threw at load.
 enum LoadVerdict {
@@ -29,7 +30,8 @@ enum LoadVerdict {
         if let failed = requests.first(where: { $0.essential && $0.failure != nil }), let failure = failed.failure {
             return failure
         }
-        guard readiness.href == url else {
+        // A fragment (`#offer`) moves within the document: the page did not leave it.
+        guard readiness.href.prefix(while: { $0 != "#" }) == url.prefix(while: { $0 != "#" }) else {
             return HostError(
                 .renderer, "the page left '\(url)' for '\(readiness.href.prefix(300))' while loading", resource: bundlePath(url, bundle) ?? url,
                 digest: bundle)

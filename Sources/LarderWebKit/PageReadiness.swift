@@ -13,10 +13,14 @@ struct PageReadiness: Equatable {
     /// What the observer script saw, with its sequence numbers.
     var errors: [Numbered<ScriptError>]
     var blocked: [Numbered<BlockedRequest>]
+    /// Link hints (`preconnect`, `dns-prefetch`, `prefetch`, `prerender`) to remote URLs in
+    /// the document, as blocked requests whose reason is the hint.
+    var hints: [Numbered<BlockedRequest>]
 
-    /// A report the observer numbered, so one seen twice (streamed and in this answer) counts once.
+    /// A report the observer numbered (`<frame token>:<sequence>`), so one seen twice
+    /// (streamed and in this answer) counts once.
     struct Numbered<Value: Equatable & Sendable>: Equatable, Sendable {
-        var sequence: Int
+        var id: String
         var value: Value
     }
 
@@ -46,13 +50,17 @@ struct PageReadiness: Equatable {
         }
         errors = try Self.array(fields["errors"], "errors").map { (error) throws(HostError) in try Self.scriptError(error) }
         blocked = try Self.array(fields["blocked"], "blocked").map { (blocked) throws(HostError) in try Self.blockedRequest(blocked) }
+        hints = []
+        for hint in try Self.array(fields["hints"], "hints") {
+            if let read = try Self.linkHint(hint) { hints.append(read) }
+        }
     }
 
     /// A `{"kind":"error",…}` report of the observer script.
     static func scriptError(_ json: JSONValue) throws(HostError) -> Numbered<ScriptError> {
         let fields = try object(json, "a script error")
         return Numbered(
-            sequence: try integer(fields["seq"], "seq"),
+            id: try string(fields["id"], "id"),
             value: ScriptError(
                 message: try string(fields["message"], "message"), source: try string(fields["source"], "source"),
                 line: try integer(fields["line"], "line"), column: try integer(fields["column"], "column")))
@@ -62,8 +70,17 @@ struct PageReadiness: Equatable {
     static func blockedRequest(_ json: JSONValue) throws(HostError) -> Numbered<BlockedRequest> {
         let fields = try object(json, "a blocked request")
         return Numbered(
-            sequence: try integer(fields["seq"], "seq"),
+            id: try string(fields["id"], "id"),
             value: BlockedRequest(url: try string(fields["url"], "url"), reason: try string(fields["directive"], "directive")))
+    }
+
+    /// A `{"kind":"hint",…}` report: a link hint to a remote URL, nil for a rel that is not one
+    /// of the hints the engine could act on.
+    static func linkHint(_ json: JSONValue) throws(HostError) -> Numbered<BlockedRequest>? {
+        let fields = try object(json, "a link hint")
+        let rel = try string(fields["rel"], "rel")
+        guard ["preconnect", "dns-prefetch", "prefetch", "prerender"].contains(rel) else { return nil }
+        return Numbered(id: try string(fields["id"], "id"), value: BlockedRequest(url: try string(fields["url"], "url"), reason: rel))
     }
 
     // MARK: Reading

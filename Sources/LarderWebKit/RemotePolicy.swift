@@ -34,18 +34,50 @@ public struct RemotePolicy: Sendable, Equatable {
         allowedOrigins = checked
     }
 
-    /// Whether content may reach `url` (an `http:` or `https:` URL whose origin is allowed).
+    /// Whether content may reach `url`: an `http:` or `https:` URL whose origin is allowed, or a
+    /// `ws:` or `wss:` URL of such an origin.
     public func allows(_ url: String) -> Bool {
-        guard let origin = Self.origin(of: url) else { return false }
+        let lowered = url.lowercased()
+        let web = lowered.hasPrefix("ws://") || lowered.hasPrefix("wss://") ? "http" + url.dropFirst(2) : url
+        guard let origin = Self.origin(of: web) else { return false }
         return allowedOrigins.contains(origin)
     }
 
-    /// The `Content-Security-Policy` of documents served from a bundle: the bundle's own
-    /// schemes, `data:` and `blob:` URLs, inline code (the samples use it), and the allowed
-    /// origins; nothing else.
+    /// Whether the network may carry a request to `host:port` over `scheme` (`http` or
+    /// `https`): what ``EgressFilter`` asks of every connection the engine's network process
+    /// opens. The port is compared with each allowed origin's, its scheme's default when the
+    /// origin names none.
+    func allows(scheme: String, host: String, port: Int) -> Bool {
+        allowedOrigins.contains { origin in
+            guard origin.hasPrefix(scheme + "://") else { return false }
+            let authority = origin.dropFirst(scheme.count + 3)
+            let defaultPort = scheme == "https" ? 443 : 80
+            guard let colon = authority.lastIndex(of: ":") else { return authority == host && port == defaultPort }
+            return authority[..<colon] == host && Int(authority[authority.index(after: colon)...]) == port
+        }
+    }
+
+    /// The `Content-Security-Policy` of every answer the schemes serve but scripts: the
+    /// bundle's own schemes, `data:` and `blob:` URLs, inline code (the samples use it), and the
+    /// allowed origins (with their WebSocket twins, `ws:` for `http:` and `wss:` for `https:`,
+    /// which WebKit does not match from an `http:` source); workers only from the bundle
+    /// (`worker-src`: a worker made from a `blob:` or `data:` URL would inherit this policy, and
+    /// WebKit reports nothing a worker's policy blocks); nothing else. A violation is reported
+    /// by the page's `securitypolicyviolation` event in every frame.
     var contentSecurityPolicy: String {
         let origins = allowedOrigins.map { " " + $0 }.joined()
-        return "default-src \(WebEngine.bundleScheme): \(WebEngine.fontScheme): data: blob: 'unsafe-inline' 'unsafe-eval'\(origins); "
+        let sockets = allowedOrigins.map { " ws" + $0.dropFirst(4) }.joined()
+        return "default-src \(WebEngine.bundleScheme): \(WebEngine.fontScheme): data: blob: 'unsafe-inline' 'unsafe-eval'\(origins)\(sockets); "
+            + "worker-src \(WebEngine.bundleScheme):; form-action \(WebEngine.bundleScheme):\(origins)"
+    }
+
+    /// The `Content-Security-Policy` of scripts. A script's own policy matters only when it runs
+    /// as a worker, where WebKit blocks without a word (no event, no report reaches the page):
+    /// there, what the worker asks for goes to the network, where the egress filter, which
+    /// nothing bypasses, refuses and reports it. It still keeps forms to the policy.
+    var workerPolicy: String {
+        let origins = allowedOrigins.map { " " + $0 }.joined()
+        return "default-src * \(WebEngine.bundleScheme): \(WebEngine.fontScheme): data: blob: 'unsafe-inline' 'unsafe-eval'; "
             + "form-action \(WebEngine.bundleScheme):\(origins)"
     }
 

@@ -26,6 +26,15 @@ struct SchemeResponse: Sendable {
         body = Array((message + "\n").utf8)
     }
 
+    /// The answer with `policy` as its `Content-Security-Policy`. Every answer of both schemes
+    /// carries it, whatever its role or media type: an SVG, XML or XHTML file in a frame is a
+    /// document that runs script, and so could anything a page sniffs as one.
+    func withPolicy(_ policy: String) -> SchemeResponse {
+        var copy = self
+        copy.headers.append((name: "Content-Security-Policy", value: policy))
+        return copy
+    }
+
     /// The status that answers a cache failure: 404 when the bundle or cache lacks it, 400 for
     /// a malformed font URL, 500 when the stored object is corrupt (it was quarantined) or the
     /// storage failed.

@@ -11,7 +11,14 @@ import Glibc
 /// An Xvfb X server on a free display, for machines without a screen (tests, the CLI, build
 /// pipelines).
 ///
-/// Xvfb picks the display itself (`-displayfd`), so two processes never race for a number.
+/// The display number is picked at random from 1000 to 29999 and Xvfb confirms it
+/// (`-displayfd`), trying another when it is taken, so two processes never share one. Not the
+/// first free number from 0, which Xvfb would pick itself: an Xvfb started in another network
+/// namespace (`unshare -n`) finds the abstract socket of a low display free there, takes over
+/// its socket file in `/tmp/.X11-unix` (shared by every namespace) and removes it when it ends,
+/// and the web processes, sandboxed in a network namespace of their own, reach the display
+/// only through that file.
+///
 /// It runs under a small shell watchdog whose standard input is a pipe only this process
 /// holds (close-on-exec, so no child inherits it): when this process ends, however it ends,
 /// the pipe closes and the watchdog stops Xvfb and waits for it. Stopping it any earlier would
@@ -53,6 +60,19 @@ public final class VirtualDisplay: Sendable {
     }
 
     private static func start(size: String, timeout: Duration) throws(HostError) -> VirtualDisplay {
+        // Xvfb exits at once when the number is in use: another, a few times.
+        for _ in 0..<7 {
+            if let display = try start(display: Int.random(in: 1000..<30000), size: size, timeout: timeout) { return display }
+        }
+        guard let display = try start(display: Int.random(in: 1000..<30000), size: size, timeout: timeout) else {
+            throw HostError(.renderer, "Xvfb exited without a display, 8 times (is it installed? apt-get install xvfb)", resource: "Xvfb")
+        }
+        return display
+    }
+
+    /// Xvfb on `display` under its watchdog; nil when it exits without a display (the number is
+    /// taken, or Xvfb cannot start).
+    private static func start(display: Int, size: String, timeout: Duration) throws(HostError) -> VirtualDisplay? {
         func failure(_ message: String) -> HostError { HostError(.renderer, message, resource: "Xvfb") }
         guard size.utf8.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "x") }) else {
             throw failure("the screen size must be WIDTHxHEIGHT, not '\(size.prefix(40))'")
@@ -69,7 +89,7 @@ public final class VirtualDisplay: Sendable {
             throw failure("cannot create a pipe: \(String(cString: strerror(errno)))")
         }
         let script = """
-            Xvfb -displayfd 3 -screen 0 \(size)x24 -nolisten tcp 3>&1 >/dev/null 2>&1 &
+            Xvfb :\(display) -displayfd 3 -screen 0 \(size)x24 -nolisten tcp 3>&1 >/dev/null 2>&1 &
             server=$!
             exec >/dev/null
             read -r _ || true
@@ -114,10 +134,8 @@ public final class VirtualDisplay: Sendable {
             close(lifeline[1])  // the watchdog stops Xvfb if it did start
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            throw failure(
-                line == nil
-                    ? "Xvfb did not report a display within \(DurationText.describe(timeout)) (is it installed? apt-get install xvfb)"
-                    : "Xvfb exited without a display (is it installed? apt-get install xvfb)")
+            guard line == nil else { return nil }
+            throw failure("Xvfb did not report a display within \(DurationText.describe(timeout)) (is it installed? apt-get install xvfb)")
         }
         return VirtualDisplay(name: ":\(number)", watchdog: pid)
     }

@@ -1,15 +1,13 @@
 import CWebKitGTK
 import LarderHost
 
-/// The process's one WebKit web context, shared by every ``WebKitRenderer``: ephemeral (no
-/// cookies, storage or disk cache written anywhere), WebKit's memory cache on (so a preload
-/// and the `@font-face` it warms share one fetch, and a reset finds the entry's files in the
-/// page's memory: every `larder:` answer is immutable, its URL naming the content), and the
-/// two URI schemes registered once:
+/// What the process's renderers share: the check that GTK has a display, a pool of web
+/// contexts (``WebContext``: one per renderer running at a time, reused when a renderer stops),
+/// and the routing of scheme requests to the renderer whose web view asked:
 ///
-/// - `larder://<bundle-hex>/<path>` and `larder-font://sha256/<hex>`, both registered as
-///   *secure* and *CORS-enabled*. Never as *local*: on WebKitGTK 2.50 a local scheme breaks
-///   same-origin `fetch()` of the bundle's own files.
+/// - `larder://<bundle-hex>/<path>` and `larder-font://sha256/<hex>`, both registered on every
+///   context as *secure* and *CORS-enabled*. Never as *local*: on WebKitGTK 2.50 a local scheme
+///   breaks same-origin `fetch()` of the bundle's own files.
 ///
 /// A scheme request names its web view; the engine hands it to the renderer that registered
 /// that view, and answers an error for a view nobody owns any more.
@@ -21,9 +19,9 @@ final class WebEngine {
 
     private static var instance: WebEngine?
 
-    /// The web context.
-    let context: UnsafeMutablePointer<WebKitWebContext>
     private var owners: [UnsafeMutableRawPointer: WeakRenderer] = [:]
+    /// Contexts no renderer holds, ready for the next.
+    private var idle: [WebContext] = []
 
     /// The engine if it was created.
     static var existing: WebEngine? { instance }
@@ -45,21 +43,21 @@ final class WebEngine {
         return engine
     }
 
-    private init() {
-        context = webkit_web_context_new_ephemeral()
-        webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_DOCUMENT_BROWSER)
-        webkit_web_context_set_spell_checking_enabled(context, 0)
-        let security = webkit_web_context_get_security_manager(context)
-        for scheme in [Self.bundleScheme, Self.fontScheme] {
-            webkit_web_context_register_uri_scheme(
-                context, scheme,
-                { request, _ in
-                    guard let request else { return }
-                    WebKitActor.assumeIsolated { WebEngine.instance?.route(request) }
-                }, nil, nil)
-            webkit_security_manager_register_uri_scheme_as_secure(security, scheme)
-            webkit_security_manager_register_uri_scheme_as_cors_enabled(security, scheme)
-        }
+    private init() {}
+
+    /// A context for a renderer that starts: an idle one made the same way, or a new one.
+    /// - Parameter filtered: false only for benchmarks (``WebKitRenderer/Configuration/unfilteredNetwork``).
+    /// - Throws: ``HostError/Code/renderer`` when a new context's egress filter cannot start.
+    func takeContext(memoryLimit: Int, filtered: Bool = true) throws(HostError) -> WebContext {
+        if let index = idle.firstIndex(where: { $0.memoryLimit == memoryLimit && $0.filtered == filtered }) { return idle.remove(at: index) }
+        return try WebContext(memoryLimit: memoryLimit, filtered: filtered)
+    }
+
+    /// Takes back the context of a renderer that stopped (its views destroyed): it refuses all
+    /// traffic until the next renderer configures it.
+    func giveBack(_ context: WebContext) {
+        context.filter.reset()
+        idle.append(context)
     }
 
     /// Sends the scheme requests of `view` to `renderer` until ``unregister(_:)``.
@@ -72,12 +70,16 @@ final class WebEngine {
         owners[UnsafeMutableRawPointer(view)] = nil
     }
 
-    private func route(_ pointer: UnsafeMutablePointer<WebKitURISchemeRequest>) {
+    /// The renderer that registered `view`, if it is still alive.
+    func renderer(of view: UnsafeMutablePointer<WebKitWebView>) -> WebKitRenderer? {
+        owners[UnsafeMutableRawPointer(view)]?.renderer
+    }
+
+    func route(_ pointer: UnsafeMutablePointer<WebKitURISchemeRequest>) {
         let request = SchemeRequest(pointer)
-        guard let view = webkit_uri_scheme_request_get_web_view(pointer),
-            let renderer = owners[UnsafeMutableRawPointer(view)]?.renderer
-        else {
-            request.respond(SchemeResponse(status: 410, message: "no renderer owns this web view any more"))
+        guard let view = webkit_uri_scheme_request_get_web_view(pointer), let renderer = renderer(of: view) else {
+            request.respond(
+                SchemeResponse(status: 410, message: "no renderer owns this web view any more").withPolicy(RemotePolicy.blockAll.contentSecurityPolicy))
             return
         }
         renderer.handle(request)

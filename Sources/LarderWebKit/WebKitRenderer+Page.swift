@@ -32,14 +32,33 @@ extension WebKitRenderer: WebViewDelegate {
                 resource: document, digest: attempt.bundle)
     }
 
-    func webView(_ view: WebView, allowsNavigationTo uri: String, newWindow: Bool) -> Bool {
-        if !newWindow {
-            if uri == "about:blank" { return true }
+    /// A frame may go to the bundle's own files, to documents made in the page (`about:blank`,
+    /// `about:srcdoc`, `data:`, `blob:`: each carries the policy it was created under, and has
+    /// no route out anyway) and to allowed origins; nothing else (another bundle, `file:`, any
+    /// other scheme). No new window opens.
+    func webView(_ view: WebView, allows navigation: NavigationRequest) -> Bool {
+        let uri = navigation.uri
+        if navigation.kind != .newWindow {
+            if ["about:blank", "about:srcdoc"].contains(uri) || uri.hasPrefix("data:") || uri.hasPrefix("blob:") { return true }
             if let content, case .file = SchemeRoute.of(uri, bundle: content.bundle) { return true }
             if configuration.remote.allows(uri) { return true }
         }
-        blockedRequests.append(BlockedRequest(url: uri, reason: newWindow ? "new-window" : "navigation"))
+        let reason = switch navigation.kind {
+        case .navigation: "navigation"
+        case .formSubmission: "form-submission"
+        case .newWindow: "popup"
+        }
+        note(BlockedRequest(url: uri, reason: reason))
         return false
+    }
+
+    func webView(_ view: WebView, refused blocked: BlockedRequest) {
+        note(blocked)
+    }
+
+    func webView(_ view: WebView, answered dialog: PageDialog) {
+        dialogs.appendKeepingLast(WebKitRenderer.logLimit, dialog)
+        attempt?.dialogs.append(dialog)
     }
 
     func webView(_ view: WebView, received json: [UInt8]?, on channel: String) -> String? {
@@ -61,17 +80,25 @@ extension WebKitRenderer: WebViewDelegate {
         return nil
     }
 
+    /// A web process that ended by itself (it crashed, was killed, or went over its memory
+    /// limit): the content is gone, the load in progress fails, and the host hears of it
+    /// (``RendererEvent/terminated(reason:)``) so its next preparation loads again. Ends the
+    /// renderer asked for (unload, stop, the deadline) are not reported.
     func webView(_ view: WebView, webProcessTerminated reason: WebKitWebProcessTerminationReason) {
         guard reason != WEBKIT_WEB_PROCESS_TERMINATED_BY_API, state != .stopped else { return }
-        let why = reason == WEBKIT_WEB_PROCESS_EXCEEDED_MEMORY_LIMIT ? "exceeded its memory limit" : "crashed"
-        cancelAttempt(HostError(.renderer, "the web process \(why)"))
+        let why = reason == WEBKIT_WEB_PROCESS_EXCEEDED_MEMORY_LIMIT
+            ? "the web process went over its memory limit (\(configuration.webProcessMemoryLimit) MiB) and was ended"
+            : "the web process crashed or was killed"
+        cancelAttempt(HostError(.renderer, why, digest: content?.bundle))
         content = nil
         state = .started
+        terminations += 1
+        bridge?.report(.terminated(reason: why))
     }
 
     /// Records a refusal and returns its text for the page.
     private func refuse(_ error: HostError) -> String {
-        refusals.append(error)
+        refusals.appendKeepingLast(WebKitRenderer.logLimit, error)
         return error.message
     }
 
@@ -85,6 +112,7 @@ extension WebKitRenderer: WebViewDelegate {
             switch try PageReadiness.string(fields["kind"], "kind") {
             case "error": note(try PageReadiness.scriptError(value))
             case "blocked": note(try PageReadiness.blockedRequest(value))
+            case "hint": if let hint = try PageReadiness.linkHint(value), !configuration.remote.allows(hint.value.url) { note(hint) }
             default: return
             }
         } catch {

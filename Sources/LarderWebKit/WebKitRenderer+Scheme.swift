@@ -8,7 +8,9 @@ extension WebKitRenderer {
     /// The URL is routed without touching the file system (``SchemeRoute``); a bundle file is
     /// read through the lease and a font through ``LarderCache/resolveFont(_:)``, off the main
     /// loop (a first read hashes the object), and the answer is sent from the main loop.
-    /// Documents carry the remote policy as their `Content-Security-Policy`; fonts carry
+    /// Every answer, whatever its role or media type and errors included, carries the remote
+    /// policy as its `Content-Security-Policy` (scripts ``RemotePolicy/workerPolicy``, what a
+    /// worker runs under); fonts also carry
     /// `Access-Control-Allow-Origin: *` (WebKitGTK 2.50 needs it for `fetch()` of a font from
     /// the bundle's origin).
     func handle(_ request: SchemeRequest) {
@@ -34,11 +36,11 @@ extension WebKitRenderer {
                 return
             }
             let essential = file.essential || path == content.manifest.entry
-            let headers = file.role == .document ? [(name: "Content-Security-Policy", value: configuration.remote.contentSecurityPolicy)] : []
             let lease = content.lease
+            let policy = file.role == .script ? configuration.remote.workerPolicy : configuration.remote.contentSecurityPolicy
             Task.detached(priority: .userInitiated) {
                 let outcome: Result<SchemeResponse, CacheError> = Result { () throws(CacheError) in
-                    SchemeResponse(mediaType: file.mediaType, headers: headers, body: try lease.data(at: path))
+                    SchemeResponse(mediaType: file.mediaType, body: try lease.data(at: path)).withPolicy(policy)
                 }
                 await self.answer(
                     request, uri: uri, with: outcome, essential: essential,
@@ -50,11 +52,13 @@ extension WebKitRenderer {
             }
         case .font(let font):
             let cache = content.cache
+            let policy = configuration.remote.contentSecurityPolicy
             Task.detached(priority: .userInitiated) {
                 let outcome: Result<SchemeResponse, CacheError> = Result { () throws(CacheError) in
                     let resolved = try cache.resolveFont(font.description)
                     return SchemeResponse(
-                        mediaType: resolved.mediaType, headers: [(name: "Access-Control-Allow-Origin", value: "*")], body: resolved.bytes)
+                        mediaType: resolved.mediaType, headers: [(name: "Access-Control-Allow-Origin", value: "*")], body: resolved.bytes
+                    ).withPolicy(policy)
                 }
                 await self.answer(
                     request, uri: uri, with: outcome, essential: true,
@@ -81,14 +85,14 @@ extension WebKitRenderer {
     }
 
     private func answer(_ request: SchemeRequest, uri: String, refusing status: Int, _ error: HostError, essential: Bool) {
-        request.respond(SchemeResponse(status: status, message: error.message))
+        request.respond(SchemeResponse(status: status, message: error.message).withPolicy(configuration.remote.contentSecurityPolicy))
         record(
             AnsweredRequest(
                 record: ServedRequest(url: uri, status: status, bytes: 0, error: error.message), failure: error, essential: essential))
     }
 
     private func record(_ answered: AnsweredRequest) {
-        servedRequests.append(answered.record)
+        servedRequests.appendKeepingLast(Self.logLimit, answered.record)
         attempt?.requests.append(answered)
     }
 }

@@ -22,8 +22,16 @@ import LarderHost
 ///   ``BridgeMessage`` for the host; a malformed one is refused (the page's promise rejects
 ///   with the reason) and recorded in ``refusals``. ``post(_:)`` and ``evaluate(_:)`` talk to
 ///   the page.
-/// - Remote requests are blocked unless ``Configuration/remote`` allows their origin, and
-///   recorded in ``blockedRequests``.
+/// - Nothing reaches past the bundle unless ``Configuration/remote`` allows its origin: every
+///   answer of both schemes carries the policy as its Content-Security-Policy, the engine's
+///   network session has no route out but an egress filter that enforces the same policy
+///   (``WebContext``), and navigations, popups, downloads and form submissions are refused;
+///   each attempt is recorded in ``blockedRequests``.
+/// - Nothing holds it: dialogs are answered at once (``dialogs``), and a page that is not ready
+///   by ``Configuration/loadTimeout`` (a script that never returns, a document that grows
+///   without end) has its web process ended. The web process never outlives the renderer
+///   (stop, unload, the deadline, this process ending however it ends), and one that ends by
+///   itself (a crash, its memory limit) is reported to the host (``RendererEvent``).
 ///
 /// Isolated to ``WebKitActor``: every call runs on the GLib main-loop thread and none blocks
 /// it. GTK needs a display: set `DISPLAY`, or call ``VirtualDisplay/startIfNeeded(size:timeout:)``
@@ -40,16 +48,24 @@ public final class WebKitRenderer: JourneyRenderer {
         public var loadTimeout: Duration
         /// Remote origins content may reach; none by default.
         public var remote: RemotePolicy
+        /// The memory a web process may use, in MiB (WebKit's memory pressure settings): past
+        /// it, and unable to shrink below it, the engine ends the process.
+        public var webProcessMemoryLimit: Int
+        /// The network session connects directly, without the egress filter (the policy is
+        /// then only the Content-Security-Policy and the navigation checks). For benchmarks
+        /// that time a web server against the schemes, and nothing else.
+        package var unfilteredNetwork = false
 
         /// Creates a configuration.
         public init(
             viewport: Viewport = .phone, capabilities: Set<Manifest.Capability> = [.prepare, .visibility],
-            loadTimeout: Duration = .seconds(10), remote: RemotePolicy = .blockAll
+            loadTimeout: Duration = .seconds(10), remote: RemotePolicy = .blockAll, webProcessMemoryLimit: Int = 1024
         ) {
             self.viewport = viewport
             self.capabilities = capabilities
             self.loadTimeout = loadTimeout
             self.remote = remote
+            self.webProcessMemoryLimit = max(webProcessMemoryLimit, 64)
         }
     }
 
@@ -81,36 +97,43 @@ public final class WebKitRenderer: JourneyRenderer {
     public internal(set) var loads = 0
     public internal(set) var resets = 0
     public internal(set) var unloads = 0
-    /// The ids of the sessions shown, in order.
+    /// Web processes that ended by themselves (crashed, killed, over their memory limit).
+    public internal(set) var terminations = 0
+    /// The ids of the sessions shown, in order (the last ``logLimit``).
     public internal(set) var shownSessions: [String] = []
-    /// Bridge messages refused as malformed, in order.
+    /// Bridge messages refused as malformed, in order (the last ``logLimit``).
     public internal(set) var refusals: [HostError] = []
-    /// Remote requests blocked since the renderer started, in order.
+    /// What content tried past the bundle and was refused, since the renderer started, in
+    /// order (the last ``logLimit``).
     public internal(set) var blockedRequests: [BlockedRequest] = []
-    /// Uncaught script errors since the renderer started, in order.
+    /// Dialogs content opened since the renderer started, each answered at once, in order (the
+    /// last ``logLimit``).
+    public internal(set) var dialogs: [PageDialog] = []
+    /// Uncaught script errors since the renderer started, in order (the last ``logLimit``).
     public internal(set) var scriptErrors: [ScriptError] = []
-    /// Every scheme request answered since the renderer started, in order.
+    /// Every scheme request answered since the renderer started, in order (the last
+    /// ``logLimit``).
     public internal(set) var servedRequests: [ServedRequest] = []
+    /// How many entries each of those lists keeps at most (the oldest go first): a renderer
+    /// runs for hours.
+    public nonisolated static let logLimit = 1000
 
     var webView: WebView?
+    /// The web context, taken from the engine's pool at start and given back at stop.
+    var context: WebContext?
     var bridge: RendererBridge?
     var content: RenderContent?
     /// The load in progress.
     var attempt: LoadAttempt?
     /// Observer reports already counted for the current document.
-    var seenReports: Set<Int> = []
+    var seenReports: Set<String> = []
 
     /// Creates a renderer; nothing starts before ``start(bridge:)``.
     public nonisolated init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
-    isolated deinit {
-        if let webView {
-            WebEngine.existing?.unregister(webView.view)
-            webView.destroy()
-        }
-    }
+    isolated deinit { releaseEngine() }
 
     // MARK: JourneyRenderer
 
@@ -122,8 +145,13 @@ public final class WebKitRenderer: JourneyRenderer {
         self.bridge = bridge
         if webView == nil {
             let engine = try WebEngine.shared()
-            let webView = WebView(engine: engine, viewport: configuration.viewport, delegate: self)
+            let context = try engine.takeContext(memoryLimit: configuration.webProcessMemoryLimit, filtered: !configuration.unfilteredNetwork)
+            context.filter.configure(policy: configuration.remote) { [weak self] blocked in
+                Task { @WebKitActor in self?.note(blocked) }
+            }
+            let webView = WebView(context: context, viewport: configuration.viewport, delegate: self)
             engine.register(webView.view, to: self)
+            self.context = context
             self.webView = webView
         }
         if state == .idle { state = .started }
@@ -168,7 +196,7 @@ public final class WebKitRenderer: JourneyRenderer {
         }
         webView.setVisible(true)
         state = .loaded(visible: true, document: document)
-        shownSessions.append(session.id)
+        shownSessions.appendKeepingLast(Self.logLimit, session.id)
         let detail = JSONValue.object([
             "visible": .bool(true), "session": .string(session.id), "journey": .string(session.journey),
             "revision": .int(session.revision),
@@ -208,18 +236,15 @@ public final class WebKitRenderer: JourneyRenderer {
         webView.terminateWebProcess()
     }
 
-    /// Destroys the view; every later call throws ``HostError/Code/disposed``.
+    /// Ends the web process and destroys the view; every later call throws
+    /// ``HostError/Code/disposed``.
     public func stop() async {
         guard state != .stopped else { return }
         state = .stopped
         cancelAttempt(HostError(.disposed, "the renderer was stopped"))
         content = nil
         bridge = nil
-        if let webView {
-            WebEngine.existing?.unregister(webView.view)
-            webView.destroy()
-            self.webView = nil
-        }
+        releaseEngine()
     }
 
     // MARK: Talking to the page
@@ -276,14 +301,42 @@ public final class WebKitRenderer: JourneyRenderer {
         return report
     }
 
+    /// Ends the web process whatever is loaded (a page loaded by URL included); the next load
+    /// starts a new one. For benchmarks: a web process whose memory cache is emptied before
+    /// every load keeps about 1.5 MB a load (see ``clearEngineMemoryCache()``).
+    package func endWebProcess() {
+        guard state != .stopped, let webView else { return }
+        cancelAttempt(HostError(.cancelled, "the web process was ended"))
+        content = nil
+        state = .started
+        webView.terminateWebProcess()
+    }
+
     /// Empties WebKit's memory cache, so the next load fetches every file through the schemes
-    /// (or the server) again. For benchmarks that measure loading, not WebKit's cache.
+    /// (or the server) again. For benchmarks that measure loading, not WebKit's cache. WebKit
+    /// 2.50 does not give all of it back: a web process that loads the same pages with the
+    /// cache emptied before each load grows by about 1.5 MB a load (236 to 457 MB over 180
+    /// loads of the three samples), one that does not stays at about 200 MB.
     package func clearEngineMemoryCache() async throws(HostError) {
         guard let webView else { throw HostError(.renderer, "the renderer is not started") }
         _ = try await webView.clearMemoryCache(timeout: configuration.loadTimeout).get()
     }
 
     // MARK: Internals
+
+    /// Ends the web process, destroys the view and gives the context back to the engine.
+    private func releaseEngine() {
+        if let webView {
+            WebEngine.existing?.unregister(webView.view)
+            webView.terminateWebProcess()
+            webView.destroy()
+            self.webView = nil
+        }
+        if let context {
+            WebEngine.existing?.giveBack(context)
+            self.context = nil
+        }
+    }
 
     func requireRunning() throws(HostError) {
         if state == .stopped { throw HostError(.disposed, "the renderer was stopped") }

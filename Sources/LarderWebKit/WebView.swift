@@ -9,13 +9,33 @@ protocol WebViewDelegate: AnyObject {
     func webView(_ view: WebView, loadChanged event: WebKitLoadEvent, uri: String)
     /// `load-failed`: the main document failed (cancellations included).
     func webView(_ view: WebView, loadFailed uri: String, message: String, cancelled: Bool)
-    /// `decide-policy` for a navigation or a new window: true to let it happen.
-    func webView(_ view: WebView, allowsNavigationTo uri: String, newWindow: Bool) -> Bool
+    /// `decide-policy` for a navigation (of any frame), a form submission or a new window:
+    /// true to let it happen (a new window never opens, whatever the answer).
+    func webView(_ view: WebView, allows navigation: NavigationRequest) -> Bool
+    /// Something the content did that was refused without asking (a response that would be a
+    /// download, a dialog answered at once): to report.
+    func webView(_ view: WebView, refused blocked: BlockedRequest)
+    func webView(_ view: WebView, answered dialog: PageDialog)
     /// A script message on `channel`: its JSON text (nil when the value has no JSON form).
     /// - Returns: nil to accept, or the message of the error the page's promise rejects with.
     func webView(_ view: WebView, received json: [UInt8]?, on channel: String) -> String?
     /// `web-process-terminated`.
     func webView(_ view: WebView, webProcessTerminated reason: WebKitWebProcessTerminationReason)
+}
+
+/// A navigation WebKit asks about.
+struct NavigationRequest: Sendable, Equatable {
+    enum Kind: Sendable, Equatable {
+        /// A frame (the top one or an iframe) goes to `uri`: a link, `location`, a meta refresh.
+        case navigation
+        /// A form is submitted to `uri`.
+        case formSubmission
+        /// The content asks for a new window (`window.open`, `target=_blank`).
+        case newWindow
+    }
+
+    var uri: String
+    var kind: Kind
 }
 
 /// One WebKit web view in its own GTK toplevel window, with its user content manager; the one
@@ -35,28 +55,31 @@ final class WebView {
 
     /// Creates the view and window.
     /// - Parameters:
-    ///   - engine: the web context to use.
+    ///   - context: the web context to use.
     ///   - viewport: the view's size in CSS pixels.
     ///   - delegate: who hears about loads, navigations and messages (held weakly).
-    init(engine: WebEngine, viewport: Viewport, delegate: WebViewDelegate) {
+    init(context: WebContext, viewport: Viewport, delegate: WebViewDelegate) {
         manager = webkit_user_content_manager_new()
         let observer = webkit_user_script_new_for_world(
-            PageScripts.observer, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START,
+            PageScripts.observer, WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START,
             PageScripts.world, nil, nil)
         webkit_user_content_manager_add_script(manager, observer)
         webkit_user_script_unref(observer)
 
-        view = larder_web_view_new(engine.context, manager)
+        view = larder_web_view_new(context.context, manager)
         g_object_ref_sink(view)
         target = SignalTarget()
         target.delegate = delegate
 
         let settings = webkit_web_view_get_settings(view)
         webkit_settings_set_hardware_acceleration_policy(settings, WEBKIT_HARDWARE_ACCELERATION_POLICY_NEVER)
-        webkit_settings_set_javascript_can_open_windows_automatically(settings, 0)
+        // Every window.open reaches decide-policy (refused and reported there), not only those
+        // that follow a click: the popup blocker would drop the rest without a word.
+        webkit_settings_set_javascript_can_open_windows_automatically(settings, 1)
         webkit_settings_set_enable_page_cache(settings, 0)
         webkit_settings_set_enable_developer_extras(settings, 0)
         webkit_settings_set_media_playback_requires_user_gesture(settings, 1)
+        Self.turnOff(Self.speculativeConnections, in: settings)
 
         window = gtk_window_new(GTK_WINDOW_TOPLEVEL)
         gtk_window_set_default_size(larder_window(window), gint(viewport.width), gint(viewport.height))
@@ -73,12 +96,33 @@ final class WebView {
 
     isolated deinit { destroy() }
 
+    /// The engine's own connections ahead of need, all off: `<link rel=dns-prefetch>` (a DNS
+    /// query for any host a page names), `<link rel=preconnect>` (a TCP connection, a TLS
+    /// ClientHello), preconnects from 103 Early Hints, and `<link rel=prefetch>`.
+    static let speculativeConnections = ["LinkDNSPrefetch", "LinkPreconnect", "LinkPreconnectEarlyHints", "LinkPrefetch"]
+
+    /// Turns the WebKit features with these identifiers off (`webkit_settings_set_feature_enabled`).
+    private static func turnOff(_ identifiers: [String], in settings: UnsafeMutablePointer<WebKitSettings>?) {
+        let features = webkit_settings_get_all_features()
+        defer { webkit_feature_list_unref(features) }
+        for index in 0..<webkit_feature_list_get_length(features) {
+            guard let feature = webkit_feature_list_get(features, index), let identifier = webkit_feature_get_identifier(feature),
+                identifiers.contains(String(cString: identifier))
+            else { continue }
+            webkit_settings_set_feature_enabled(settings, feature, 0)
+        }
+    }
+
     /// The view's current URI (`webkit_web_view_get_uri`).
     var uri: String? { webkit_web_view_get_uri(view).map { String(cString: $0) } }
 
     /// Whether a load is still under way (`webkit_web_view_is_loading`): true from the moment
     /// ``load(_:)`` is called, even while an earlier navigation is still committing.
     var isLoading: Bool { webkit_web_view_is_loading(view) != 0 }
+
+    /// Whether the web process answers (`webkit_web_view_get_is_web_process_responsive`):
+    /// false while a script keeps its main thread busy.
+    var isWebProcessResponsive: Bool { webkit_web_view_get_is_web_process_responsive(view) != 0 }
 
     /// Starts loading `uri` (`webkit_web_view_load_uri`).
     func load(_ uri: String) {
@@ -208,6 +252,27 @@ final class WebView {
             { _, decision, type, data in
                 WebKitActor.assumeIsolated { SignalTarget.from(data)?.decide(decision!, type: type) ?? 0 }
             }, retained(), release)
+        larder_connect_script_dialog(
+            view,
+            { _, dialog, data in
+                WebKitActor.assumeIsolated { SignalTarget.from(data)?.answer(dialog!) }
+                return 1  // handled: no GTK dialog, nothing waits
+            }, retained(), release)
+        larder_connect_print(
+            view,
+            { _, _, data in
+                WebKitActor.assumeIsolated { SignalTarget.from(data)?.answered(PageDialog(kind: "print", message: "")) }
+                return 1  // handled: nothing printed, no print dialog
+            }, retained(), release)
+        larder_connect_create(
+            view,
+            { _, action, data in
+                WebKitActor.assumeIsolated {
+                    let uri = action.flatMap { webkit_uri_request_get_uri(webkit_navigation_action_get_request($0)) }.map { String(cString: $0) } ?? ""
+                    SignalTarget.from(data)?.refused(BlockedRequest(url: uri, reason: "popup"))
+                }
+                return nil  // no new view: nothing opens
+            }, retained(), release)
         larder_connect_web_process_terminated(
             view,
             { _, reason, data in
@@ -274,19 +339,66 @@ private final class SignalTarget {
     }
 
     func decide(_ decision: UnsafeMutablePointer<WebKitPolicyDecision>, type: WebKitPolicyDecisionType) -> gboolean {
-        guard type == WEBKIT_POLICY_DECISION_TYPE_NAVIGATION_ACTION || type == WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION else {
-            return 0  // responses: WebKit's default
+        guard let webView, let delegate else {
+            webkit_policy_decision_ignore(decision)
+            return 1
+        }
+        if type == WEBKIT_POLICY_DECISION_TYPE_RESPONSE {
+            // What the engine cannot show it would download: refused, reported.
+            let response = larder_response_decision(decision)
+            guard webkit_response_policy_decision_is_mime_type_supported(response) == 0 else { return 0 }
+            let uri = webkit_uri_request_get_uri(webkit_response_policy_decision_get_request(response)).map { String(cString: $0) } ?? ""
+            webkit_policy_decision_ignore(decision)
+            delegate.webView(webView, refused: BlockedRequest(url: uri, reason: "download"))
+            return 1
         }
         let action = webkit_navigation_policy_decision_get_navigation_action(larder_navigation_decision(decision))
-        let request = webkit_navigation_action_get_request(action)
-        let uri = webkit_uri_request_get_uri(request).map { String(cString: $0) } ?? ""
-        let newWindow = type == WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION
-        if let webView, let delegate, delegate.webView(webView, allowsNavigationTo: uri, newWindow: newWindow), !newWindow {
+        let uri = webkit_uri_request_get_uri(webkit_navigation_action_get_request(action)).map { String(cString: $0) } ?? ""
+        let navigationType = webkit_navigation_action_get_navigation_type(action)
+        let kind: NavigationRequest.Kind =
+            type == WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION
+            ? .newWindow
+            : navigationType == WEBKIT_NAVIGATION_TYPE_FORM_SUBMITTED || navigationType == WEBKIT_NAVIGATION_TYPE_FORM_RESUBMITTED
+                ? .formSubmission : .navigation
+        if delegate.webView(webView, allows: NavigationRequest(uri: uri, kind: kind)), kind != .newWindow {
             webkit_policy_decision_use(decision)
         } else {
             webkit_policy_decision_ignore(decision)
         }
         return 1
+    }
+
+    /// Answers a script dialog at once, as a user who says no would: an alert is closed, a
+    /// confirm answered false, a prompt given nothing (null), and a page asking to stay
+    /// (`beforeunload`) is left.
+    func answer(_ dialog: OpaquePointer) {
+        let type = webkit_script_dialog_get_dialog_type(dialog)
+        let message = webkit_script_dialog_get_message(dialog).map { String(cString: $0) } ?? ""
+        let kind: String
+        switch type {
+        case WEBKIT_SCRIPT_DIALOG_CONFIRM:
+            webkit_script_dialog_confirm_set_confirmed(dialog, 0)
+            kind = "confirm"
+        case WEBKIT_SCRIPT_DIALOG_PROMPT:
+            webkit_script_dialog_prompt_set_text(dialog, nil)
+            kind = "prompt"
+        case WEBKIT_SCRIPT_DIALOG_BEFORE_UNLOAD_CONFIRM:
+            webkit_script_dialog_confirm_set_confirmed(dialog, 1)
+            kind = "beforeunload"
+        default:
+            kind = "alert"
+        }
+        answered(PageDialog(kind: kind, message: message))
+    }
+
+    func answered(_ dialog: PageDialog) {
+        guard let webView, let delegate else { return }
+        delegate.webView(webView, answered: dialog)
+    }
+
+    func refused(_ blocked: BlockedRequest) {
+        guard let webView, let delegate else { return }
+        delegate.webView(webView, refused: blocked)
     }
 
     func terminated(_ reason: WebKitWebProcessTerminationReason) {

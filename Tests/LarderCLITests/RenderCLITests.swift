@@ -1,4 +1,5 @@
 import Foundation
+import LarderSystem
 import LarderTestSupport
 import Testing
 
@@ -113,5 +114,100 @@ import Testing
         let unknown = try CLI.run(["journey", "prepare", "--offline", "--renderer", "chrome"] + scope)
         #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("Invalid '--renderer <name>': 'chrome'"))
+    }
+
+    /// Packs a flow made of these files with `larder pack` and returns the archive.
+    func packFlow(_ files: [String: String], in scratch: Scratch) throws -> String {
+        let source = scratch.path + "/flow-\(UUID().uuidString)"
+        for (path, text) in files {
+            let url = URL(fileURLWithPath: source + "/" + path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        let pack = try CLI.run(["pack", source, "-o", scratch.path + "/out", "--json"])
+        #expect(pack.status == 0, "\(pack.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(pack.stdout.utf8)) as? [String: Any]
+        return try #require(report?["archivePath"] as? String)
+    }
+
+    /// The web processes running under `pid` (through their sandbox).
+    func webProcesses(under pid: pid_t) -> [RunningProcess] {
+        ProcessTable.descendants(of: pid).filter { $0.name.hasPrefix("WebKitWebProces") }
+    }
+
+    static let runaway = ["index.html": "<!doctype html><h1>Offer</h1><script>while (true) {}</script>"]
+
+    @Test func aRunawayFlowFailsAtTheDeadlineAndLeavesNoWebProcess() throws {
+        let scratch = try Scratch()
+        let archive = try packFlow(Self.runaway, in: scratch)
+        let err = try CaptureFile()
+        var env = ProcessInfo.processInfo.environment
+        env["COLUMNS"] = "80"
+        let pid = try CLI.spawn([CLI.executable, "render", archive, "--screenshot", scratch.path + "/out.png"], environment: env, stderr: err.path)
+        // Watch its web processes while it runs (by pid: others run WebKit on this machine too).
+        var seen: [pid_t: RunningProcess] = [:]
+        var status: Int32 = 0
+        let deadline = Date().addingTimeInterval(60 * testTimeScale)
+        while Date() < deadline {
+            for process in webProcesses(under: pid) { seen[process.pid] = process }
+            if waitpid(pid, &status, WNOHANG) == pid { break }
+            usleep(50_000)
+        }
+        let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let stderr = String(decoding: try err.contents(), as: UTF8.self)
+        #expect(exit == 65, "\(stderr)")
+        #expect(stderr.contains("not ready within 10.0 seconds") && stderr.contains("its web process was ended"), "\(stderr)")
+        #expect(!seen.isEmpty)
+        #expect(seen.values.filter(ProcessTable.isRunning).isEmpty, "left running: \(seen.values.filter(ProcessTable.isRunning))")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path + "/out.png"))
+    }
+
+    @Test func killingRenderEndsItsWebProcessToo() throws {
+        let scratch = try Scratch()
+        let archive = try packFlow(Self.runaway, in: scratch)
+        let pid = try CLI.spawn([CLI.executable, "render", archive, "--screenshot", scratch.path + "/out.png"])
+        var web: [RunningProcess] = []
+        let deadline = Date().addingTimeInterval(30 * testTimeScale)
+        while web.isEmpty && Date() < deadline {
+            web = webProcesses(under: pid)
+            usleep(50_000)
+        }
+        #expect(!web.isEmpty)
+        kill(pid, SIGKILL)
+        #expect(try CLI.wait(pid) == 128 + SIGKILL)
+        let gone = Date().addingTimeInterval(2 * testTimeScale)
+        while web.contains(where: ProcessTable.isRunning) && Date() < gone { usleep(20_000) }
+        #expect(!web.contains(where: ProcessTable.isRunning), "outlived render: \(web.filter(ProcessTable.isRunning))")
+    }
+
+    @Test func whatAFlowTriedIsListedAndItsDialogsAnswered() throws {
+        let scratch = try Scratch()
+        let archive = try packFlow([
+            "index.html": """
+                <!doctype html><link rel="preconnect" href="https://tracker.example.invalid"><h1>Offer</h1>
+                <script>alert('Act now'); fetch('http://127.0.0.1:9/collect').catch(() => {}); location.href = 'https://example.invalid/away';</script>
+                """
+        ], in: scratch)
+        let result = try CLI.run(["render", archive, "--screenshot", scratch.path + "/out.png", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try json(result.stdout)
+        let blocked = try #require(report["blocked"] as? [[String: String]])
+        #expect(blocked.contains(["url": "https://tracker.example.invalid/", "reason": "preconnect"]), "\(blocked)")
+        #expect(blocked.contains(["url": "https://example.invalid/away", "reason": "navigation"]), "\(blocked)")
+        #expect(report["dialogs"] as? [[String: String]] == [["kind": "alert", "message": "Act now"]])
+        let people = try CLI.run(["render", archive, "--screenshot", scratch.path + "/out.png"])
+        #expect(people.stdout.contains("Dialogs      alert 'Act now' (answered at once)"), "\(people.stdout)")
+        #expect(people.stdout.contains("https://example.invalid/away (navigation)"), "\(people.stdout)")
+    }
+
+    @Test func aJourneyWhoseRendererIsNotReadyIsNothingToShow() throws {
+        let scratch = try Scratch()
+        let archive = try packFlow(Self.runaway, in: scratch)
+        let result = try CLI.run([
+            "journey", "present", "--offline", "--embedded", archive, "--renderer", "webkit", "--origin", "http://127.0.0.1:9/",
+            "--key", "pk_sample_key", "--journey", "runaway", "--cache", scratch.path + "/cache",
+        ])
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("its web process was ended"), "\(result.stderr)")
     }
 }

@@ -70,6 +70,12 @@ import Testing
         #expect(refs.filter { $0.kind == .fontPreload }.map(\.url) == ["fonts/a.ttf"])
     }
 
+    @Test func connectionHintsAreNeitherLoadsNorLinks() {
+        let refs = scan(#"<link rel="preconnect" href="https://a.example"><link rel=DNS-Prefetch href=//b.example><link rel="preconnect stylesheet" href="c.css">"#)
+        #expect(refs.map(\.kind) == [.connectionHint, .connectionHint, .resource])
+        #expect(!Reference.Kind.connectionHint.loads && !Reference.Kind.navigation.loads && Reference.Kind.resource.loads)
+    }
+
     @Test func aFontPreloadCarriesItsHrefToRewrite() {
         let html = #"<link rel="stylesheet preload" href="a.css" as="style"><link crossorigin rel="Preload" AS="Font" href="fonts/b.woff2">"#
         let refs = scan(html)

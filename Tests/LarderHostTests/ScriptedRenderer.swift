@@ -56,6 +56,15 @@ final class ScriptedRenderer: JourneyRenderer {
         state.withLock { $0.bridge }?.send(message)
     }
 
+    /// The engine ending by itself (a crash): what was loaded is gone, and the host is told.
+    func terminate(_ reason: String) {
+        let bridge = state.withLock { state in
+            state.record.loaded = false
+            return state.bridge
+        }
+        bridge?.report(.terminated(reason: reason))
+    }
+
     func start(bridge: RendererBridge) async throws(HostError) {
         state.withLock {
             $0.record.starts += 1

@@ -121,6 +121,21 @@ import Testing
         #expect(report.warnings.first?.location?.description == "index.html:2:14")
     }
 
+    /// A connection hint loads nothing, but the engine would connect to (or look up) the host:
+    /// a remote one is a remote reference too.
+    @Test func connectionHintsToRemoteHostsAreRemoteReferences() throws {
+        let folder = try SourceFolder([
+            "index.html": """
+                <link rel="preconnect" href="https://fonts.example.com"><link rel="dns-prefetch" href="//cdn.example.com">
+                <link rel="preconnect dns-prefetch" href="https://api.example.com/"><link rel="next" href="https://example.com/2">
+                """
+        ])
+        let report = try Packer.pack(source: folder.root, into: folder.output)
+        #expect(report.remoteReferences.map(\.url) == ["https://fonts.example.com", "//cdn.example.com", "https://api.example.com/"])
+        #expect(report.warnings.map(\.kind) == [.remoteReference, .remoteReference, .remoteReference])
+        #expect(report.warnings.first?.location?.description == "index.html:1:30")
+    }
+
     @Test func strictRefusesOnlyWhatPagesLoad() throws {
         let linksOnly = try SourceFolder(["index.html": #"<a href="https://example.com/">x</a>"#])
         #expect(linksOnly.packFailure(strict: true).isEmpty)

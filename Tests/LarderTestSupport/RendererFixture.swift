@@ -48,12 +48,16 @@ open class RendererFixture: @unchecked Sendable {
     }
 }
 
-/// Collects what a renderer passes to the bridge.
+/// Collects what a renderer passes to the bridge: its content's messages and its own events.
 public final class Inbox: Sendable {
     private let messages = Locked<[BridgeMessage]>([])
+    private let reported = Locked<[RendererEvent]>([])
     public init() {}
-    public var bridge: RendererBridge { RendererBridge { message in self.messages.withLock { $0.append(message) } } }
+    public var bridge: RendererBridge {
+        RendererBridge({ message in self.messages.withLock { $0.append(message) } }, events: { event in self.reported.withLock { $0.append(event) } })
+    }
     public var received: [BridgeMessage] { messages.withLock { $0 } }
+    public var events: [RendererEvent] { reported.withLock { $0 } }
 }
 
 /// Runs `body` and returns the HostError it throws (nil if it does not throw one).

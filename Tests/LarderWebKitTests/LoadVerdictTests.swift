@@ -13,7 +13,8 @@ import Testing
         let json = """
             {"href":"\(href)","visibility":"hidden","faces":\(faces),
              "rules":[{"family":"\\"Open Sans\\"","weight":"400","style":"","src":"url(\\"\(font)\\") format(\\"truetype\\")"}],
-             "errors":\(errors),"blocked":[{"seq":2,"url":"https://example.invalid/x","directive":"connect-src"}]}
+             "errors":\(errors),"blocked":[{"id":"f1:2","url":"https://example.invalid/x","directive":"connect-src"}],
+             "hints":[{"id":"f1:3","rel":"preconnect","url":"https://example.invalid/"},{"id":"f1:4","rel":"next","url":"https://example.invalid/2"}]}
             """
         return try PageReadiness(json: try JSONValue.parse(Array(json.utf8)))
     }
@@ -22,6 +23,7 @@ import Testing
         let readiness = try Self.answer()
         #expect(readiness.fonts == [FontFaceReport(family: "Open Sans", weight: "400", style: "normal", status: "loaded", sources: [Self.font])])
         #expect(readiness.blocked.map(\.value) == [BlockedRequest(url: "https://example.invalid/x", reason: "connect-src")])
+        #expect(readiness.hints.map(\.value) == [BlockedRequest(url: "https://example.invalid/", reason: "preconnect")])
         #expect(LoadVerdict.failure(of: readiness, loading: Self.entry, requests: [], bundle: Self.bundle) == nil)
     }
 
@@ -50,7 +52,7 @@ import Testing
     }
 
     @Test func aScriptErrorNamesTheScriptByBundlePath() throws {
-        let errors = #"[{"seq":1,"message":"Error: boom","source":"\#(Self.entry.replacingOccurrences(of: "index.html", with: "js/app.js"))","line":3,"column":9}]"#
+        let errors = #"[{"id":"f1:1","message":"Error: boom","source":"\#(Self.entry.replacingOccurrences(of: "index.html", with: "js/app.js"))","line":3,"column":9}]"#
         let failure = try #require(LoadVerdict.failure(of: try Self.answer(errors: errors), loading: Self.entry, requests: [], bundle: Self.bundle))
         #expect(failure.resource == "js/app.js")
         #expect(failure.message.contains("Error: boom") && failure.message.contains("js/app.js:3:9"))
@@ -60,11 +62,14 @@ import Testing
         let failure = try #require(
             LoadVerdict.failure(of: try Self.answer(href: "about:blank"), loading: Self.entry, requests: [], bundle: Self.bundle))
         #expect(failure.resource == "index.html")
+        // A fragment of its own is not leaving.
+        #expect(LoadVerdict.failure(of: try Self.answer(href: Self.entry + "#offer"), loading: Self.entry, requests: [], bundle: Self.bundle) == nil)
     }
 
     @Test(arguments: [
         "[]", #"{"href":1}"#, #"{"href":"x","visibility":"hidden","faces":[1],"rules":[],"errors":[],"blocked":[]}"#,
-        #"{"href":"x","visibility":"hidden","faces":[],"rules":[],"errors":[{"seq":"1"}],"blocked":[]}"#,
+        #"{"href":"x","visibility":"hidden","faces":[],"rules":[],"errors":[{"id":1}],"blocked":[],"hints":[]}"#,
+        #"{"href":"x","visibility":"hidden","faces":[],"rules":[],"errors":[],"blocked":[]}"#,  // no hints
     ])
     func malformedAnswersAreErrors(_ json: String) throws {
         #expect(throws: HostError.self) { try PageReadiness(json: try JSONValue.parse(Array(json.utf8))) }

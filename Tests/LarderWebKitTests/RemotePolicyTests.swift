@@ -7,7 +7,9 @@ import Testing
         #expect(!RemotePolicy.blockAll.allows("https://example.com/"))
         #expect(!RemotePolicy.blockAll.allows("http://127.0.0.1:8080/x"))
         #expect(RemotePolicy.blockAll.contentSecurityPolicy
-            == "default-src larder: larder-font: data: blob: 'unsafe-inline' 'unsafe-eval'; form-action larder:")
+            == "default-src larder: larder-font: data: blob: 'unsafe-inline' 'unsafe-eval'; worker-src larder:; form-action larder:")
+        #expect(RemotePolicy.blockAll.workerPolicy
+            == "default-src * larder: larder-font: data: blob: 'unsafe-inline' 'unsafe-eval'; form-action larder:")
     }
 
     @Test func allowsExactlyTheListedOrigins() throws {
@@ -20,7 +22,10 @@ import Testing
         #expect(!policy.allows("https://evil.example.com/"))
         #expect(!policy.allows("larder://x/y"))
         #expect(try RemotePolicy(allowing: ["HTTPS://API.Example.com"]).allowedOrigins == ["https://api.example.com"])
-        #expect(policy.contentSecurityPolicy.contains("'unsafe-eval' https://api.example.com http://127.0.0.1:8080;"))
+        #expect(policy.contentSecurityPolicy.contains("'unsafe-eval' https://api.example.com http://127.0.0.1:8080 wss://api.example.com ws://127.0.0.1:8080;"))
+        #expect(policy.allows("wss://api.example.com/socket"))
+        #expect(policy.allows("ws://127.0.0.1:8080/socket"))
+        #expect(!policy.allows("ws://api.example.com/socket"))
     }
 
     @Test(arguments: ["https://api.example.com/", "https://api.example.com/v1", "ftp://x.example", "api.example.com", "https://", "https://user@api.example.com"])

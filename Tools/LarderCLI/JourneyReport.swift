@@ -37,7 +37,9 @@ struct JourneyReport {
         }
         return switch error.code {
         case .denied: .noPermission
-        case .unavailable, .backingOff, .deadlineExceeded, .incompatible: .unavailable
+        // A renderer that could not show the content (not ready in time, a missing file, a
+        // script error): nothing to show, as the help says.
+        case .unavailable, .backingOff, .deadlineExceeded, .incompatible, .renderer: .unavailable
         case .malformedDocument, .rejected: .dataError
         default: .failure
         }

@@ -25,13 +25,18 @@ enum RenderCommand {
             The entry document is loaded hidden through the larder:// scheme (the bundle's verified
             bytes) with its fonts through larder-font://, exactly as an app's renderer loads it, and
             is captured once it is ready: loaded, every FontFace loaded, every essential file served
-            and no script error. Remote requests are blocked and listed.
+            and no script error. Nothing reaches past the bundle: remote requests (blocked by the
+            Content-Security-Policy and by the engine's egress filter), navigations away, popups,
+            downloads and form posts are refused and listed as Blocked; dialogs (alert, confirm,
+            prompt, print) are answered at once and listed; a page not ready within 10 s has its
+            web process ended.
 
             \(WebEngineSupport.displayNote)
 
             EXIT STATUS: 0 rendered, 64 usage error, 65 the archive is invalid or the flow did not
-            render (a missing or corrupt object, a font that did not load, a script error), 66 no
-            such archive or bundle, 69 no display, 73 the PNG cannot be written, 1 anything else.
+            render (a missing or corrupt object, a font that did not load, a script error, not
+            ready within 10 s), 66 no such archive or bundle, 69 no display, 73 the PNG cannot be
+            written, 1 anything else.
             """)
 
     static func run(_ arguments: [String], engine: any WebEngineRunner) -> ExitCode {

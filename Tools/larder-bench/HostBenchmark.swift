@@ -399,7 +399,7 @@ private struct FolderOrigin: HTTPTransport {
 }
 
 /// No network: every request fails at once, and is counted.
-private final class OfflineTransport: HTTPTransport {
+final class OfflineTransport: HTTPTransport {
     private let count = Atomic<Int>(0)
 
     var attempts: Int { count.load(ordering: .relaxed) }
@@ -411,7 +411,7 @@ private final class OfflineTransport: HTTPTransport {
 }
 
 /// Keeps captured events queued: nothing is posted.
-private struct RefusingSink: CaptureSink {
+struct RefusingSink: CaptureSink {
     func deliver(_ events: [CaptureEvent]) async -> CaptureReceipt {
         .failed(HostError(.unavailable, "larder-bench posts nothing"))
     }

@@ -13,6 +13,7 @@ let usage = """
            larder-bench transport [--size-mb <n>] [--runs <n>]
            larder-bench host [--runs <n>]
            larder-bench render [--runs <n>] [--colds <n>]
+           larder-bench render --soak [--cycles <n>] [--unloads <n>]
            larder-bench corpus <dir> [--size-mb <n>]
 
     Generates a corpus of mixed web assets (default 200 MB) unless --corpus is given, then times
@@ -29,7 +30,9 @@ let usage = """
     engine (WebKitGTK, Xvfb when there is no display): warm prepare-to-ready of each sample from
     the cache against the same engine loading the unpacked folder from nginx on 127.0.0.1
     (p50/p99, default 50 runs), then cold engine start to first ready and peak memory in new
-    processes ('render-cold <cache> <bundle-hex>', default 5).
+    processes ('render-cold <cache> <bundle-hex>', default 5). 'render --soak' runs one journey
+    host with the web engine in one process for 1,000 prepare/present/dismiss cycles and 100
+    memory-warning unload/reload cycles, sampling the UI, web and network processes' memory.
     Exits 1 when a target is missed.
     """
 
@@ -68,6 +71,18 @@ do {
         // The sample bundles live in the repository this binary was built from.
         let repository = URL(fileURLWithPath: binFolder).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         exit(try HostBenchmark.run(options, repository: repository) ? 0 : 1)
+    case "render" where arguments.dropFirst().first == "--soak":
+        let given = flags(arguments.dropFirst(2), allowed: ["--cycles", "--unloads"])
+        var options = RenderSoak.Options()
+        options.cycles = given["--cycles"].flatMap { Int($0) } ?? options.cycles
+        options.unloads = given["--unloads"].flatMap { Int($0) } ?? options.unloads
+        options.warmUp = min(options.warmUp, options.cycles / 2)
+        guard options.cycles >= 2 * options.sampleEvery, options.unloads > 0 else {
+            print(usage)
+            exit(64)
+        }
+        let repository = URL(fileURLWithPath: binFolder).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        exit(try RenderSoak.run(options, repository: repository) ? 0 : 1)
     case "render":
         let given = flags(arguments.dropFirst(), allowed: ["--runs", "--colds"])
         var options = RenderBenchmark.Options()

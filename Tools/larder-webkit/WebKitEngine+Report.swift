@@ -13,8 +13,16 @@ extension WebKitEngine {
             ["Fonts", report.fonts.isEmpty ? "none" : report.fonts.map { "\($0.family) \($0.weight) \($0.status)" }.joined(separator: ", ")],
             ["Requests", "\(report.requests.count) served through larder: and larder-font: (\(humanSize(report.bytes)))"
                 + (refused.isEmpty ? "" : ", \(refused.count) refused")],
-            ["Blocked", report.blocked.isEmpty ? "none" : report.blocked.map { "\($0.url) (\($0.reason))" }.joined(separator: ", ")],
+            ["Blocked", list(report.blocked.map { "\($0.url) (\($0.reason))" })],
+            ["Dialogs", list(report.dialogs.map { $0.message.isEmpty ? $0.kind : "\($0.kind) '\($0.message)'" }) + (report.dialogs.isEmpty ? "" : " (answered at once)")],
         ]
+    }
+
+    /// Up to 10 items, then how many more (`--json` lists them all).
+    static func list(_ items: [String]) -> String {
+        guard !items.isEmpty else { return "none" }
+        let shown = items.prefix(10).map { $0.count > 200 ? $0.prefix(200) + "…" : $0[...] }.joined(separator: ", ")
+        return items.count > 10 ? shown + " and \(items.count - 10) more" : shown
     }
 
     /// The report of a load as JSON.
@@ -36,6 +44,7 @@ extension WebKitEngine {
             }),
             "bytes": .int(report.bytes),
             "blocked": .array(report.blocked.map { .object(["url": .string($0.url), "reason": .string($0.reason)]) }),
+            "dialogs": .array(report.dialogs.map { .object(["kind": .string($0.kind), "message": .string($0.message)]) }),
         ])
     }
 

@@ -23,6 +23,11 @@ int larder_start_writeback(int fd);
    platforms, where fsync leaves data in the drive's cache. Returns 0 or -1. */
 int larder_full_fsync(int fd);
 
+/* accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK): takes the next connection of a
+   listening socket, close-on-exec from the start (so a process another thread spawns meanwhile
+   never inherits it) and non-blocking. Returns the descriptor or -1 with errno set. */
+int larder_accept(int fd);
+
 /* mkostemps(path_template, suffix_length, O_CLOEXEC): creates and opens a new file exclusively,
    replacing the template's XXXXXX, close-on-exec from the start, so a process another thread
    spawns meanwhile never inherits it. Returns the descriptor or -1. */
