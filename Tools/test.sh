@@ -12,3 +12,6 @@ swift test --skip-build
 LARDER_DURABILITY=posix swift test --skip-build \
     --filter "LarderCacheTests|CacheCrashTests|SharedCacheFetchTests|DiskFullTests|PlantedObjectCLITests"
 bash Tools/test-thread-sanitizer.sh
+# Every libFuzzer target for 30 s each (about 9 minutes with the build; LARDER_FUZZ_SECONDS
+# runs them longer): a crash, a broken invariant, a hang or a leak fails it (Tools/fuzz.sh).
+bash Tools/fuzz.sh all
