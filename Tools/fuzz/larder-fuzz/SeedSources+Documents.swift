@@ -116,6 +116,9 @@ extension SeedSources {
             try input.bytes.withUnsafeBytes { try writer.write($0) }
             try writer.finish()
             seeds.append(out)
+            // The same with an odd MTIME: the target makes its trailers right after mutations.
+            out[4] |= 1
+            seeds.append(out)
         }
         return seeds
     }
