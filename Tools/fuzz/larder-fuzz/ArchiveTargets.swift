@@ -7,7 +7,7 @@ enum ArchiveTargets {
     static let gzipMembers = FuzzTarget(
         name: "gzip-members",
         summary: "MemberInflater over sized gzip members; what it accepts, zlib inflates to the same bytes",
-        maximumLength: 1 << 18,
+        maximumLength: 1 << 17,
         run: { bytes in
             // An odd MTIME (which readers ignore) asks for trailers made right, so that changes
             // to the deflate data reach the framing checks instead of failing the CRC-32.
@@ -22,7 +22,7 @@ enum ArchiveTargets {
     static let archive = FuzzTarget(
         name: "archive",
         summary: "ArchiveReader over tar (header checksums fixed up), gzip or sized members; entries keep every rule",
-        maximumLength: 1 << 18,
+        maximumLength: 1 << 16,
         run: { bytes in
             if bytes.count >= 2, bytes[0] == 0x1f, bytes[1] == 0x8b {
                 checkArchive(Array(bytes))

@@ -7,8 +7,9 @@ struct FuzzTarget: Sendable {
     let name: String
     /// What it feeds and what it checks, for `larder-fuzz --list`.
     let summary: String
-    /// The longest input libFuzzer makes (`-max_len`): past the parser's own limits, within
-    /// what keeps one run in milliseconds.
+    /// The longest input libFuzzer makes (`-max_len`): room for the format's structure (real
+    /// pages and manifests, several gzip members), within what keeps a run in milliseconds.
+    /// The parsers' own size limits (1 MiB documents, 16 MiB manifests) are unit-tested.
     let maximumLength: Int
     /// Runs one input.
     let run: @Sendable (UnsafeRawBufferPointer) -> Void

@@ -11,7 +11,7 @@ enum InstallTarget {
     static let target = FuzzTarget(
         name: "install",
         summary: "LarderCache.install of a hostile archive: refused and unchanged, or installed and verifying; nothing outside",
-        maximumLength: 1 << 16,
+        maximumLength: 1 << 15,
         run: { bytes in check(InstallRecipe(bytes)) },
         seeds: { try SeedSources.installRecipes() })
 

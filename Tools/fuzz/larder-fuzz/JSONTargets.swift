@@ -8,13 +8,13 @@ import LarderHost
 enum JSONTargets {
     static let json = FuzzTarget(
         name: "json", summary: "JSONValue.parse; canonicalBytes reads back equal and is a fixed point",
-        maximumLength: 1 << 16, run: { bytes in _ = canonicalForm(of: bytes, maximumValues: 4096) },
+        maximumLength: 1 << 14, run: { bytes in _ = canonicalForm(of: bytes, maximumValues: 4096) },
         seeds: { try SeedSources.jsonDocuments() })
 
     static let manifest = FuzzTarget(
         name: "manifest",
         summary: "Manifest(decoding:); a decoded manifest is its own canonical bytes, reads back by digest, sizes sum",
-        maximumLength: 1 << 16,
+        maximumLength: 1 << 15,
         run: { bytes in
             let input = Array(bytes)
             checkManifest(input)
@@ -27,7 +27,7 @@ enum JSONTargets {
     static let journey = FuzzTarget(
         name: "journey",
         summary: "JourneyDocument(decoding:); a decoded document reads back from its canonical bytes, its rollout bucket is 0-99",
-        maximumLength: 1 << 14,
+        maximumLength: 1 << 12,
         run: { bytes in
             checkJourney(Array(bytes))
             if let canonical = canonicalForm(of: bytes, maximumValues: 64) { checkJourney(canonical) }
@@ -36,7 +36,7 @@ enum JSONTargets {
 
     static let bridge = FuzzTarget(
         name: "bridge", summary: "BridgeMessage(json:); a message's json reads back to an equal message",
-        maximumLength: 1 << 14,
+        maximumLength: 1 << 12,
         run: { bytes in
             checkBridge(Array(bytes))
             if let canonical = canonicalForm(of: bytes, maximumValues: .max) { checkBridge(canonical) }

@@ -6,14 +6,14 @@ enum ScannerTargets {
     static let html = FuzzTarget(
         name: "html",
         summary: "HTMLScanner.scan + ReferenceResolver; offsets in the file, rewrite ranges in order and exact, no path escapes",
-        maximumLength: 1 << 16,
+        maximumLength: 1 << 14,
         run: { bytes in bytes.withMemoryRebound(to: UInt8.self) { check(HTMLScanner.scan($0), in: $0, isHTML: true) } },
         seeds: { try SeedSources.webFiles(extensions: ["html", "htm", "xhtml", "svg"]) })
 
     static let css = FuzzTarget(
         name: "css",
         summary: "CSSScanner.scan + ReferenceResolver; offsets in the file, font-source ranges cover url(...), no path escapes",
-        maximumLength: 1 << 16,
+        maximumLength: 1 << 14,
         run: { bytes in bytes.withMemoryRebound(to: UInt8.self) { check(CSSScanner.scan($0), in: $0, isHTML: false) } },
         seeds: { try SeedSources.webFiles(extensions: ["css"]) })
 
