@@ -88,6 +88,17 @@ let package = Package(
             name: "larder-powerloss", dependencies: ["LarderCache", "LarderHost", "LarderTransport", "LarderFormat", "LarderSystem"],
             path: "Tools/powerloss/larder-powerloss"),
 
+        // libFuzzer targets, one program (Tools/fuzz.sh builds it with -sanitize=fuzzer,address
+        // and -DLARDER_FUZZING into .build-fuzz; any other build replays saved inputs).
+        .systemLibrary(name: "CLibFuzzer", path: "Tools/fuzz/CLibFuzzer"),
+        .executableTarget(
+            name: "larder-fuzz",
+            dependencies: [
+                "CLibFuzzer", "LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderSystem",
+                "LarderTestSupport", "CArchive", "CZlib",
+            ],
+            path: "Tools/fuzz/larder-fuzz"),
+
         .target(
             name: "LarderTestSupport", dependencies: ["LarderFormat", "LarderCache", "LarderPack", "LarderHost", "LarderSystem", "CArchive", "CZlib"],
             path: "Tests/LarderTestSupport"),

@@ -144,10 +144,12 @@ public final class ArchiveReader {
         }
         let size = kind == .file ? archive_entry_size(handle) : 0
         guard size >= 0 else { throw error(.malformedArchive, "negative size", entry: path) }
-        declaredBytes += size
-        guard declaredBytes <= limits.maximumTotalBytes else {
+        // Compared before adding: a pax `size` record may hold nearly Int64.max, and the sum
+        // would overflow (found by the archive fuzz target).
+        guard size <= limits.maximumTotalBytes - declaredBytes else {
             throw error(.limitExceeded, "more than \(limits.maximumTotalBytes) uncompressed bytes in all", entry: path)
         }
+        declaredBytes += size
         guard seenPaths.insert(path).inserted else {
             throw error(.duplicateEntry, "the archive holds this path more than once", entry: path)
         }

@@ -11,11 +11,11 @@
 /// Tools that do not know the subfield skip it (RFC 1952: "a decompressor may ignore
 /// subfields it does not recognise"): gzip, tar, libarchive and zlib read these members as
 /// any other.
-enum GzipMemberHeader {
+package enum GzipMemberHeader {
     /// RFC 1952's header with no optional field, as libdeflate writes it.
     static let plainSize = 10
     /// The header with the extra field: XLEN (2 bytes), SI1 SI2, LEN (2 bytes), the size.
-    static let size = 20
+    package static let size = 20
     /// CRC-32 and ISIZE, each 4 bytes little-endian.
     static let trailerSize = 8
     /// The subfield's ID: "LR", for Larder.
@@ -25,7 +25,7 @@ enum GzipMemberHeader {
     static let maximumPieceSize = 4 << 20
     /// The most uncompressed bytes (ISIZE) a reader accepts in one member: the writer's largest
     /// piece with room to spare, and a bound on the memory one member can take.
-    static let maximumUncompressedSize = 16 << 20
+    package static let maximumUncompressedSize = 16 << 20
     /// The most bytes a reader accepts for one whole member: stored (uncompressible) data of
     /// ``maximumUncompressedSize`` bytes is 5 bytes larger per 64 KiB block, plus the header
     /// and trailer.
@@ -62,7 +62,7 @@ enum GzipMemberHeader {
 
     /// The member's total size when `bytes` (at least ``size`` of them) start with this
     /// header; nil for anything else (another gzip header, other bytes).
-    static func memberSize(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    package static func memberSize(_ bytes: UnsafeRawBufferPointer) -> Int? {
         guard bytes.count >= size, couldStart(UnsafeRawBufferPointer(rebasing: bytes[0..<size])) else { return nil }
         return Int(littleEndian32(bytes, at: 16))
     }

@@ -14,6 +14,10 @@ public struct Manifest: Sendable, Equatable {
     /// The most files a manifest may list: as many as an archive may hold entries
     /// (``ArchiveReader/Limits/maximumEntries`` by default).
     public static let maximumFiles = 100_000
+    /// The most bytes a manifest's files may declare in all (1 TiB): far past what an archive
+    /// reader accepts by default (``ArchiveReader/Limits/maximumTotalBytes``), and small enough
+    /// that no sum of sizes over a manifest, or over the bundles of a cache, can overflow.
+    public static let maximumTotalBytes: Int64 = 1 << 40
 
     /// What a renderer advertises it can do.
     public enum Capability: String, Sendable, CaseIterable, Comparable {
@@ -87,7 +91,7 @@ public struct Manifest: Sendable, Equatable {
         return nil
     }
 
-    /// The total size of all files in bytes.
+    /// The total size of all files in bytes (at most ``maximumTotalBytes``).
     public var totalSize: Int64 { files.reduce(0) { $0 + $1.size } }
 
     func validate() throws(FormatError) {
@@ -97,6 +101,7 @@ public struct Manifest: Sendable, Equatable {
         guard files.count <= Self.maximumFiles else {
             throw FormatError(.limitExceeded, "\(files.count) files; a bundle holds at most \(Self.maximumFiles)", field: "files")
         }
+        var total: Int64 = 0
         for (index, file) in files.enumerated() {
             do { try BundlePath.validate(file.path) } catch {
                 throw FormatError(.invalidManifest, error.message, entry: file.path, field: "files[\(index)].path")
@@ -113,6 +118,13 @@ public struct Manifest: Sendable, Equatable {
             if file.size < 0 {
                 throw FormatError(.invalidManifest, "size must not be negative", entry: file.path, field: "files[\(index)].size")
             }
+            // Each size is checked before it is added, so the sum cannot overflow.
+            guard file.size <= Self.maximumTotalBytes - total else {
+                throw FormatError(
+                    .limitExceeded, "the files declare more than \(Self.maximumTotalBytes) bytes in all", entry: file.path,
+                    field: "files[\(index)].size")
+            }
+            total += file.size
         }
         guard let entryFile = file(at: entry) else {
             throw FormatError(.invalidManifest, "entry document '\(entry)' is not one of the files", field: "entry")

@@ -21,8 +21,8 @@ import LarderSystem
 /// ``GzipMemberHeader/maximumUncompressedSize`` bytes, or whose whole size is past
 /// ``GzipMemberHeader/maximumMemberSize``, is refused (``FormatError/Code/limitExceeded``)
 /// before anything is allocated for it.
-final class MemberInflater {
-    struct Configuration: Sendable {
+package final class MemberInflater {
+    package struct Configuration: Sendable {
         /// Worker threads; 1 inflates on the calling thread.
         var concurrency: Int
         /// Members read ahead, inflating or inflated, plus the one handed out.
@@ -31,7 +31,7 @@ final class MemberInflater {
         /// read ahead (one member is always allowed).
         var bytesInFlight: Int
 
-        init(
+        package init(
             concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, maxInFlight: Int? = nil,
             bytesInFlight: Int = 32 << 20
         ) {
@@ -40,7 +40,7 @@ final class MemberInflater {
             self.bytesInFlight = bytesInFlight
         }
 
-        static var `default`: Configuration { Configuration() }
+        package static var `default`: Configuration { Configuration() }
     }
 
     private let source: ArchiveReader.Source
@@ -62,7 +62,7 @@ final class MemberInflater {
 
     /// Compressed bytes taken from the source so far, read ahead or not (for the reader's
     /// ratio check, as libarchive's gzip filter counts what it has read ahead too).
-    private(set) var compressedBytesRead: Int64 = 0
+    package private(set) var compressedBytesRead: Int64 = 0
     /// The most members held at once (read ahead plus handed out); for tests.
     private(set) var peakInFlight = 0
 
@@ -74,7 +74,7 @@ final class MemberInflater {
     /// - Parameters:
     ///   - firstHeader: the stream's first ``GzipMemberHeader/size`` bytes, already read from
     ///     `source` and recognised by ``GzipMemberHeader/memberSize(_:)``.
-    init(firstHeader: [UInt8], configuration: Configuration = .default, displayName: String?, source: @escaping ArchiveReader.Source) {
+    package init(firstHeader: [UInt8], configuration: Configuration = .default, displayName: String?, source: @escaping ArchiveReader.Source) {
         self.source = source
         self.configuration = configuration
         self.displayName = displayName
@@ -90,7 +90,7 @@ final class MemberInflater {
 
     /// The next member's uncompressed bytes, valid until the next call; empty at the end of
     /// the stream. Members with no bytes are skipped.
-    func next() throws(FormatError) -> UnsafeRawBufferPointer {
+    package func next() throws(FormatError) -> UnsafeRawBufferPointer {
         if let failed { throw failed }
         if let current { bytesHeld -= current.bytesHeld }
         current = nil

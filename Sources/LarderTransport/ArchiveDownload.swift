@@ -96,18 +96,17 @@ private final class ArchiveSink: ResponseSink, @unchecked Sendable {
         let file = try DownloadFile(path: claim.archivePath, url: url)
         switch status {
         case 206:
-            guard let range = headers["content-range"].flatMap(Self.parseContentRange), range.start == start else {
+            guard let range = headers["content-range"].flatMap(ContentRange.init(parsing:)), range.bytes?.lowerBound == start else {
                 throw TransportError(.malformedDocument, "the answer to 'Range: bytes=\(start)-' has Content-Range '\(headers["content-range"] ?? "")'", url: url)
             }
-            total = range.total
+            total = range.length
         case 200:
             // The server ignored Range, or the file changed (If-Range failed): start over.
             offset = 0
             total = headers["content-length"].flatMap(Int64.init)
         case 416:
             // Asked past the end: complete if the server says the file is exactly this long.
-            let range = headers["content-range"] ?? ""
-            if start > 0, range.hasPrefix("bytes */"), Int64(range.dropFirst(8)) == start {
+            if start > 0, let range = headers["content-range"].flatMap(ContentRange.init(parsing:)), range.bytes == nil, range.length == start {
                 total = start
                 self.file = file
                 return
@@ -159,14 +158,5 @@ private final class ArchiveSink: ResponseSink, @unchecked Sendable {
         } else if unlink(path) != 0 && errno != ENOENT {
             throw TransportError.write(Errno.current, path: path, url: url)
         }
-    }
-
-    /// "bytes 0-1023/4096"
-    static func parseContentRange(_ text: String) -> (start: Int64, end: Int64, total: Int64)? {
-        let parts = text.split(whereSeparator: { $0 == " " || $0 == "-" || $0 == "/" })
-        guard parts.count == 4, parts[0] == "bytes", let start = Int64(parts[1]), let end = Int64(parts[2]),
-            let total = Int64(parts[3]), start <= end, end < total
-        else { return nil }
-        return (start, end, total)
     }
 }

@@ -52,6 +52,50 @@ import LarderTestSupport
         }
     }
 
+    /// A pax `size` record of nearly Int64.max after a 4 KiB entry: the total is over the
+    /// limit, not an arithmetic overflow that stops the process (libarchive takes pax sizes up
+    /// to Int64.max - 1; the sum with the 4 KiB before overflowed).
+    @Test(arguments: [Int64.max - 1, Int64.max - 807, 1 << 62])
+    func refusesAPaxSizeThatWouldOverflowTheTotal(_ size: Int64) throws {
+        var tar = Self.ustarHeader(name: "a.txt", size: 4096) + [UInt8](repeating: 0x61, count: 4096)
+        let record = Self.paxRecord("size", String(size))
+        tar += Self.ustarHeader(name: "PaxHeader/b.txt", size: record.count, type: UInt8(ascii: "x"))
+        tar += record + [UInt8](repeating: 0, count: (512 - record.count % 512) % 512)
+        tar += Self.ustarHeader(name: "b.txt", size: 0) + [UInt8](repeating: 0, count: 1024)
+        let reader = try TestArchive.reader(tar)
+        #expect(try reader.next()?.path == "a.txt")
+        #expect { _ = try reader.next() } throws: { error in
+            (error as? FormatError)?.code == .limitExceeded && (error as? FormatError)?.entry == "b.txt"
+        }
+    }
+
+    /// A ustar header block with its checksum.
+    static func ustarHeader(name: String, size: Int, type: UInt8 = UInt8(ascii: "0")) -> [UInt8] {
+        var block = [UInt8](repeating: 0, count: 512)
+        func put(_ text: String, at offset: Int) { for (index, byte) in text.utf8.enumerated() { block[offset + index] = byte } }
+        put(name, at: 0)
+        put("0000644", at: 100)
+        put("0000000", at: 108)
+        put("0000000", at: 116)
+        put(String(format: "%011o", size), at: 124)
+        put("00000000000", at: 136)
+        block[156] = type
+        put("ustar", at: 257)
+        put("00", at: 263)
+        put("        ", at: 148)
+        put(String(format: "%06o", block.reduce(0) { $0 + Int($1) }), at: 148)
+        block[154] = 0
+        return block
+    }
+
+    /// One pax extended-header record, "<length> <key>=<value>\n", its length counting itself.
+    static func paxRecord(_ key: String, _ value: String) -> [UInt8] {
+        let body = " \(key)=\(value)\n"
+        var length = body.utf8.count + 1
+        while String(length).utf8.count + body.utf8.count != length { length = String(length).utf8.count + body.utf8.count }
+        return Array((String(length) + body).utf8)
+    }
+
     @Test func refusesMoreEntriesThanTheLimit() throws {
         let bytes = TestArchive.make((0..<20).map { .file("f\($0).txt") })
         var limits = ArchiveReader.Limits.default

@@ -157,6 +157,39 @@ import Foundation
         }
     }
 
+    /// Sizes no bundle has: one past the manifest's total, or two that sum past Int64.max, are
+    /// refused with the file named; before, decoding took them and the archive bound (a
+    /// download's limit) and `totalSize` (`larder inspect`) stopped the process with an
+    /// arithmetic overflow (found with the manifest fuzz target).
+    @Test(arguments: [
+        ([Int64.max], 0), ([Manifest.maximumTotalBytes + 1], 0), ([1 << 62, 1 << 62], 0), ([Manifest.maximumTotalBytes, 1], 1),
+    ] as [([Int64], Int)])
+    func sizesPastTheTotalAreRefused(_ sizes: [Int64], failing index: Int) throws {
+        let entries = sizes.enumerated().map { offset, size in
+            #"{"digest":"\#(SHA256Hasher.hash([UInt8(offset)]))","essential":true,"mediaType":"text/html","path":"p\#(offset).html","role":"document","size":\#(size)}"#
+        }
+        let text = #"{"entry":"p0.html","files":["# + entries.joined(separator: ",") + #"],"format":1,"name":"n","renderer":{"capabilities":[],"protocol":1}}"#
+        do {
+            _ = try Manifest(decoding: Array(text.utf8))
+            Issue.record("sizes \(sizes) were accepted")
+        } catch {
+            #expect(error.code == .limitExceeded, "\(error)")
+            #expect(error.field == "files[\(index)].size")
+        }
+    }
+
+    /// At the limit the sums hold: the archive bound and the total are computed, not trapped.
+    @Test func theLargestTotalHasABound() throws {
+        let manifest = try Manifest(
+            name: "n", entry: "index.html", renderer: .init(),
+            files: [
+                .init(path: "index.html", digest: SHA256Hasher.hash([]), size: 1, mediaType: "text/html", role: .document, essential: true),
+                .init(path: "big.bin", digest: SHA256Hasher.hash([1]), size: Manifest.maximumTotalBytes - 1, mediaType: "application/octet-stream", role: .data, essential: false),
+            ])
+        #expect(manifest.totalSize == Manifest.maximumTotalBytes)
+        #expect(manifest.archiveSizeBound(manifestBytes: manifest.canonicalBytes.count) > Manifest.maximumTotalBytes)
+    }
+
     /// Incompressible files and long paths are the worst case for the bound; text compresses.
     @Test(arguments: [(true, 40), (false, 40), (true, 1), (false, 600)] as [(Bool, Int)])
     func anArchiveNeverOutweighsItsBound(incompressible: Bool, count: Int) throws {

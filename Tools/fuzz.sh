@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Fuzzes Larder's parsers with libFuzzer: Tools/fuzz.sh <target>|all [seconds] [libFuzzer flags…]
+#
+#   Tools/fuzz.sh all                 every target for 30 s (LARDER_FUZZ_SECONDS), as the test command does
+#   Tools/fuzz.sh manifest 600        one target for 10 minutes
+#   Tools/fuzz.sh json 0 -runs=10000000   a soak of ten million inputs, no time limit
+#   Tools/fuzz.sh --list              the targets and what each checks (Tools/fuzz/larder-fuzz)
+#
+# It builds larder-fuzz (release, -sanitize=fuzzer,address, into .build-fuzz), writes each
+# target's seed corpus into .build-fuzz/seeds/<target> (made from SampleBundles/, the web content
+# Tools/setup.sh installs and hand-written cases: `larder-fuzz seeds`), and fuzzes with the
+# dictionary Tools/fuzz/dictionaries/<target>.dict, keeping what it finds in
+# .build-fuzz/corpus/<target> for the next run. AddressSanitizer and LeakSanitizer (the
+# toolchain's runtime) are on, so a crash, a broken invariant, a leak, an input slower than
+# LARDER_FUZZ_TIMEOUT seconds (10, times LARDER_TEST_TIME_SCALE), a process past
+# LARDER_FUZZ_RSS_MB (2048) or one allocation past 512 MB fails the run: the input is kept in
+# .build-fuzz/artifacts/<target>/ and the command that replays it is printed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x /opt/swift/usr/bin/swift ] && export PATH="$PATH:/opt/swift/usr/bin"
+
+usage() {
+    echo "usage: Tools/fuzz.sh <target>|all|--list [seconds] [libFuzzer flags...]" >&2
+    exit 64
+}
+[ $# -ge 1 ] || usage
+which="$1"
+shift
+seconds="${LARDER_FUZZ_SECONDS:-30}"
+if [ $# -ge 1 ]; then
+    seconds="$1"
+    shift
+fi
+[[ "$seconds" =~ ^[0-9]+$ ]] || usage
+scale="${LARDER_TEST_TIME_SCALE:-1}"
+timeout=$(( ${LARDER_FUZZ_TIMEOUT:-10} * scale ))
+rss="${LARDER_FUZZ_RSS_MB:-2048}"
+scratch=.build-fuzz
+
+log="$scratch/build.log"
+mkdir -p "$scratch"
+# ld.gold says it cannot export the sanitizer's local symbols, once per symbol: kept in the log.
+if ! swift build -c release --scratch-path "$scratch" --product larder-fuzz \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLARDER_FUZZING >"$log" 2>&1; then
+    grep -v "Cannot export local symbol" "$log" >&2
+    echo "fuzz: the build failed (log: $log)" >&2
+    exit 1
+fi
+grep -E "(error|warning):" "$log" | grep -v "Cannot export local symbol" >&2 || true
+bin="$scratch/release/larder-fuzz"
+
+if [ "$which" = "--list" ]; then
+    "$bin" --list
+    exit 0
+fi
+targets=$("$bin" --list | cut -d' ' -f1)
+if [ "$which" = "all" ]; then
+    chosen="$targets"
+elif grep -qx -- "$which" <<<"$targets"; then
+    chosen="$which"
+else
+    echo "fuzz: no target '$which'; targets: $(echo $targets)" >&2
+    exit 64
+fi
+
+# The install target's cache goes in memory when there is a tmpfs: its syncfs and fsync calls
+# are real there too, and cost nothing.
+sandbox_parent=/dev/shm
+[ -d "$sandbox_parent" ] && [ -w "$sandbox_parent" ] || sandbox_parent="${TMPDIR:-/tmp}"
+
+export SWIFT_BACKTRACE=enable=no # libFuzzer and ASan report the crash, not Swift's backtracer
+export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=0:handle_abort=1:symbolize=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+started=$(date +%s)
+failed=()
+for target in $chosen; do
+    seeds="$scratch/seeds/$target"
+    corpus="$scratch/corpus/$target"
+    artifacts="$scratch/artifacts/$target/"
+    runlog="$scratch/logs/$target.log"
+    mkdir -p "$corpus" "$artifacts" "$(dirname "$runlog")"
+    # Seeds are made again when the program is newer than them (the samples or cases changed).
+    if [ ! -f "$seeds/.made" ] || [ "$bin" -nt "$seeds/.made" ]; then
+        rm -rf "$seeds"
+        if ! "$bin" seeds "$target" "$seeds" >"$runlog" 2>&1; then
+            failed+=("$target")
+            echo "fuzz: $target: FAILED: cannot make its seeds; log $runlog" >&2
+            tail -20 "$runlog" >&2
+            continue
+        fi
+        touch "$seeds/.made"
+    fi
+    max_len=$("$bin" --list | awk -v t="$target" '$1 == t { print $2 }')
+    sandbox=$(mktemp -d "$sandbox_parent/larder-fuzz.XXXXXX")
+    flags=(-timeout="$timeout" -rss_limit_mb="$rss" -malloc_limit_mb=512 -max_len="$max_len"
+        -dict="Tools/fuzz/dictionaries/$target.dict" -artifact_prefix="$artifacts" -print_final_stats=1)
+    [ "$seconds" -gt 0 ] && flags+=(-max_total_time="$seconds")
+    # A watchdog past libFuzzer's own limits, in case the process itself wedges.
+    limit=$(( seconds > 0 ? seconds * 2 + 300 * scale : 86400 ))
+    status=0
+    LARDER_FUZZ_SANDBOX="$sandbox" timeout --kill-after=30 "$limit" \
+        "$bin" "$target" "${flags[@]}" "$@" "$corpus" "$seeds" >"$runlog" 2>&1 || status=$?
+    rm -rf "$sandbox"
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$runlog" | tail -1)
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$runlog" | tail -1)
+    peak=$(sed -n 's/^stat::peak_rss_mb: *//p' "$runlog" | tail -1)
+    files=$(find "$corpus" -type f | wc -l)
+    if [ "$status" -eq 0 ]; then
+        echo "fuzz: $target: ${runs:-?} inputs, ${rate:-?}/s, corpus $files, peak RSS ${peak:-?} MB: ok"
+    else
+        failed+=("$target")
+        echo "fuzz: $target: FAILED (exit $status) after ${runs:-?} inputs; log $runlog" >&2
+        grep -E "^(==[0-9]+==ERROR|SUMMARY|Fatal error|.*invariant broken|ALARM|.*-timeout|MS: |artifact_prefix)" "$runlog" | head -20 >&2 || true
+        unit=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$runlog" | tail -1)
+        [ -n "$unit" ] && echo "fuzz: replay with: SWIFT_BACKTRACE=enable=no $bin $target $unit" >&2
+    fi
+done
+elapsed=$(( $(date +%s) - started ))
+count=$(wc -w <<<"$chosen")
+if ((${#failed[@]})); then
+    echo "fuzz: $count targets in $((elapsed / 60))m$((elapsed % 60))s: ${#failed[@]} FAILED: ${failed[*]}" >&2
+    exit 1
+fi
+echo "fuzz: $count targets in $((elapsed / 60))m$((elapsed % 60))s: no crash, hang or leak"
