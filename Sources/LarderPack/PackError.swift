@@ -41,6 +41,11 @@ public struct PackError: Error, Sendable, CustomStringConvertible {
         public static let invalidSource = Code("invalid-source")
         /// The output could not be written.
         public static let outputFailed = Code("output-failed")
+        /// A font no library could convert, refused under `--strict` (else packed as it is).
+        public static let unconvertedFont = Code("unconverted-font")
+        /// A character the text uses that no subset holds, with `"keepUsed": false`, refused
+        /// under `--strict`.
+        public static let uncoveredCharacter = Code("uncovered-character")
     }
 
     public var code: Code

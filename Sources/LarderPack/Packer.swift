@@ -11,6 +11,8 @@ public struct PackOptions: Sendable {
     public var modificationTime: Int64 = 0
     /// Compression threads.
     public var concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
+    /// Where converted fonts are kept between packs (`--font-cache`).
+    public var fontCache: FontCacheLocation = .standard
 
     public init(level: Int = 6, strict: Bool = false, modificationTime: Int64 = 0) {
         self.level = level
@@ -39,6 +41,8 @@ public struct PackReport: Sendable {
     public var excluded: [String]
     /// Everything noticed that did not stop the pack, grouped by kind.
     public var warnings: [PackWarning]
+    /// Each font face: its source, what was packed, its subsets.
+    public var fonts = FontPackReport()
 }
 
 /// Packs a source folder into `<bundle-digest-hex>.tar.gz`: the canonical manifest first, then
@@ -46,7 +50,7 @@ public struct PackReport: Sendable {
 /// moved into place only when complete, so a failure leaves no partial file behind.
 public enum Packer {
     public static func pack(source: String, into outputFolder: String, options: PackOptions = .init()) throws(PackFailure) -> PackReport {
-        let plan = try BundlePlan.analyse(source: source, strict: options.strict)
+        let plan = try BundlePlan.analyse(source: source, strict: options.strict, fontCache: options.fontCache)
         return try write(plan, into: outputFolder, options: options)
     }
 
@@ -76,6 +80,10 @@ public enum Packer {
             defer { buffer.deallocate() }
             for file in plan.tree.files {
                 gzip.inputIsPrecompressed = MediaType.isPrecompressed(file.path)
+                if let bytes = plan.generatedFiles[file.path] {
+                    try tar.addFile(path: file.path, bytes: bytes)
+                    continue
+                }
                 try archive(file, analysis: plan.analyses[file.path]!, into: tar, buffer: buffer)
             }
             gzip.inputIsPrecompressed = false
@@ -88,7 +96,7 @@ public enum Packer {
                 essentialCount: manifest.files.filter(\.essential).count, totalSize: manifest.totalSize,
                 archiveSize: Int64(gzip.bytesOut), rewrittenFontReferences: plan.rewrittenFontReferences,
                 unreferenced: plan.unreferenced, remoteReferences: plan.remoteReferences, skipped: plan.tree.skipped,
-                excluded: plan.tree.excluded, warnings: plan.warnings)
+                excluded: plan.tree.excluded, warnings: plan.warnings, fonts: plan.fonts)
         } catch {
             throw failure(error)
         }
