@@ -57,7 +57,7 @@ import Testing
         #expect(try CLI.run(["cache", "install", archive, "--cache", cache]).status == 0)
         let show = try json(try CLI.run(["cache", "show", "legacy-prompt", "--cache", cache, "--json"]).stdout)
         let files = try #require((show["manifest"] as? [String: Any])?["files"] as? [[String: Any]])
-        let font = try #require(files.first { $0["path"] as? String == "fonts/DejaVuSans.ttf" }?["digest"] as? String)
+        let font = try #require(files.first { $0["path"] as? String == "fonts/DejaVuSans.latin.woff2" }?["digest"] as? String)
         let hex = String(font.dropFirst("sha256:".count))
         try flipFirstByte(at: cache + "/objects/" + hex.prefix(2) + "/" + hex.dropFirst(2))
 
