@@ -284,8 +284,8 @@ larder_font_status larder_font_characters(const uint8_t *sfnt, size_t count, uin
 }
 
 larder_font_status larder_font_subset(
-    const uint8_t *sfnt, size_t count, const uint32_t *ranges, size_t pair_count, larder_font_buffer *out, char *message,
-    size_t capacity) {
+    const uint8_t *sfnt, size_t count, const uint32_t *ranges, size_t pair_count, const uint32_t *features, size_t feature_count,
+    int all_features, larder_font_buffer *out, char *message, size_t capacity) {
     out->bytes = nullptr;
     out->count = 0;
     Face face(sfnt, count);
@@ -294,13 +294,20 @@ larder_font_status larder_font_subset(
     if (!input) return fail(LARDER_FONT_NO_MEMORY, message, capacity, "out of memory");
     hb_set_t *characters = hb_subset_input_unicode_set(input);
     for (size_t pair = 0; pair < pair_count; pair++) hb_set_add_range(characters, ranges[2 * pair], ranges[2 * pair + 1]);
-    // Everything that changes how text looks stays: every feature, script and language
-    // system, every name record, hinting (the default), the .notdef outline.
-    const hb_subset_sets_t everything[] = {
-        HB_SUBSET_SETS_LAYOUT_FEATURE_TAG, HB_SUBSET_SETS_LAYOUT_SCRIPT_TAG, HB_SUBSET_SETS_NAME_ID, HB_SUBSET_SETS_NAME_LANG_ID};
+    // Everything that changes how the text looks stays: the features engines apply unasked
+    // (HarfBuzz's default set) and those asked for, every script and language system, every
+    // name record, hinting (the default), the .notdef outline.
+    const hb_subset_sets_t everything[] = {HB_SUBSET_SETS_LAYOUT_SCRIPT_TAG, HB_SUBSET_SETS_NAME_ID, HB_SUBSET_SETS_NAME_LANG_ID};
     for (hb_subset_sets_t set : everything) {
         hb_set_clear(hb_subset_input_set(input, set));
         hb_set_invert(hb_subset_input_set(input, set));
+    }
+    hb_set_t *layout = hb_subset_input_set(input, HB_SUBSET_SETS_LAYOUT_FEATURE_TAG);
+    if (all_features) {
+        hb_set_clear(layout);
+        hb_set_invert(layout);
+    } else {
+        for (size_t index = 0; index < feature_count; index++) hb_set_add(layout, features[index]);
     }
     hb_subset_input_set_flags(input, HB_SUBSET_FLAGS_NOTDEF_OUTLINE);
     hb_subset_plan_t *plan = hb_subset_plan_create_or_fail(face.face, input);

@@ -48,6 +48,8 @@ struct FileAnalysis: Sendable {
     var nonFontUses: [String] = []
     /// The characters its text shows (only collected when some face is split into subsets).
     var characters: TextCharacters?
+    /// The layout features its CSS asks for (collected with ``characters``).
+    var fontFeatures: Set<String> = []
 }
 
 /// How a second analysis rewrites a file's fonts once they are converted: each converted
@@ -117,6 +119,7 @@ extension FileAnalysis {
             var fontFaces: [FontFaceRule] = []
             var nonFontUses: [String] = []
             var characters: TextCharacters?
+            var fontFeatures: Set<String> = []
             content.withUnsafeBufferPointer { bytes in
                 let (found, ruleRanges) = role == .document ? HTMLScanner.scanWithFontFaces(bytes) : CSSScanner.scanWithFontFaces(bytes)
                 var ruleLines = LineCounter(bytes)
@@ -126,7 +129,10 @@ extension FileAnalysis {
                     rule.location = SourceLocation(file: file.path, line: line, column: column)
                     return rule
                 }
-                if collectCharacters { characters = TextCharacters.scan(bytes, isDocument: role == .document, path: file.path) }
+                if collectCharacters {
+                    characters = TextCharacters.scan(bytes, isDocument: role == .document, path: file.path)
+                    fontFeatures = FontFeatures.asked(in: bytes)
+                }
                 let replaced = fontRewrite.map { rewrite in ruleRanges.filter { rewrite.rules[$0.lowerBound] != nil } } ?? []
                 var lines = LineCounter(bytes)
                 func flag(_ reference: Reference, _ target: ReferenceTarget) {
@@ -180,7 +186,8 @@ extension FileAnalysis {
             let packed = apply(edits, to: content)
             return FileAnalysis(
                 digest: SHA256Hasher.hash(packed), size: Int64(packed.count), edits: edits, links: links, fontTargets: fontTargets,
-                flagged: flagged, stamp: stamp, fontFaces: fontFaces, nonFontUses: nonFontUses, characters: characters)
+                flagged: flagged, stamp: stamp, fontFaces: fontFaces, nonFontUses: nonFontUses, characters: characters,
+                fontFeatures: fontFeatures)
         } catch {
             throw PackError(.unreadableFile, error.message, path: file.path, cause: error)
         }

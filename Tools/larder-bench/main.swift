@@ -13,6 +13,7 @@ let usage = """
            larder-bench transport [--size-mb <n>] [--runs <n>]
            larder-bench host [--runs <n>]
            larder-bench render [--runs <n>] [--colds <n>]
+           larder-bench firstlaunch [--runs <n>]
            larder-bench corpus <dir> [--size-mb <n>]
 
     Generates a corpus of mixed web assets (default 200 MB) unless --corpus is given, then times
@@ -29,7 +30,12 @@ let usage = """
     engine (WebKitGTK, Xvfb when there is no display): warm prepare-to-ready of each sample from
     the cache against the same engine loading the unpacked folder from nginx on 127.0.0.1
     (p50/p99, default 50 runs), then cold engine start to first ready and peak memory in new
-    processes ('render-cold <cache> <bundle-hex>', default 5).
+    processes ('render-cold <cache> <bundle-hex>', default 5). 'firstlaunch' (as root) makes a
+    network namespace whose loopback is a 1.6 Mbit/s link (tc tbf) and times, from an empty
+    cache, 'larder journey prepare --renderer webkit' of each sample packed with the font
+    pipeline and with "woff2": false against the engine loading the unpacked folder from nginx
+    (gzip on), with the bytes the link carried; and 'larder pack' with an empty and a warm font
+    cache.
     Exits 1 when a target is missed.
     """
 
@@ -79,6 +85,19 @@ do {
         }
         let repository = URL(fileURLWithPath: binFolder).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         exit(try RenderBenchmark.run(options, repository: repository, binary: binFolder + "/larder-bench") ? 0 : 1)
+    case "firstlaunch":
+        let given = flags(arguments.dropFirst(), allowed: ["--runs"])
+        var options = FirstLaunchBenchmark.Options()
+        options.runs = given["--runs"].flatMap { Int($0) } ?? options.runs
+        guard options.runs > 0 else {
+            print(usage)
+            exit(64)
+        }
+        let repository = URL(fileURLWithPath: binFolder).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        exit(try FirstLaunchBenchmark.run(options, repository: repository, binFolder: binFolder) ? 0 : 1)
+    case "firstlaunch-page" where arguments.count == 2:
+        try FirstLaunchBenchmark.runPageChild(url: arguments[1])
+        exit(0)
     case "render-cold" where arguments.count == 3:
         try RenderBenchmark.runColdChild(cache: arguments[1], bundle: arguments[2])
         exit(0)

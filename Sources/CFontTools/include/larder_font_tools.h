@@ -51,12 +51,15 @@ larder_font_status larder_font_characters(const uint8_t *sfnt, size_t count, uin
 
 /* A subset of an sfnt with HarfBuzz's subsetter (hb_subset_plan_execute_or_fail): the glyphs of
    the characters in `ranges` (`pair_count` inclusive pairs) and every glyph they reach through
-   GSUB, COLR or composites; every layout feature, script and language, hinting (fpgm, prep,
-   cvt, glyph instructions), GDEF/GPOS/GSUB, every name record, and the legacy `kern` table
-   (format 0 subtables, remapped to the new glyph ids here: HarfBuzz 6 drops `kern`). */
+   GSUB (for the layout features kept), COLR or composites; the layout features HarfBuzz keeps
+   by default (those engines apply without being asked: kern, liga, calt, ccmp, locl, mark,
+   mkmk, the script shaping features…) plus `features` (`feature_count` OpenType tags), or every
+   feature when `all_features`; every script and language system, hinting (fpgm, prep, cvt,
+   glyph instructions), GDEF/GPOS/GSUB, every name record, and the legacy `kern` table (format
+   0 subtables, remapped to the new glyph ids here: HarfBuzz 6 drops `kern`). */
 larder_font_status larder_font_subset(
-    const uint8_t *sfnt, size_t count, const uint32_t *ranges, size_t pair_count, larder_font_buffer *out, char *message,
-    size_t capacity);
+    const uint8_t *sfnt, size_t count, const uint32_t *ranges, size_t pair_count, const uint32_t *features, size_t feature_count,
+    int all_features, larder_font_buffer *out, char *message, size_t capacity);
 
 /* An sfnt encoded as WOFF2 (woff2::ConvertTTFToWOFF2) at Brotli quality `quality` (0 to 11),
    with the glyf/loca transform. */

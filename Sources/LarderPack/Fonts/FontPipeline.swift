@@ -32,6 +32,8 @@ enum FontPipeline {
     /// Fonts larger than this are packed as they are (encoding one at Brotli quality 11 takes
     /// minutes).
     static let conversionLimit: Int64 = 16 << 20
+    /// In every subset file, whatever its range: the space (see ``plan(_:)``).
+    static let alwaysKept = UnicodeRanges([0x20...0x20])
 
     struct Input {
         var settings: FontSettings
@@ -58,6 +60,7 @@ enum FontPipeline {
         var key: String
         var file: String
         var ranges: UnicodeRanges?
+        var features: FontFeatures
     }
 
     /// A rule to convert: which source, which subsets (nil ranges: the whole face).
@@ -85,6 +88,8 @@ enum FontPipeline {
         }
         let usedRanges = allText.ranges
         let essentialRanges = essentialText.ranges
+        var features = FontFeatures(all: input.settings.features.contains("*"), tags: Set(input.settings.features.filter { $0 != "*" }))
+        for text in input.texts { features.tags.formUnion(text.analysis.fontFeatures) }
 
         // 1. Every source file of a rule: is it a font the tools read, and which characters?
         let candidates = Array(Set(rules.flatMap { $0.1.files })).sorted()
@@ -110,10 +115,13 @@ enum FontPipeline {
             var conversion = Conversion(file: chosen, container: probe.container, subsets: [], kept: [], primary: 0)
             func job(_ ranges: UnicodeRanges?) -> String? {
                 if ranges == nil && probe.container == .woff2 { return nil }  // WOFF2 already: packed as it is
-                let operation = ranges.map { "subset \($0)" } ?? "woff2"
+                // Every subset file holds the space glyph too (outside its unicode-range):
+                // WebKitGTK draws nothing at all with a font that has none.
+                let glyphs = ranges.map { $0.union(probe.characters.intersection(Self.alwaysKept)) }
+                let operation = glyphs.map { "subset \($0)\nfeatures \(features)" } ?? "woff2"
                 let key = "input \(input.digests[chosen]!)\noperation \(operation)\nquality \(input.settings.quality)\nlibraries \(FontTools.librariesLine)"
                 if jobs[key] == nil {
-                    jobs[key] = Job(key: key, file: chosen, ranges: ranges)
+                    jobs[key] = Job(key: key, file: chosen, ranges: glyphs, features: features)
                     jobOrder.append(key)
                 }
                 return key
@@ -268,7 +276,7 @@ enum FontPipeline {
     private static func convert(_ job: Job, _ input: Input) throws(FontProblem) -> [UInt8] {
         try input.cache.value(for: job.key) { () throws(FontProblem) in
             var sfnt = try FontTools.sfnt(of: try read(input.files[job.file]!))
-            if let ranges = job.ranges { sfnt = try FontTools.subset(sfnt, to: ranges) }
+            if let ranges = job.ranges { sfnt = try FontTools.subset(sfnt, to: ranges, features: job.features) }
             return try FontTools.woff2(sfnt, quality: input.settings.quality)
         }
     }

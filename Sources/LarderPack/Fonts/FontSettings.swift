@@ -46,6 +46,9 @@ public struct FontSettings: Sendable, Equatable {
     public var files: [String: Override] = [:]
     /// Brotli quality of the WOFF2 encoder, 0 to 11.
     public var quality = 11
+    /// Layout features subsets keep beyond those engines apply unasked and those the CSS asks
+    /// for (`"features": ["smcp"]`; `["*"]`: all of them).
+    public var features: [String] = []
 
     public init() {}
 
@@ -72,6 +75,13 @@ public struct FontSettings: Sendable, Equatable {
             case ("woff2", .bool(let flag)): woff2 = flag
             case ("keepUsed", .bool(let flag)): keepUsed = flag
             case ("quality", .int(let level)) where (0...11).contains(level): quality = Int(level)
+            case ("features", .array(let items)):
+                features = try items.map { (item) throws(PackError) in
+                    guard case .string(let tag) = item, tag == "*" || (tag.utf8.count == 4 && tag.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 })
+                    else { throw invalid(key, "expected OpenType feature tags such as \"smcp\", or \"*\"") }
+                    return tag
+                }
+            case ("features", _): throw invalid(key, "expected an array of feature tags")
             case ("subsets", _): subsets = try Self.subsets(value, field: key, invalid)
             case ("faces", .object(let items)), ("files", .object(let items)):
                 var overrides: [String: Override] = [:]

@@ -39,13 +39,19 @@ enum FontTools {
         return UnicodeRanges((0..<count).map { pairs[2 * $0]...pairs[2 * $0 + 1] })
     }
 
-    /// The subset of an sfnt for `ranges` (`larder_font_subset`: layout, kerning and hinting kept).
-    static func subset(_ sfnt: [UInt8], to ranges: UnicodeRanges) throws(FontProblem) -> [UInt8] {
+    /// The subset of an sfnt for `ranges` (`larder_font_subset`: kerning and hinting kept, and
+    /// the layout features engines apply unasked plus `features`).
+    static func subset(_ sfnt: [UInt8], to ranges: UnicodeRanges, features: FontFeatures) throws(FontProblem) -> [UInt8] {
         let pairs = ranges.ranges.flatMap { [$0.lowerBound, $0.upperBound] }
+        let tags = features.tags.sorted().map { tag in tag.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
         return try call { out, message, capacity in
             sfnt.withUnsafeBufferPointer { font in
-                pairs.withUnsafeBufferPointer {
-                    larder_font_subset(font.baseAddress, font.count, $0.baseAddress, ranges.ranges.count, out, message, capacity)
+                pairs.withUnsafeBufferPointer { ranges in
+                    tags.withUnsafeBufferPointer {
+                        larder_font_subset(
+                            font.baseAddress, font.count, ranges.baseAddress, pairs.count / 2, $0.baseAddress, $0.count,
+                            features.all ? 1 : 0, out, message, capacity)
+                    }
                 }
             }
         }
