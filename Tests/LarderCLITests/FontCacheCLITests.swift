@@ -32,7 +32,7 @@ import Testing
         let text = try CLI.run(["pack", sampleBundles + "/paywall", "-o", scratch.path, "--font-cache", scratch.path + "/fonts"])
         #expect(text.stdout.contains("faces    2, 966 kB of sources -> "), "\(text.stdout)")
         #expect(text.stdout.contains("'Fira Code' 600 normal (css/paywall.css:11:1): fonts/FiraCode-SemiBold.ttf, 305 kB -> "))
-        #expect(text.stdout.contains("latin ") && text.stdout.contains(" essential fonts/FiraCode-SemiBold.latin.woff2: U+20-7E, "))
+        #expect(text.stdout.contains(" essential fonts/FiraCode-SemiBold.latin.woff2: U+"), "\(text.stdout)")
 
         let archive = try #require(report["archivePath"] as? String)
         let inspect = try CLI.run(["inspect", archive])
@@ -54,7 +54,8 @@ import Testing
         let cache = scratch.path + "/fonts"
         let reference = try CLI.run(["pack", sampleBundles + "/onboarding", "-o", scratch.path + "/reference", "--font-cache", scratch.path + "/unused", "--json"])
         #expect(reference.status == 0)
-        let expected = try #require(FileManager.default.contents(atPath: try #require(try Self.json(reference.stdout)["archivePath"] as? String)))
+        let referencePath = try #require(try Self.json(reference.stdout)["archivePath"] as? String)
+        let expected = try #require(FileManager.default.contents(atPath: referencePath))
         for delay in [0.2, 0.7, 1.5, 2.5] {
             try runAndKill(["pack", sampleBundles + "/onboarding", "-o", scratch.path + "/killed", "--font-cache", cache], after: delay * testTimeScale)
         }

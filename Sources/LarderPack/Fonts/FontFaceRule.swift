@@ -15,6 +15,9 @@ struct FontFaceRule: Sendable, Equatable {
     var hasUnicodeRange: Bool
     /// The value bytes of each `src` declaration (after `:`, up to `;` or `}`).
     var sourceValues: [Range<Int>]
+    /// Each `src` declaration whole, from its name through its `;` (Font Awesome's first one
+    /// is for old Internet Explorers).
+    var sourceDeclarations: [Range<Int>]
     /// The `local(…)` items of the last `src`, as written: kept before the packed source.
     var localSources: [String]
     /// The bundle files its `url()` sources name, in order (resolved by the analysis).
@@ -34,6 +37,7 @@ struct FontFaceRule: Sendable, Equatable {
         style = "normal"
         hasUnicodeRange = false
         sourceValues = []
+        sourceDeclarations = []
         localSources = []
         guard let open = bytes[range].firstIndex(of: UInt8(ascii: "{")) else { return }
         for declaration in Self.declarations(bytes, from: open + 1, to: range.upperBound - 1) {
@@ -46,6 +50,7 @@ struct FontFaceRule: Sendable, Equatable {
             case "unicode-range": hasUnicodeRange = true
             case "src":
                 sourceValues.append(declaration.value)
+                sourceDeclarations.append(declaration.whole)
                 localSources = Self.items(value).filter { $0.lowercased().hasPrefix("local(") }
             default: break
             }
@@ -54,8 +59,10 @@ struct FontFaceRule: Sendable, Equatable {
 
     /// The `name: value` declarations between `start` and `end`, skipping comments and keeping
     /// strings and parentheses whole.
-    private static func declarations(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> [(name: Range<Int>, value: Range<Int>)] {
-        var result: [(Range<Int>, Range<Int>)] = []
+    private static func declarations(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int
+    ) -> [(name: Range<Int>, value: Range<Int>, whole: Range<Int>)] {
+        var result: [(Range<Int>, Range<Int>, Range<Int>)] = []
         var index = start
         var declarationStart = start
         var colon: Int?
@@ -66,7 +73,8 @@ struct FontFaceRule: Sendable, Equatable {
                 while nameStart < colon, isASCIIWhitespaceByte(bytes[nameStart]) { nameStart += 1 }
                 var nameEnd = colon
                 while nameEnd > nameStart, isASCIIWhitespaceByte(bytes[nameEnd - 1]) { nameEnd -= 1 }
-                result.append((nameStart..<nameEnd, (colon + 1)..<position))
+                let through = position < end && bytes[position] == UInt8(ascii: ";") ? position + 1 : position
+                result.append((nameStart..<nameEnd, (colon + 1)..<position, nameStart..<through))
             }
             colon = nil
             declarationStart = position + 1

@@ -317,8 +317,18 @@ enum FontPipeline {
             var text = rule.text
             let url = "url(\"\(FileAnalysis.font)\(subset.digest.hex)\") format(\"woff2\")"
             let source = Array((" " + (rule.localSources + [url]).joined(separator: ", ")).utf8)
-            for value in rule.sourceValues.reversed() {
-                text.replaceSubrange((value.lowerBound - rule.range.lowerBound)..<(value.upperBound - rule.range.lowerBound), with: source)
+            // The last `src` declaration (the one that counts) gets the packed source; earlier
+            // ones go.
+            let base = rule.range.lowerBound
+            for (index, value) in rule.sourceValues.enumerated().reversed() {
+                if index == rule.sourceValues.count - 1 {
+                    text.replaceSubrange((value.lowerBound - base)..<(value.upperBound - base), with: source)
+                } else {
+                    let whole = rule.sourceDeclarations[index]
+                    var end = whole.upperBound - base
+                    while end < text.count, text[end] == 0x20 || text[end] == 0x09 || text[end] == 0x0A || text[end] == 0x0D { end += 1 }
+                    text.removeSubrange((whole.lowerBound - base)..<end)
+                }
             }
             if let ranges = subset.ranges, let close = text.lastIndex(of: UInt8(ascii: "}")) {
                 var before = close
