@@ -102,7 +102,7 @@ import Testing
         #expect(report["mode"] as? String == "prepared-hidden")
         #expect(report["screenshot"] as? String == scratch.path + "/shown.png")
         let load = try #require(report["load"] as? [String: Any])
-        #expect((load["fonts"] as? [[String: Any]])?.count == 3)
+        #expect((load["fonts"] as? [[String: Any]])?.count == 5)  // onboarding: Lato 400 and 700 (latin and arrows), Open Sans
         let timeline = try #require(report["timeline"] as? [[String: Any]]).compactMap { $0["kind"] as? String }
         #expect(timeline.contains("renderer-ready") && timeline.contains("presented") && timeline.contains("dismissed"))
         #expect(try pngSize(scratch.path + "/shown.png") == (430, 932))
