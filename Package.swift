@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "larder", targets: ["larder"]),
         .executable(name: "larder-webkit", targets: ["larder-webkit"]),
         .executable(name: "larder-bench", targets: ["larder-bench"]),
+        .executable(name: "larder-powerloss", targets: ["larder-powerloss"]),
     ],
     targets: [
         .systemLibrary(
@@ -91,12 +92,16 @@ let package = Package(
                 "LarderTestSupport",
             ],
             path: "Tools/larder-bench"),
+        // The power-loss explorer's workload, checker and state builder (Tools/powerloss.sh).
+        .executableTarget(
+            name: "larder-powerloss", dependencies: ["LarderCache", "LarderHost", "LarderTransport", "LarderFormat", "LarderSystem"],
+            path: "Tools/powerloss/larder-powerloss"),
 
         .target(
             name: "LarderTestSupport", dependencies: ["LarderFormat", "LarderCache", "LarderPack", "LarderHost", "LarderSystem", "CArchive", "CZlib"],
             path: "Tests/LarderTestSupport"),
         .testTarget(name: "LarderSystemTests", dependencies: ["LarderSystem"]),
-        .testTarget(name: "LarderFormatTests", dependencies: ["LarderFormat", "LarderTestSupport", "CArchive", "CZlib"]),
+        .testTarget(name: "LarderFormatTests", dependencies: ["LarderFormat", "LarderTestSupport", "CArchive", "CZlib", "CCrypto"]),
         .testTarget(name: "LarderPackTests", dependencies: ["LarderPack", "LarderTestSupport"]),
         .testTarget(name: "LarderCLITests", dependencies: ["larder", "larder-webkit", "LarderFormat", "LarderCache", "LarderTestSupport"]),
         .testTarget(name: "LarderCacheTests", dependencies: ["LarderCache", "LarderSystem", "LarderTestSupport", "CArchive"]),

@@ -11,4 +11,14 @@ swift test --skip-build
 # renames): see LarderCache's Durability.
 LARDER_DURABILITY=posix swift test --skip-build \
     --filter "LarderCacheTests|CacheCrashTests|SharedCacheFetchTests|DiskFullTests|PlantedObjectCLITests"
+# The power-loss crash-state explorer (Tools/powerloss.sh): the real cache on ext4 and btrfs
+# over a logged FUSE disk, both durability paths, about 1,500 ext4 and 300 btrfs crash states;
+# then its self-test, which skips the cache's syncs and must find bad states. Each run fails
+# when root, /dev/fuse or loop devices are missing. LARDER_POWERLOSS_SOAK=N runs N times as many.
+soak=${LARDER_POWERLOSS_SOAK:-1}
+bash Tools/powerloss.sh --fs ext4 --states $((1000 * soak)) --seed 1
+bash Tools/powerloss.sh --fs ext4 --durability posix --states $((500 * soak)) --seed 2
+bash Tools/powerloss.sh --fs btrfs --states $((150 * soak)) --seed 3
+bash Tools/powerloss.sh --fs btrfs --durability posix --states $((150 * soak)) --seed 4
+bash Tools/powerloss.sh --fs ext4 --durability posix --skip-syncs --states 100 --seed 5 --expect-bad
 bash Tools/test-thread-sanitizer.sh

@@ -106,12 +106,15 @@ final class CacheIndex {
                     scope TEXT NOT NULL, bundle TEXT NOT NULL REFERENCES bundles(digest) ON DELETE CASCADE,
                     PRIMARY KEY(scope, bundle)) WITHOUT ROWID;
                 CREATE TABLE IF NOT EXISTS leases(
-                    bundle TEXT NOT NULL, pid INTEGER NOT NULL, token INTEGER NOT NULL,
+                    bundle TEXT NOT NULL, pid INTEGER NOT NULL, token INTEGER NOT NULL, start TEXT NOT NULL DEFAULT '',
                     PRIMARY KEY(bundle, pid, token)) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS deferred_removals(
+                    bundle TEXT PRIMARY KEY REFERENCES bundles(digest) ON DELETE CASCADE) WITHOUT ROWID;
                 CREATE TABLE IF NOT EXISTS counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
                 CREATE TABLE IF NOT EXISTS scope_labels(scope TEXT PRIMARY KEY, label TEXT NOT NULL) WITHOUT ROWID;
                 INSERT OR IGNORE INTO meta(key, value) VALUES('schema', '\(Self.schemaVersion)');
                 """)
+            try addLeaseHolderStarts()
         }
     }
 
@@ -173,6 +176,7 @@ final class CacheIndex {
         if try bundle(digest) != nil {
             try database.prepare("UPDATE bundles SET complete = 1, embedded = MAX(embedded, ?), last_used = ? WHERE digest = ?")
                 .bind(.int(embedded ? 1 : 0), .int(now), .text(digest.description)).run()
+            try cancelDeferredRemoval(digest)  // installed again: wanted again
             return
         }
         try database.prepare(
@@ -191,13 +195,18 @@ final class CacheIndex {
         }
     }
 
-    func touch(_ digest: Digest, now: Int64) throws(CacheError) {
-        try database.prepare("UPDATE bundles SET last_used = ? WHERE digest = ?").bind(.int(now), .text(digest.description)).run()
+    /// Marks a complete bundle used now.
+    /// - Returns: false when no complete bundle has that digest (any more).
+    func touch(_ digest: Digest, now: Int64) throws(CacheError) -> Bool {
+        try database.prepare("UPDATE bundles SET last_used = ? WHERE digest = ? AND complete = 1").bind(.int(now), .text(digest.description)).run()
+        return database.changes > 0
     }
 
     func setPinned(_ digest: Digest, _ pinned: Bool) throws(CacheError) -> Bool {
         try database.prepare("UPDATE bundles SET pinned = ? WHERE digest = ?").bind(.int(pinned ? 1 : 0), .text(digest.description)).run()
-        return database.changes > 0
+        let changed = database.changes > 0
+        if pinned { try cancelDeferredRemoval(digest) }
+        return changed
     }
 
     /// Bundles to remove on logout: all but the embedded default.
@@ -225,6 +234,7 @@ final class CacheIndex {
         for digest in keep.sorted() {
             if let bundle = try bundle(digest), bundle.complete {
                 try add.bind(.text(scope), .text(digest.description)).run()
+                try cancelDeferredRemoval(digest)
             } else {
                 missing.append(digest)
             }
@@ -266,30 +276,6 @@ final class CacheIndex {
             if try query.step() { result.append(digest) }
         }
         return result
-    }
-
-    // MARK: Leases
-
-    func addLease(_ bundle: Digest, pid: Int32, token: Int64) throws(CacheError) {
-        try database.prepare("INSERT OR IGNORE INTO leases(bundle, pid, token) VALUES(?, ?, ?)")
-            .bind(.text(bundle.description), .int(Int64(pid)), .int(token)).run()
-    }
-
-    func removeLease(_ bundle: Digest, pid: Int32, token: Int64) throws(CacheError) {
-        try database.prepare("DELETE FROM leases WHERE bundle = ? AND pid = ? AND token = ?")
-            .bind(.text(bundle.description), .int(Int64(pid)), .int(token)).run()
-    }
-
-    /// Lease holders by process id.
-    func leases() throws(CacheError) -> [(bundle: Digest, pid: Int32)] {
-        let query = try database.prepare("SELECT bundle, pid FROM leases")
-        var result: [(Digest, Int32)] = []
-        while try query.step() { result.append((try query.digest(0), Int32(query.int(1)))) }
-        return result
-    }
-
-    func removeLeases(ofProcess pid: Int32) throws(CacheError) {
-        try database.prepare("DELETE FROM leases WHERE pid = ?").bind(.int(Int64(pid))).run()
     }
 
     // MARK: Counters

@@ -27,6 +27,20 @@ package enum Durability: String, Sendable, CaseIterable {
         #endif
     }()
 
+    /// TEST ONLY, for the power-loss explorer's self-test (`Tools/powerloss.sh --skip-syncs`):
+    /// with `LARDER_TEST_ONLY_SKIP_SYNCS=1` in the environment, the cache skips every `syncfs`
+    /// and `fsync` of its own (SQLite's are its own business), so installs are not durable and
+    /// the explorer must find crash states that lose them. Says so on standard error, once per
+    /// process, the first time it is read.
+    package static let skipsSynchronization: Bool = {
+        guard ProcessInfo.processInfo.environment["LARDER_TEST_ONLY_SKIP_SYNCS"] == "1" else { return false }
+        FileHandle.standardError.write(
+            Data(
+                ("larder: WARNING: LARDER_TEST_ONLY_SKIP_SYNCS=1: this process skips every fsync and syncfs of the cache, "
+                    + "so installs are NOT durable. It exists only for the power-loss explorer's self-test; never set it elsewhere.\n").utf8))
+        return true
+    }()
+
     /// Moves `from` to `to` only if nothing is at `to`.
     /// - Throws: ``Errno/exists`` when something is at `to`, or another ``Errno``.
     func renameNoReplace(_ from: String, _ to: String) throws(Errno) {
@@ -68,6 +82,7 @@ package enum Durability: String, Sendable, CaseIterable {
     /// Makes the files at `paths`, then the folders at `folders`, durable: one `syncfs` of the
     /// file system holding `anchor` (``fileSystem``), or an `fsync` of each (``perFile``).
     func synchronize(files paths: [String], folders: [String], anchor: borrowing FileDescriptor) throws(CacheError) {
+        guard !Self.skipsSynchronization else { return }
         switch self {
         case .fileSystem:
             do { try anchor.synchronizeFileSystem() } catch { throw CacheError.fileSystem("syncfs failed", error, path: folders.first) }

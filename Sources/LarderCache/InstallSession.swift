@@ -49,10 +49,16 @@ final class InstallSession {
             for (object, path) in staged.sorted(by: { $0.key < $1.key }) where try place(path, as: object) {
                 placed.insert(object)
             }
-            if !placed.isEmpty {
-                let shards = Set(placed.map { String(layout.objectPath($0).split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")) })
-                try StagingArea.synchronizeMoves(from: stagings, into: shards)
-            }
+            // Every object the bundle uses must be durable before its row commits, not only
+            // those this install moved: one found in place (reused, or moved there meanwhile by
+            // another process's install of the same bundle, hence EEXIST) may have been moved by
+            // a process that has not made its move durable yet. On ext4 the index's fsync
+            // commits the whole journal and hides that; on btrfs it logs only the index's own
+            // file, and the power-loss explorer (Tools/powerloss.sh --fs btrfs) found an
+            // acknowledged bundle whose objects were all gone after a crash.
+            let shards = Set(manifest.files.map { String(layout.objectPath($0.digest).split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")) })
+            try StagingArea.synchronizeMoves(from: stagings, into: shards)
+            cache.moveSynchronizations.add(1, ordering: .relaxed)
             // Values only, not self: the closure runs with the index, which must not share a
             // region with this (non-Sendable) session.
             let (store, now, placed) = (layout, cache.configuration.now(), placed)

@@ -10,6 +10,9 @@ public struct InvalidationResult: Sendable, Equatable {
     public var removed: [Digest]
     /// Bundles the scope wants that the cache lacks: fetch these.
     public var missing: [Digest]
+    /// Of the dropped bundles, those nothing else keeps that a live process leases (a flow on
+    /// screen): kept whole until their last lease ends, then removed.
+    public var deferred: [Digest] = []
 }
 
 /// What eviction removed.
@@ -29,6 +32,9 @@ public struct SweepReport: Sendable, Equatable {
     /// Bytes of partial downloads removed: those of bundles the cache now holds, and those
     /// nobody touched for a week (claimed downloads stay).
     public var downloadBytes: Int64 = 0
+    /// Bundles removed because the removal that waited for their leases could go on: their
+    /// holders ended them, or died (the leases of dead processes are deleted first). Sorted.
+    public var bundlesRemoved: [Digest] = []
     public var milliseconds: Int64
 }
 
@@ -54,7 +60,9 @@ public struct CacheVerification: Sendable, Equatable {
 
 extension LarderCache {
     /// Keeps exactly `keeping` for `scope`: bundles the scope held before and no longer wants
-    /// are dropped from it (and deleted when no other scope, pin or embedding keeps them).
+    /// are dropped from it, and deleted when no other scope, pin or embedding keeps them; one a
+    /// live process leases (a flow on screen, here or in another process) stays whole until
+    /// its last lease ends, and goes then (``InvalidationResult/deferred``).
     /// - Parameter label: names the scope for people (`cache ls` shows it: a journey id, never
     ///   a person's identity); nil keeps the name it has. A scope that keeps nothing loses it.
     /// - Returns: what changed, and which wanted bundles must be fetched.
@@ -67,8 +75,9 @@ extension LarderCache {
                 return changes
             }
         }
-        let removed = try maintaining { (session) throws(CacheError) in try session.removeBundles(.unscoped(dropped)) }.bundles
-        return InvalidationResult(dropped: dropped, removed: removed, missing: missing)
+        let choice = try maintaining { (session) throws(CacheError) in try session.removeBundles(.unscoped(dropped)) }
+        return InvalidationResult(
+            dropped: dropped, removed: choice.bundles.filter(dropped.contains), missing: missing, deferred: choice.deferred)
     }
 
     /// Pins or unpins a bundle; pinned bundles are never evicted.
@@ -80,7 +89,8 @@ extension LarderCache {
     }
 
     /// Removes every bundle but the embedded default (on logout) and the partial downloads no
-    /// process is working on, and empties the memory tier.
+    /// process is working on, and empties the memory tier. A bundle a live process leases
+    /// leaves every scope and loses its pin, and goes when its last lease ends.
     public func clearAll() throws(CacheError) {
         try requireWritable("clear it")
         _ = try maintaining { (session) throws(CacheError) in try session.removeBundles(.allButEmbedded) }
@@ -89,7 +99,8 @@ extension LarderCache {
     }
 
     /// Evicts least recently used bundles until the cache holds at most `bytes`, never touching
-    /// pinned, leased or embedded bundles.
+    /// pinned, leased or embedded bundles (and first completes the removals that waited for
+    /// leases that have ended).
     public func evict(toBytes bytes: Int64) throws(CacheError) -> EvictionReport {
         try requireWritable("evict")
         let choice = try maintaining { (session) throws(CacheError) in try session.removeBundles(.leastRecentlyUsed(downTo: bytes)) }
@@ -109,12 +120,21 @@ extension LarderCache {
         fonts.withLock { $0 = nil }
     }
 
-    /// Removes files in the object store that no bundle uses, and recounts the stored totals.
+    /// Removes files in the object store that no bundle uses, and recounts the stored totals;
+    /// first the lease rows of processes that are gone, and the bundles whose removal waited
+    /// for leases that have ended (``SweepReport/bundlesRemoved``). A dry run removes nothing.
     /// One process sweeps at a time: when another holds the sweep lock, this returns nil at once.
     public func sweep(dryRun: Bool = false) throws(CacheError) -> SweepReport? {
         try requireWritable("sweep it (the sweep lock is taken for writing)")
         let started = DispatchTime.now().uptimeNanoseconds
         return try maintainingIfFree { (session) throws(CacheError) -> SweepReport in
+            var released: [Digest] = []
+            if !dryRun {
+                try index.withLock { (index) throws(CacheError) in
+                    try index.database.hintTransaction { () throws(CacheError) in _ = try index.removeDeadLeases() }
+                }
+                released = try session.removeBundles(.released).bundles
+            }
             let stray = try session.cleanUp(dryRun: dryRun)
             let downloadBytes = dryRun ? 0 : try removeDownloads(everything: false)
             let milliseconds = Int64((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)
@@ -126,7 +146,9 @@ extension LarderCache {
                     }
                 }
             }
-            return SweepReport(strayFiles: stray.paths.sorted(), strayBytes: stray.bytes, downloadBytes: downloadBytes, milliseconds: milliseconds)
+            return SweepReport(
+                strayFiles: stray.paths.sorted(), strayBytes: stray.bytes, downloadBytes: downloadBytes, bundlesRemoved: released.sorted(),
+                milliseconds: milliseconds)
         }
     }
 

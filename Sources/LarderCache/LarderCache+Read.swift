@@ -15,8 +15,9 @@ public struct FontResource: Sendable {
     public var bytes: [UInt8]
 }
 
-/// A read lease on a bundle being presented: while it is held, eviction leaves the bundle
-/// alone (in every process sharing the cache) and memory pressure keeps what it has read.
+/// A read lease on a bundle being presented: while it is held, no removal deletes the bundle
+/// (in any process sharing the cache; one that asks for it waits until the last lease ends),
+/// eviction skips it, and memory pressure keeps what it has read.
 public final class BundleLease: Sendable {
     public let bundle: Digest
     public let manifest: Manifest
@@ -50,7 +51,10 @@ public final class BundleLease: Sendable {
         return cache.layout.objectPath(file.digest)
     }
 
-    /// Ends the lease; the bundle may be evicted again.
+    /// Ends the lease; the bundle may be evicted again, and when this was its last lease and a
+    /// removal waits for it (its scope dropped it meanwhile), it is removed now: here when no
+    /// install or maintenance holds the cache, otherwise on a background queue as soon as none
+    /// does.
     public func release() {
         let held: Set<Digest>? = state.withLock { state in
             guard !state.released else { return nil }
@@ -106,8 +110,12 @@ extension LarderCache {
             let now = configuration.now()
             func write(_ index: inout CacheIndex) throws(CacheError) {
                 try index.database.hintTransaction { () throws(CacheError) in
-                    try index.touch(digest, now: now)
-                    try index.addLease(digest, pid: ProcessID.current, token: token)
+                    // Asked again inside the write: another process's removal may have
+                    // committed since the read above, and a lease must not outlive its bundle.
+                    guard try index.touch(digest, now: now) else {
+                        throw CacheError(.bundleNotFound, "the bundle was removed or damaged meanwhile; fetch it", digest: digest)
+                    }
+                    try index.addLease(digest, holder: .current, token: token)
                 }
             }
             if waiting {
@@ -123,15 +131,25 @@ extension LarderCache {
     }
 
     func endLease(_ digest: Digest, token: Int64) {
-        leases.withLock { leases in
+        let last = leases.withLock { leases in
             leases[digest, default: 1] -= 1
-            if leases[digest] == 0 { leases.removeValue(forKey: digest) }
+            guard leases[digest] == 0 else { return false }
+            leases.removeValue(forKey: digest)
+            return true
         }
+        let awaited: Bool
         do {
-            try index.withLock { (index) throws(CacheError) in try index.removeLease(digest, pid: ProcessID.current, token: token) }
+            awaited = try index.withLock { (index) throws(CacheError) -> Bool in
+                try index.removeLease(digest, holder: .current, token: token)
+                guard last else { return false }
+                return try index.isRemovalDeferred(digest)
+            }
         } catch {
-            // The row only keeps eviction away; it is removed on the next open once this process is gone.
+            // The row keeps the bundle until a removal or sweep sees this process is gone (an open
+            // deletes the row).
+            return
         }
+        if awaited { completeDeferredRemovals() }
     }
 
     /// Resolves `larder-font://sha256/<hex>` to the stored font and its media type.

@@ -70,9 +70,15 @@ public final class LarderCache: Sendable {
     let fonts = Locked<[Digest: FontRecord]?>(nil)
     let installs = Locked<[Digest: InstallWaiter]>([:])
     let leases = Locked<[Digest: Int]>([:])
+    /// Completes, once the sweep lock is free, removals that waited for a lease that ended while
+    /// an install or maintenance held it (``endLease(_:token:)``).
+    let deferredRemovals = DispatchQueue(label: "larder.cache.deferred-removals")
     let nextLeaseToken = Atomic<Int64>(1)
     let diskHits = Atomic<Int>(0)
     let diskMisses = Atomic<Int>(0)
+    /// How many installs made their objects' moves durable before committing (a test hook:
+    /// every install that commits does, whoever moved the objects).
+    package let moveSynchronizations = Atomic<Int>(0)
 
     /// Opens the cache in `path`.
     ///
@@ -98,9 +104,7 @@ public final class LarderCache: Sendable {
         do { index = try CacheIndex(path: layout.index, setupLock: layout.sweepLock) } catch where error.code == .readOnly {
             throw CacheError(.readOnly, CacheLayout.notWritable + " (\(error.message))", path: layout.index)
         }
-        for (_, pid) in try index.leases() where !Self.processIsAlive(pid) {
-            try index.removeLeases(ofProcess: pid)
-        }
+        try index.removeDeadLeases()
         self.index = Locked(index)
         try recoverIfIdle()
     }
@@ -144,10 +148,6 @@ public final class LarderCache: Sendable {
             throw CacheError(.bundleNotFound, "no such bundle in the cache", digest: digest)
         }
         return manifest
-    }
-
-    static func processIsAlive(_ pid: Int32) -> Bool {
-        ProcessID.isAlive(pid)
     }
 }
 

@@ -74,28 +74,43 @@ struct MaintenanceSession {
 
     /// Recovers, then deletes the bundles `removal` picks (in one index transaction) and
     /// unlinks the objects nothing uses any more, the eviction marker covering the time between
-    /// the commit and the last unlink.
+    /// the commit and the last unlink. Picked bundles a live process leases are recorded in the
+    /// same transaction, to go when their last lease ends.
     /// - Returns: what was picked; no bundles when nothing was removed.
     func removeBundles(_ removal: LarderCache.Removal) throws(CacheError) -> LarderCache.Choice {
+        try removeBundles(removal, waiting: true)!  // waiting: never nil
+    }
+
+    /// ``removeBundles(_:)`` for a thread that must not wait: nil, with nothing changed, when
+    /// another process holds the index's write lock.
+    func removeBundlesWithoutWaiting(_ removal: LarderCache.Removal) throws(CacheError) -> LarderCache.Choice? {
+        try removeBundles(removal, waiting: false)
+    }
+
+    private func removeBundles(_ removal: LarderCache.Removal, waiting: Bool) throws(CacheError) -> LarderCache.Choice? {
         try recoverLeftovers()
         var marked = false
-        let choice: LarderCache.Choice
-        let orphans: [Digest]
+        let picked: (choice: LarderCache.Choice, orphans: [Digest])?
         do throws(CacheError) {
-            (choice, orphans) = try cache.index.withLock { (index) throws(CacheError) in
-                try index.database.transaction { () throws(CacheError) in
-                    let choice = try cache.choose(removal, in: index)
-                    guard !choice.bundles.isEmpty else { return (choice, []) }
-                    try createEvictionMarker()
-                    marked = true
-                    return (choice, try index.deleteBundles(choice.bundles))
+            picked = try cache.index.withLock { (index) throws(CacheError) -> (LarderCache.Choice, [Digest])? in
+                guard !waiting else {
+                    return try index.database.transaction { () throws(CacheError) in try pickAndDelete(removal, in: index, marked: &marked) }
+                }
+                return try index.database.withoutWaiting { () throws(CacheError) in
+                    try index.database.transaction { () throws(CacheError) in try pickAndDelete(removal, in: index, marked: &marked) }
                 }
             }
         } catch {
             if marked { try removeEvictionMarker() }  // rolled back: nothing to recover
             throw error
         }
-        guard marked else { return LarderCache.Choice(bundles: [], bytesBefore: choice.bytesBefore, bytesAfter: choice.bytesAfter) }
+        guard let (choice, orphans) = picked.map({ ($0.choice, $0.orphans) }) else {
+            if marked { try removeEvictionMarker() }  // busy at the commit: rolled back
+            return nil
+        }
+        guard marked else {
+            return LarderCache.Choice(bundles: [], deferred: choice.deferred, bytesBefore: choice.bytesBefore, bytesAfter: choice.bytesAfter)
+        }
         for object in orphans {
             cache.memory.remove(object)
             let path = layout.objectPath(object)
@@ -108,6 +123,24 @@ struct MaintenanceSession {
         return choice
     }
 
+    /// Inside the removal's transaction: picks, records the deferred bundles, and deletes the
+    /// rest (after making the eviction marker, `marked`).
+    /// - Returns: the choice and the objects to unlink once this commits.
+    private func pickAndDelete(
+        _ removal: LarderCache.Removal, in index: CacheIndex, marked: inout Bool
+    ) throws(CacheError) -> (LarderCache.Choice, [Digest]) {
+        let choice = try cache.choose(removal, in: index)
+        if !choice.deferred.isEmpty {
+            try index.deferRemoval(choice.deferred)
+            // Logout clears everything but the embedded default, scopes and pins too.
+            if case .allButEmbedded = removal { try index.dropKeepers(of: choice.deferred) }
+        }
+        guard !choice.bundles.isEmpty else { return (choice, []) }
+        try createEvictionMarker()
+        marked = true
+        return (choice, try index.deleteBundles(choice.bundles))
+    }
+
     private var evictionMarker: String { layout.staging + "/evicting" }
 
     /// Creates the eviction marker, an empty file, and makes it durable (the index change that
@@ -117,6 +150,7 @@ struct MaintenanceSession {
         do { try FileDescriptor(opening: path, [.writeOnly, .create]).close() } catch {
             throw CacheError.fileSystem("cannot create a marker", error, path: path)
         }
+        guard !Durability.skipsSynchronization else { return }
         do { try Folder.synchronize(layout.staging) } catch {
             throw CacheError(.storage, "cannot make a marker durable: \(error)", path: path)
         }

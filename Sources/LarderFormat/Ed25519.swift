@@ -5,7 +5,9 @@ import Foundation
 ///
 /// Its text form is `ed25519:<base64 of the 32 raw bytes>`; its ``id`` is the first 16 hex
 /// digits of the SHA-256 of those bytes, which a signed document carries to say which key
-/// signed it. Verification is libcrypto's (`EVP_DigestVerify`).
+/// signed it. Verification is libcrypto's (`EVP_DigestVerify`), after the checks it lacks
+/// (``Ed25519Encoding``): a key of small order or not canonically encoded is refused when made,
+/// and a signature that is not canonical never verifies.
 public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     /// The 32 raw bytes (RFC 8032).
     public let bytes: [UInt8]
@@ -13,9 +15,17 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     public let id: String
 
     /// A key from its 32 raw bytes.
-    /// - Throws: ``FormatError/Code/invalidKey`` when there are not 32 of them.
+    /// - Throws: ``FormatError/Code/invalidKey`` when there are not 32 of them, when they are
+    ///   a point of small order (against which signatures can be forged without any private
+    ///   key: the all-zero key, the identity and the 6 others) or not the canonical encoding of
+    ///   a point.
     public init(bytes: [UInt8]) throws(FormatError) {
         guard bytes.count == 32 else { throw FormatError(.invalidKey, "an Ed25519 public key has 32 bytes, not \(bytes.count)") }
+        if let defect = Ed25519Encoding.defect(ofPoint: bytes[...]) {
+            var message = "the Ed25519 public key is \(defect)"
+            if case .smallOrder = defect { message += ", which would accept forged signatures; it is not a publisher's key" }
+            throw FormatError(.invalidKey, message)
+        }
         self.bytes = bytes
         self.id = String(SHA256Hasher.hash(bytes).hex.prefix(16))
     }
@@ -39,9 +49,10 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
 
     static let prefix = "ed25519:"
 
-    /// Whether `signature` is this key's signature of `message`.
+    /// Whether `signature` is this key's signature of `message`: canonical (R a canonically
+    /// encoded point of large order, S below the group order) and verified by libcrypto.
     public func isValidSignature(_ signature: [UInt8], of message: [UInt8]) -> Bool {
-        guard signature.count == 64,
+        guard signature.count == 64, Ed25519Encoding.signatureDefect(signature) == nil,
             let key = bytes.withUnsafeBufferPointer({ EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, $0.baseAddress, 32) })
         else { return false }
         defer { EVP_PKEY_free(key) }

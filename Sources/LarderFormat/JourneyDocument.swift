@@ -156,6 +156,9 @@ public struct JourneyDocument: Sendable, Equatable {
         guard let bytes = Base64.decodeCanonical(text), bytes.count == 64 else {
             throw FormatError(.invalidManifest, "not the canonical base64 of 64 bytes", field: "signature.ed25519")
         }
+        if let defect = Ed25519Encoding.signatureDefect(bytes) {
+            throw FormatError(.invalidManifest, "not a canonical Ed25519 signature: \(defect)", field: "signature.ed25519")
+        }
         return Signature(keyID: keyID, bytes: bytes)
     }
 }

@@ -178,27 +178,25 @@ public final class HeadlessRenderer: JourneyRenderer {
         }
     }
 
-    /// A message from the loaded content: parsed and passed to the bridge; a `navigate` also
-    /// moves the current screen.
+    /// A message from the loaded content: held to the bridge's bounds (``BridgeLimits``),
+    /// parsed and passed on; a `navigate` also moves the current screen.
     /// - Parameter json: the message bytes, as in ``BridgeMessage/init(json:)``.
-    /// - Throws: ``HostError/Code/malformedDocument`` for a malformed message,
-    ///   ``HostError/Code/renderer`` while nothing is loaded, ``HostError/Code/disposed`` after
-    ///   ``stop()``.
+    /// - Throws: ``HostError/Code/limitExceeded`` for a message over the size or rate limit,
+    ///   ``HostError/Code/malformedDocument`` for a malformed message (both counted by the
+    ///   bridge), ``HostError/Code/renderer`` while nothing is loaded,
+    ///   ``HostError/Code/disposed`` after ``stop()``.
     public func receive(_ json: [UInt8]) throws(HostError) {
-        try storage.withLock { (storage) throws(HostError) in
-            try Self.requireRunning(storage)
-            guard case .loaded = storage.state else { throw HostError(.renderer, "a bridge message arrived while nothing is loaded") }
-        }
-        let message = try BridgeMessage(json: json)
         let bridge = try storage.withLock { (storage) throws(HostError) -> RendererBridge? in
             try Self.requireRunning(storage)
-            guard case .loaded(let visible, _) = storage.state else {
-                throw HostError(.renderer, "a bridge message arrived while nothing is loaded")
-            }
-            if case .navigate(let screen) = message { storage.state = .loaded(visible: visible, screen: screen) }
+            guard case .loaded = storage.state else { throw HostError(.renderer, "a bridge message arrived while nothing is loaded") }
             return storage.bridge
         }
-        bridge?.send(message)
+        guard let bridge else { throw HostError(.renderer, "a bridge message arrived before the renderer was started") }
+        let message = try bridge.receive(json)
+        guard case .navigate(let screen) = message else { return }
+        storage.withLock { storage in
+            if case .loaded(let visible, _) = storage.state { storage.state = .loaded(visible: visible, screen: screen) }
+        }
     }
 
     private static func requireRunning(_ storage: Storage) throws(HostError) {

@@ -23,6 +23,9 @@ public struct HostError: Error, Sendable, CustomStringConvertible {
         public static let backingOff = Code("backing-off")
         /// The configuration document or a bridge message does not parse.
         public static let malformedDocument = Code("malformed-document")
+        /// A bridge message was larger than ``BridgeLimits/maximumMessageBytes`` or came past
+        /// the presentation's rate limit: refused and counted (``RendererBridge/counts``).
+        public static let limitExceeded = Code("limit-exceeded")
         /// The presentation did not become ready within its deadline (15 s); try again.
         public static let deadlineExceeded = Code("deadline-exceeded")
         /// The renderer failed; ``HostError/resource`` names the resource when one did not

@@ -15,7 +15,7 @@ extension JourneyHost {
             return CaptureDelivery(delivered: 0, remaining: 0, error: error)
         }
         let delivery = await queue.deliver(to: sink, batchSize: configuration.capture?.batchSize ?? 50)
-        for refusal in delivery.refused { note(.captureRefused, refusal.reason.description) }
+        for refusal in delivery.refused { noteContent(.captureRefused, refusal.reason.description) }
         if delivery.delivered > 0 { note(.delivered, "\(delivery.delivered) captured events delivered, \(delivery.remaining) queued") }
         return delivery
     }
@@ -43,7 +43,7 @@ extension JourneyHost {
     func capture(_ id: String, body: [UInt8]) {
         guard let settings = configuration.capture else { return }
         guard case .presented(let session) = presentation else {
-            note(.captureDropped, "event \(id) arrived while hidden: not recorded")
+            noteContent(.captureDropped, "event \(id) arrived while hidden: not recorded")
             return
         }
         enqueue(id: id, body: body, session: session, context: settings.context.merging(sessionContext) { $1 })
@@ -76,7 +76,7 @@ extension JourneyHost {
                 return
             }
         } catch {
-            note(.failed, "cannot queue event \(id): \(error)")
+            noteContent(.failed, "cannot queue event \(id): \(error)")
             return
         }
         let previous = captureBacklog
@@ -97,10 +97,19 @@ extension JourneyHost {
 
     private func noteQueued(_ event: CaptureEvent, inserted: Result<Bool, HostError>) {
         switch inserted {
-        case .success(true): note(.captured, "event \(event.id) for session \(event.session), revision \(event.revision)")
-        case .success(false): note(.captureDropped, "event \(event.id) was already captured")
-        case .failure(let error): note(.failed, "cannot queue event \(event.id): \(error)")
+        case .success(true): noteContent(.captured, "event \(event.id) for session \(event.session), revision \(event.revision)")
+        case .success(false): noteContent(.captureDropped, "event \(event.id) was already captured")
+        case .failure(let error): noteContent(.failed, "cannot queue event \(event.id): \(error)")
         }
+    }
+
+    /// Ends the bridge's counting period (a presentation begins or ends: each has its own rate
+    /// limit) and notes what the period refused, if anything, in one entry.
+    func endBridgePeriod() {
+        let counts = bridge.beginPeriod()
+        guard counts.refused > 0 else { return }
+        let period = if case .presented(let session) = presentation { "session \(session.id)" } else { "while hidden" }
+        note(.bridgeRefused, "\(period): \(counts.refusalSummary(bridge.limits))")
     }
 
     func scheduleDelivery() {

@@ -8,9 +8,10 @@ extension FreshnessPolicy {
 
 extension JourneyHost {
     /// How fresh `document`, renewed at `renewed`, is now: `.requiresFetch` unless the current
-    /// scope was authorised in this launch (a new process asks the origin first).
+    /// scope was authorised in this launch (a new process asks the origin first) and the
+    /// trusted keys still accept the document (it may have expired since).
     func freshness(of document: JourneyDocument, renewed: Date) -> FreshnessPolicy.Decision {
-        guard authorisedThisLaunch.contains(configuration.scope) else { return .requiresFetch }
+        guard authorisedThisLaunch.contains(configuration.scope), isStillTrusted(document) else { return .requiresFetch }
         return FreshnessPolicy(document).decision(age: clock.now.duration(since: renewed))
     }
 

@@ -56,9 +56,12 @@ extension JourneyHost {
     }
 
     /// Hides the journey. A capable renderer resets to the first screen while hidden and is
-    /// reused next time; a newer revision staged during the presentation is prepared now.
+    /// reused next time; a newer revision staged during the presentation is prepared now (and
+    /// the bundle shown until then goes from the cache once nothing leases it, unless a scope
+    /// still keeps it); content invalidated while shown is prepared again.
     public func dismiss() async {
         guard case .presented(let session) = presentation, let shown = presented else { return }
+        endBridgePeriod()
         presentation = .hidden
         presented = nil
         note(.dismissed, "session \(session.id)")
@@ -69,6 +72,13 @@ extension JourneyHost {
             if let old { retire(old) }
             retire(shown)
             if staged.journey.preloaded { await loadHiddenRecordingFailure() } else { await renderer.unload() }
+        } else if prepared == nil {
+            // What was shown was invalidated while open (another embedded default): the next
+            // presentation is prepared afresh.
+            retire(shown)
+            await renderer.unload()
+            setReadiness(.idle)
+            prepareInBackground()
         } else if shown.journey.preloaded {
             do {
                 try await renderer.reset()
@@ -199,6 +209,8 @@ extension JourneyHost {
         }
         // Past the deadline the caller was told it failed: do not show it after all.
         if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
+        // The presentation gets its own rate limit from here.
+        endBridgePeriod()
         try await renderer.show(session)
         if Task.isCancelled {
             try await renderer.reset()
@@ -228,6 +240,7 @@ extension JourneyHost {
     /// Ends an open presentation (denial, configuration change): the renderer drops it.
     func endPresentation() async {
         guard case .presented(let session) = presentation else { return }
+        endBridgePeriod()
         presentation = .hidden
         if let shown = presented { presented = nil; retire(shown) }
         await renderer.unload()

@@ -30,10 +30,14 @@ extension JourneyHost {
     /// - Parameter force: ask even during a backoff or `Retry-After`: for a user's explicit
     ///   action only (a pull to refresh, a retry button); the host never forces by itself.
     ///   The request still carries `If-None-Match`, and a failure sets the backoff as usual.
-    public func refresh(force: Bool = false) async {
-        guard !disposed else { return }
+    /// - Returns: why the refresh failed (the origin could not be asked or refused, a trusted
+    ///   key refused the document, a backoff is on), nil when it succeeded: a caller that
+    ///   prepares next, and meets the backoff this failure set, can report the cause instead.
+    @discardableResult
+    public func refresh(force: Bool = false) async -> HostError? {
+        guard !disposed else { return HostError(.disposed, "the host was disposed") }
         if force { note(.forced, "an explicit refresh: asking the origin whatever the backoff") }
-        await refreshNow(generation: generation, evenInBackground: true, force: force)
+        return await refreshNow(generation: generation, evenInBackground: true, force: force)
     }
 
     /// Content in the second half of its window was just used: refresh it now, without
@@ -41,7 +45,7 @@ extension JourneyHost {
     func refreshInBackground() {
         cancelRefresh()
         let generation = generation
-        refreshTask = Task { [weak self] in await self?.refreshNow(generation: generation, evenInBackground: true) }
+        refreshTask = Task { [weak self] in _ = await self?.refreshNow(generation: generation, evenInBackground: true) }
     }
 
     /// Keeps one refresh scheduled: the earliest asked for.
@@ -58,7 +62,7 @@ extension JourneyHost {
         let clock = clock
         refreshTask = Task { [weak self] in
             do { try await clock.sleep(until: date) } catch { return }
-            await self?.refreshNow(generation: generation)
+            _ = await self?.refreshNow(generation: generation)
         }
         note(.refreshScheduled, "refresh at \(Self.iso(date))")
     }
@@ -77,32 +81,42 @@ extension JourneyHost {
         return refreshDate(of: document, renewed: renewed)
     }
 
-    func refreshNow(generation: Int, evenInBackground: Bool = false, force: Bool = false) async {
+    /// Asks the origin and applies the answer; returns why that failed, nil when it did not
+    /// (or did not ask: in the background, or for an older configuration).
+    @discardableResult
+    func refreshNow(generation: Int, evenInBackground: Bool = false, force: Bool = false) async -> HostError? {
         refreshTask = nil
         refreshDue = nil
-        guard generation == self.generation, !disposed, foreground || evenInBackground else { return }
+        guard generation == self.generation, !disposed, foreground || evenInBackground else { return nil }
         let outcome = await live(configuration, generation: generation, force: force)
-        guard generation == self.generation, !disposed else { return }
-        guard case .authorised(let document, let renewed, let source) = outcome else {
+        guard generation == self.generation, !disposed else { return nil }
+        let document: JourneyDocument, renewed: Date, source: ContentSource
+        switch outcome {
+        case .authorised(let authorised, let when, let from):
+            (document, renewed, source) = (authorised, when, from)
+        case .denied(let status):
+            return HostError(.denied, "the origin denied journey '\(configuration.journeyID)'", status: status)
+        case .failed(let error):
             // Failures neither renew freshness nor schedule a retry: the next present, resume or
             // explicit retry may try again after the backoff.
             markRemovedIfKept()
-            return
+            return error
         }
         let flow: ResolvedFlow
         do { flow = try await gated(self.flow(document, renewed: renewed, source: source, stale: false)) } catch {
             note(.failed, "cannot adopt revision \(document.revision): \(error)")
-            return
+            return error
         }
-        guard generation == self.generation, !disposed else { return }
+        guard generation == self.generation, !disposed else { return nil }
         // Nothing prepared: the stored state is current, and the next prepare() uses it.
-        guard presented != nil || prepared != nil else { return }
+        guard presented != nil || prepared != nil else { return nil }
         if let current = presented ?? prepared, current.journey.bundle == flow.bundle, current.journey.revision == flow.revision {
             renew(with: flow)
         } else {
             await adopt(flow)
         }
         if let due = nextRefreshDate() { scheduleRefresh(at: due) }
+        return nil
     }
 
     /// The same revision was confirmed: renew the freshness of what is prepared and shown.

@@ -4,8 +4,9 @@ import LarderFormat
 extension JourneyHost {
     /// Applies the renderer gate to a resolved flow: content whose bundle this host's renderer
     /// cannot load (a newer renderer protocol, a capability it lacks) is never loaded; the host
-    /// falls back to an older cached revision that fits, then to the embedded default, and
-    /// says why in the flow and the timeline.
+    /// falls back to an older cached revision that fits (and that the trusted keys still
+    /// accept: it expires too), then to the embedded default, and says why in the flow and the
+    /// timeline.
     /// - Throws: ``HostError/Code/incompatible`` when nothing fits.
     func gated(_ flow: ResolvedFlow) async throws(HostError) -> ResolvedFlow {
         guard let reason = try unfit(flow.bundle) else { return flow }
@@ -13,7 +14,7 @@ extension JourneyHost {
         note(.rendererGate, "\(what) (bundle \(flow.bundle.hex.prefix(12))) is not loaded: \(reason)")
         if flow.source != .embedded, let older = try store.record(configuration.scope).fitting,
             case let olderBundle = try assignedBundle(older), olderBundle != flow.bundle, try isComplete(olderBundle),
-            try unfit(olderBundle) == nil
+            try unfit(olderBundle) == nil, isTrustedFallback(older)
         {
             note(.rendererGate, "revision \(older.revision) from the cache instead")
             var fallback = try self.flow(older, renewed: flow.renewed, source: .cache, stale: flow.stale)

@@ -167,6 +167,10 @@ extension JourneyHost {
                 guard let document = record.document else {
                     return try await fail(record, scope: scope, HostError(.unavailable, "a 304 without a cached document"), retryAfter: nil)
                 }
+                // Checked again now: it may have expired while the request was on its way.
+                if let rejection = try revalidationRejection(of: document, scope: scope) {
+                    return try await fail(record, scope: scope, rejection, retryAfter: nil)
+                }
                 let bundle = try assignedBundle(document)
                 if try !isComplete(bundle), let error = await fetchBundle(bundle, configuration: configuration) {
                     return try await fail(record, scope: scope, error, retryAfter: nil)
@@ -256,9 +260,10 @@ extension JourneyHost {
     /// (within its own limits, ``JourneyConfiguration/download``) until the host is disposed,
     /// so the next presentation, or the next launch, finds the bundle or resumes it.
     private func fetcher(for configuration: JourneyConfiguration) -> BundleFetcher {
-        if let kept = bundleFetcher, kept.origin == configuration.origin { return kept.fetcher }
+        if let kept = bundleFetcher, kept.origin == configuration.origin, kept.download == configuration.download { return kept.fetcher }
+        retireFetcher()
         let fetcher = BundleFetcher(cache: cache, origin: configuration.origin, transport: transport, configuration: configuration.download)
-        bundleFetcher = (configuration.origin, fetcher)
+        bundleFetcher = (configuration.origin, configuration.download, fetcher)
         return fetcher
     }
 

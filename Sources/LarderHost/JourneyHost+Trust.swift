@@ -2,8 +2,9 @@ import Foundation
 import LarderFormat
 
 /// Publisher signatures on the host's side (``JourneyConfiguration/trustedKeys``): a fetched
-/// document is checked before anything acts on it, and a stored one again before it is reused,
-/// since the trusted keys may have changed since it was stored.
+/// document is checked before anything acts on it, and a stored one again at every use (a
+/// launch, a 304, a fresh window, serving it stale), since time passes (its expiry) and the
+/// trusted keys may have changed since it was stored.
 ///
 /// A stored document whose signature this host verified when it accepted it (its digest is
 /// recorded beside the revision floor) needs only its key to be still trusted: an Ed25519
@@ -12,12 +13,17 @@ import LarderFormat
 extension JourneyHost {
     var trust: DocumentTrust { DocumentTrust(keys: configuration.trustedKeys) }
 
-    /// The stored record of `scope`, without its document when no trusted key signed that
-    /// document (it was stored under other keys): the host then asks the origin afresh,
-    /// without a validator.
+    /// The stored record of `scope`, without its document when that document may not be used
+    /// now (``DocumentTrust``: no trusted key signed it, it expired, it is below the revision
+    /// floor): the host then asks the origin afresh, without a validator, so no 304 can renew
+    /// it, and never serves it stale. The cache keeps its bundle, for a renewed signature.
     func trustedRecord(_ scope: String) throws(HostError) -> ScopeRecord {
         var record = try store.record(scope)
-        if let document = record.document, try !isTrustedSignature(document, scope: scope) {
+        if let document = record.document, let refusal = try storedRefusal(of: document, scope: scope) {
+            if refusedStoredDocument != document {
+                refusedStoredDocument = document
+                note(.rejected, "rejected: cached revision \(document.revision): \(refusal); not used")
+            }
             record.document = nil
             record.etag = nil
             record.renewed = nil
@@ -25,16 +31,32 @@ extension JourneyHost {
         return record
     }
 
-    /// Whether a trusted key signed the stored `document` (always, when no key is trusted).
-    private func isTrustedSignature(_ document: JourneyDocument, scope: String) throws(HostError) -> Bool {
+    /// Why the stored `document` of `scope` may not be used now; nil when it may (always, when
+    /// no key is trusted).
+    func storedRefusal(of document: JourneyDocument, scope: String) throws(HostError) -> DocumentTrust.Refusal? {
         let trust = trust
-        guard trust.isEnforced else { return true }
-        if let verifiedDocument, verifiedDocument.keys == trust.keys, verifiedDocument.document == document { return true }
-        guard let keyID = document.signature?.keyID, trust.keys.contains(where: { $0.id == keyID }) else { return false }
-        let verifiedHere = try store.accepted(scope).verified == SHA256Hasher.hash(document.canonicalBytes)
-        guard verifiedHere || trust.signatureRefusal(of: document) == nil else { return false }
-        verifiedDocument = (document, trust.keys)
-        return true
+        guard trust.isEnforced else { return nil }
+        let accepted = try store.accepted(scope)
+        let remembered = verifiedDocument.map { $0.keys == trust.keys && $0.document == document } ?? false
+        let verified = remembered || accepted.verified == SHA256Hasher.hash(document.canonicalBytes)
+        let refusal = trust.refusal(of: document, now: clock.now, highestAccepted: accepted.revision, signatureVerified: verified)
+        if refusal == nil, !remembered { verifiedDocument = (document, trust.keys) }
+        return refusal
+    }
+
+    /// Whether `document`, already accepted, may still be acted on now (its key still trusted,
+    /// not expired); its signature is not verified again. For content prepared from it.
+    func isStillTrusted(_ document: JourneyDocument) -> Bool {
+        trust.refusal(of: document, now: clock.now, highestAccepted: nil, signatureVerified: true) == nil
+    }
+
+    /// Whether an older revision kept for the renderer gate (``ScopeRecord/fitting``) may be
+    /// served instead of the current one: signed by a key still trusted, verified again (a rare
+    /// path), not expired. It is below the revision floor by design.
+    func isTrustedFallback(_ document: JourneyDocument) -> Bool {
+        guard let refusal = trust.refusal(of: document, now: clock.now, highestAccepted: nil) else { return true }
+        note(.rendererGate, "revision \(document.revision) is not served instead: \(refusal)")
+        return false
     }
 
     /// The error refusing a fetched document, after noting it in the timeline; nil when the
@@ -44,7 +66,18 @@ extension JourneyHost {
         guard trust.isEnforced else { return nil }
         let highest = try store.highestAcceptedRevision(scope)
         guard let refusal = trust.refusal(of: document, now: clock.now, highestAccepted: highest) else { return nil }
-        note(.rejected, "rejected: \(refusal)")
+        return rejected(document, refusal)
+    }
+
+    /// The error refusing the stored document a 304 confirmed, after noting it in the timeline;
+    /// nil when it may still be acted on (it may have expired while the request was on its way).
+    func revalidationRejection(of document: JourneyDocument, scope: String) throws(HostError) -> HostError? {
+        guard let refusal = try storedRefusal(of: document, scope: scope) else { return nil }
+        return rejected(document, refusal, detail: " (a 304 for revision \(document.revision) renews nothing)")
+    }
+
+    private func rejected(_ document: JourneyDocument, _ refusal: DocumentTrust.Refusal, detail: String = "") -> HostError {
+        note(.rejected, "rejected: \(refusal)" + detail)
         return HostError(
             .rejected, "revision \(document.revision) of journey '\(document.journey)' was refused: \(refusal)",
             digest: document.bundle)

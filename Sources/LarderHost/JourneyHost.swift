@@ -38,12 +38,14 @@ public actor JourneyHost {
     /// How many captures wait in ``captureBacklog``.
     var captureBacklogCount = 0
     let captureSink: (any CaptureSink)?
-    /// Kept while the origin stays the same, so two fetches of one bundle (an old scope's still
-    /// running after a configuration change) share one download.
-    var bundleFetcher: (origin: URL, fetcher: BundleFetcher)?
+    /// Kept while the origin and the download limits stay the same, so two fetches of one
+    /// bundle (an old scope's still running after a configuration change) share one download.
+    var bundleFetcher: (origin: URL, download: BundleFetcher.Configuration, fetcher: BundleFetcher)?
+    /// Fetchers replaced by a configuration change: their downloads go on, until disposal.
+    var retiredFetchers: [BundleFetcher] = []
 
     /// The current configuration.
-    public private(set) var configuration: JourneyConfiguration
+    public internal(set) var configuration: JourneyConfiguration
     /// Bumped by every configuration change: late answers for an older scope are dropped.
     var generation = 0
     /// Scopes authorised by the origin since this host was created: after a restart a new
@@ -75,12 +77,14 @@ public actor JourneyHost {
     /// The last stored document whose signature checked out, and the keys it was checked
     /// against: a launch verifies it once, not at every state read.
     var verifiedDocument: (document: JourneyDocument, keys: [PublicKey])?
+    /// The last stored document the trusted keys refused, so the timeline says so once.
+    var refusedStoredDocument: JourneyDocument?
     /// The renderer gate's verdict per bundle: nil when it fits, else why not.
     var gateVerdicts: [Digest: String?] = [:]
     var disposed = false
     var readinessValue: Readiness = .idle
     let readinessObservers = Broadcast<Readiness>()
-    var entries: [TimelineEntry] = []
+    var log = Timeline()
     var bridgeTask: Task<Void, Never>?
     var bridgeMessages: AsyncStream<BridgeMessage>?
     let bridge: RendererBridge
@@ -115,7 +119,7 @@ public actor JourneyHost {
         self.captureSink = captureSink
         (messages, appMessages) = AsyncStream.makeStream(of: BridgeMessage.self)
         let (incoming, continuation) = AsyncStream.makeStream(of: BridgeMessage.self)
-        bridge = RendererBridge { message in continuation.yield(message) }
+        bridge = RendererBridge(clock: clock) { message in continuation.yield(message) }
         bridgeMessages = incoming
     }
 
@@ -161,8 +165,15 @@ public actor JourneyHost {
     /// it succeeds; content already cached goes from 0 to 1 at once. For a progress bar.
     public func progressUpdates() -> AsyncStream<Double> { progressMeter.subscribe() }
 
-    /// What the host did and why, oldest first (the last 500 entries).
-    public func timeline() -> [TimelineEntry] { entries }
+    /// What the host did and why, oldest first: its own last 500 entries, and the last 100
+    /// that messages from the content caused (captures), so content cannot push the host's out.
+    /// Messages the bridge refused are counted (``bridgeCounts()``), not listed.
+    public func timeline() -> [TimelineEntry] { log.entries }
+
+    /// What the content posted over the renderer bridge since the host was created: messages
+    /// delivered, and those refused as too large, past the rate limit or malformed
+    /// (``BridgeLimits``).
+    public func bridgeCounts() -> BridgeCounts { bridge.counts }
 
     func setReadiness(_ value: Readiness) {
         guard value != readinessValue else { return }
@@ -170,37 +181,17 @@ public actor JourneyHost {
         readinessObservers.yield(value)
     }
 
+    /// Adds one of the host's own entries to the timeline.
     func note(_ kind: TimelineEntry.Kind, _ detail: String) {
-        entries.append(TimelineEntry(time: clock.now, kind: kind, detail: detail))
-        if entries.count > 500 { entries.removeFirst(entries.count - 500) }
+        log.append(TimelineEntry(time: clock.now, kind: kind, detail: detail), from: .host)
+    }
+
+    /// Adds an entry a message from the content caused (its own bound: see ``timeline()``).
+    func noteContent(_ kind: TimelineEntry.Kind, _ detail: String) {
+        log.append(TimelineEntry(time: clock.now, kind: kind, detail: detail), from: .content)
     }
 
     // MARK: Configuration and disposal
-
-    /// Switches to another key, journey, identity, origin or other setting.
-    ///
-    /// When the scope changes (key, journey, identity or origin), prepared content is discarded (so a journey prepared for one person is never shown to
-    /// another), an open presentation of the old scope is ended, late answers for the old scope
-    /// are dropped, and the new scope is prepared.
-    public func updateConfiguration(_ new: JourneyConfiguration) async {
-        guard !disposed, new != configuration else { return }
-        let scopeChanged = new.scope != configuration.scope
-        configuration = new
-        guard scopeChanged else { return }
-        generation += 1
-        preparation?.task.cancel()
-        preparation = nil
-        cancelRefresh()
-        note(.invalidated, "configuration changed; prepared content discarded")
-        await endPresentation()
-        releasePrepared()
-        setReadiness(.idle)
-        Task { [weak self] in
-            do { _ = try await self?.prepare() } catch {
-                // prepare() records the failure in readiness and the timeline.
-            }
-        }
-    }
 
     /// Cancels preparation and refresh work, cuts the renderer bridge, stops the renderer and
     /// makes the host unavailable. Queued captures stay queued for another host.
@@ -214,10 +205,12 @@ public actor JourneyHost {
         for task in liveFetches.values { task.cancel() }
         if let fetcher = bundleFetcher?.fetcher { await fetcher.cancelAll() }
         bridgeTask?.cancel()
+        endBridgePeriod()
         presentation = .hidden
         presented?.content.lease.release()
         presented = nil
         releasePrepared()
+        for fetcher in retiredFetchers { await fetcher.cancelAll() }
         rendererStart?.cancel()
         await renderer.stop()
         note(.disposed, "host disposed")

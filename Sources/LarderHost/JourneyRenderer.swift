@@ -1,5 +1,6 @@
 import LarderCache
 import LarderFormat
+import LarderSystem
 
 /// What a renderer is given to show: a leased bundle of a journey revision.
 public struct RenderContent: Sendable {
@@ -36,15 +37,42 @@ public struct PresentationSession: Sendable, Hashable {
     }
 }
 
-/// Delivers messages from a renderer's content to the host (and through it to the app).
+/// Delivers messages from a renderer's content to the host (and through it to the app), within
+/// ``BridgeLimits``: what content posts past them is refused and counted, never delivered.
 /// The host makes one per renderer and cuts it off on disposal.
 public final class RendererBridge: Sendable {
     private let handler: @Sendable (BridgeMessage) -> Void
+    /// The bounds messages are held to.
+    public let limits: BridgeLimits
+    let clock: any HostClock
+    let admission: Locked<BridgeAdmission>
 
-    public init(_ handler: @escaping @Sendable (BridgeMessage) -> Void) { self.handler = handler }
+    /// - Parameters:
+    ///   - limits: the size and rate bounds (``BridgeLimits``).
+    ///   - clock: the time the rate limit is measured in.
+    ///   - handler: receives each admitted message, in order, on the renderer's thread.
+    public init(
+        limits: BridgeLimits = BridgeLimits(), clock: any HostClock = SystemClock(), _ handler: @escaping @Sendable (BridgeMessage) -> Void
+    ) {
+        self.handler = handler
+        self.limits = limits
+        self.clock = clock
+        self.admission = Locked(BridgeAdmission(limits: limits))
+    }
 
-    /// Passes a message on.
-    public func send(_ message: BridgeMessage) { handler(message) }
+    /// Passes a parsed message on, within the bounds (its size is that of its JSON form,
+    /// ``BridgeMessage/json``). Prefer ``receive(_:)``, which refuses an oversized message
+    /// before parsing it.
+    /// - Returns: false when the message was refused (and counted).
+    @discardableResult
+    public func send(_ message: BridgeMessage) -> Bool {
+        guard admit(bytes: message.json.count) == nil else { return false }
+        handler(message)
+        return true
+    }
+
+    /// Delivers an admitted message.
+    func deliver(_ message: BridgeMessage) { handler(message) }
 }
 
 /// A renderer of journey content (a web view on devices, ``HeadlessRenderer`` on Linux).

@@ -63,6 +63,7 @@ public struct TimelineEntry: Sendable, Equatable {
         case rendererReady = "renderer-ready", presented, dismissed, staged, unloaded, refreshScheduled = "refresh-scheduled"
         case removed, rendererGate = "renderer-gate", logout, forced
         case discarded, captured, captureDropped = "capture-dropped", captureRefused = "capture-refused", delivered, deadline, disposed, invalidated
+        case bridgeRefused = "bridge-refused"
     }
 
     public var time: Date

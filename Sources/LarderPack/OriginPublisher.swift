@@ -241,12 +241,21 @@ public enum OriginPublisher {
 
     /// Writes the next revision of a journey (one above `previous`), pointing at `bundle`,
     /// signed when the publication has a key, and appends it to the journey's history.
+    /// - Throws: ``FormatError/Code/limitExceeded`` when `previous` is at the highest revision
+    ///   there is (`Int64.max`, which a device accepts): nothing can follow it.
     static func publishRevision(
         of publication: JourneyPublication, after previous: JourneyDocument?, bundle: Digest, rollout: JourneyDocument.Rollout? = nil,
         rollbackTo: Int64?, origin: String, changed: inout [String]
     ) throws(FormatError) -> JourneyDocument {
+        let (revision, overflow) = (previous?.revision ?? 0).addingReportingOverflow(1)
+        guard !overflow else {
+            throw FormatError(
+                .limitExceeded,
+                "journey '\(publication.id)' is at revision \(Int64.max), the highest there is: no revision can follow it (devices never take a lower one); publish under another journey id",
+                path: origin + "/journeys/\(publication.id).json")
+        }
         var document = JourneyDocument(
-            journey: publication.id, revision: (previous?.revision ?? 0) + 1, bundle: bundle, refresh: publication.refresh,
+            journey: publication.id, revision: revision, bundle: bundle, refresh: publication.refresh,
             published: iso(publication.now), rollout: rollout)
         if let signingKey = publication.signingKey {
             document.expires = iso(publication.now.addingTimeInterval(TimeInterval(publication.validity)))

@@ -51,15 +51,3 @@ public enum File {
 // The C calls under the names File's methods shadow.
 @inline(__always) private func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
 @inline(__always) private func systemLink(_ from: String, _ to: String) -> Int32 { link(from, to) }
-
-/// This process and others, by id.
-public enum ProcessID {
-    /// This process's id (`getpid(2)`).
-    public static var current: Int32 { getpid() }
-
-    /// Whether a process with this id exists (`kill(2)` with signal 0; `EPERM` means it
-    /// exists but belongs to another user).
-    public static func isAlive(_ pid: Int32) -> Bool {
-        kill(pid, 0) == 0 || errno == EPERM
-    }
-}

@@ -48,13 +48,16 @@ extension WebKitRenderer: WebViewDelegate {
             return nil
         }
         guard let json else { return refuse(HostError(.malformedDocument, "the bridge message has no JSON form (undefined, a function)")) }
+        guard content != nil, let bridge else { return refuse(HostError(.renderer, "a bridge message arrived while nothing is loaded")) }
         let message: BridgeMessage
-        do { message = try BridgeMessage(json: json) } catch { return refuse(error) }
-        guard content != nil else { return refuse(HostError(.renderer, "a bridge message arrived while nothing is loaded")) }
+        do { message = try bridge.receive(json) } catch {
+            // Past the bridge's bounds: counted there, not kept one by one.
+            if error.code == .limitExceeded { return error.message }
+            return refuse(error)
+        }
         if case .navigate(let screen) = message, case .loaded(let visible, _) = state {
             state = .loaded(visible: visible, document: screen)
         }
-        bridge?.send(message)
         return nil
     }
 

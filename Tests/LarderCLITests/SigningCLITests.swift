@@ -116,3 +116,49 @@ extension SigningCLITests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: document)) == before)
     }
 }
+
+/// Issue 20: what a publisher's edge cases do to trust. A degenerate key is refused when
+/// parsed; revision arithmetic never traps.
+extension SigningCLITests {
+    @Test func aTrustedKeyOfSmallOrderIsAUsageError() throws {
+        let scratch = try Scratch()
+        let zero = "ed25519:" + Data(count: 32).base64EncodedString()
+        try Data((zero + "\n").utf8).write(to: URL(fileURLWithPath: scratch.path + "/zero.pub"))
+        for trust in [zero, scratch.path + "/zero.pub"] {
+            let result = try CLI.run([
+                "journey", "prepare", "--origin", "http://127.0.0.1:9/", "--key", "k", "--journey", "j", "--cache", scratch.path + "/cache",
+                "--trust", trust,
+            ])
+            #expect(result.status == 64, "\(result)")
+            #expect(result.stderr.hasPrefix("Error: Invalid '--trust <public-key>': '\(trust)': "), "\(result.stderr)")
+            #expect(result.stderr.contains("small order"), "\(result.stderr)")
+        }
+    }
+
+    @Test func publishingAfterTheLastRevisionThereIsIsATypedError() throws {
+        let scratch = try Scratch()
+        var paths: [String] = []
+        for sample in ["legacy-prompt", "paywall"] {
+            let packed = try CLI.run(["pack", sampleBundles + "/" + sample, "-o", scratch.path, "--json"])
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(packed.stdout.utf8)) as? [String: Any])
+            paths.append(try #require(report["archivePath"] as? String))
+        }
+        let origin = scratch.path + "/origin"
+        #expect(try CLI.run(["publish", paths[0], "--origin", origin, "--journey", "j"]).status == 0)
+        #expect(try CLI.run(["publish", paths[1], "--origin", origin, "--journey", "j"]).status == 0)
+        // The origin's document (which a device accepts) is at the highest revision there is.
+        let path = origin + "/journeys/j.json"
+        var document = try JourneyDocument(decoding: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+        document.revision = .max
+        try Data(document.canonicalBytes).write(to: URL(fileURLWithPath: path))
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let history = try Data(contentsOf: URL(fileURLWithPath: origin + "/journeys/j.history.json"))
+        for arguments in [["publish", paths[0], "--origin", origin, "--journey", "j"], ["publish", "--origin", origin, "--journey", "j", "--rollback"]] {
+            let result = try CLI.run(arguments)
+            #expect(result.status == 65, "\(arguments): \(result)")
+            #expect(result.stderr.contains("revision 9223372036854775807"), "\(result.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: origin + "/journeys/j.history.json")) == history)
+        }
+    }
+}

@@ -56,6 +56,26 @@ import Testing
         }
     }
 
+    /// An install that finds every object already in place (another bundle's, or moved there
+    /// by another process's install that may not have made the move durable yet) still makes
+    /// the objects' folders durable before its row commits. Without it, a crash on btrfs lost
+    /// an acknowledged bundle's objects (Tools/powerloss.sh --fs btrfs found it: the index's
+    /// fsync logs only the index there).
+    @Test func anInstallOfObjectsAlreadyInPlaceStillMakesThemDurable() throws {
+        let fixture = try CacheFixture()
+        let cache = try fixture.open()
+        let files = ["a.css": "a{}", "b.js": "let b", "index.html": "<p>the same in both</p>"]
+        let (first, _) = try bundle("first", files)
+        _ = try cache.install(archiveAt: try fixture.file(first))
+        #expect(cache.moveSynchronizations.load(ordering: .relaxed) == 1)
+
+        let (second, manifest) = try bundle("second", files)
+        let result = try cache.install(archiveAt: try fixture.file(second))
+        #expect(result.bundle == manifest.bundleDigest)
+        #expect(result.objectsWritten == 0)  // every object was reused
+        #expect(cache.moveSynchronizations.load(ordering: .relaxed) == 2)
+    }
+
     /// An install writes through two staging folders; the flush before its objects move into
     /// the store covers the files of both (on the POSIX path, one fsync each).
     @Test(arguments: Durability.allCases)

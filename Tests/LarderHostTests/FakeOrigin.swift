@@ -22,6 +22,8 @@ final class FakeOrigin: HTTPTransport {
     struct State {
         var behaviour: Behaviour = .serve
         var journeyRequests: [HTTPRequest] = []
+        /// Requests for anything else: manifests, objects, archives.
+        var fileRequests: [HTTPRequest] = []
         var hanging: [UUID: CheckedContinuation<Void, Never>] = [:]
     }
 
@@ -38,6 +40,8 @@ final class FakeOrigin: HTTPTransport {
     /// Journey document requests seen so far.
     var journeyRequests: [HTTPRequest] { state.withLock { $0.journeyRequests } }
     var journeyRequestCount: Int { state.withLock { $0.journeyRequests.count } }
+    /// Manifest, object and archive requests seen so far.
+    var fileRequests: [HTTPRequest] { state.withLock { $0.fileRequests } }
     var hangingCount: Int { state.withLock { $0.hanging.count } }
 
     /// Lets every hanging request go on (with the behaviour then in force).
@@ -52,6 +56,7 @@ final class FakeOrigin: HTTPTransport {
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         let path = request.url.path
         guard path.contains("/journeys/") else {
+            state.withLock { $0.fileRequests.append(request) }
             if case .offline = behaviour { throw TransportError(.connection, "offline", url: request.url) }
             return serveFile(path, request: request)
         }

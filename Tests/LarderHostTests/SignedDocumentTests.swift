@@ -186,7 +186,10 @@ struct SignedDocumentTests {
         let onlyNew = try Self.host(fixture, trusting: [new.publicKey])
         let error = await #expect(throws: HostError.self) { try await onlyNew.prepare() }
         #expect(error?.code == .rejected)
-        #expect(await Self.rejections(onlyNew) == ["rejected: unknown key \(old.publicKey.id)"])
+        #expect(
+            await Self.rejections(onlyNew) == [
+                "rejected: cached revision 1: unknown key \(old.publicKey.id); not used", "rejected: unknown key \(old.publicKey.id)",
+            ])
         #expect(try await onlyNew.status().revision == nil)
         await onlyNew.dispose()
 

@@ -41,11 +41,11 @@ import Testing
         }
 
         /// `larder journey prepare --json` into cache `cache`, trusting `trusted`.
-        func prepare(_ cache: String, trusting trusted: [String]) async throws -> (status: Int32, report: [String: JSONValue], stdout: String) {
+        func prepare(_ cache: String, trusting trusted: [String], _ extra: [String] = []) async throws -> (status: Int32, report: [String: JSONValue], stdout: String) {
             let outcome = try await LarderProcess.run(
                 ["journey", "prepare", "--origin", origin.base.absoluteString, "--key", SignedOriginTests.key, "--journey", "onboarding",
                  "--cache", work.path + "/" + cache, "--deadline", "30s", "--json"]
-                    + trusted.flatMap { ["--trust", keyFile($0, "pub")] })
+                    + trusted.flatMap { ["--trust", keyFile($0, "pub")] } + extra)
             guard case .object(let report) = try JSONValue.parse(Array(outcome.stdout.utf8)) else {
                 throw IntegrationError("not a JSON report: \(outcome)")
             }
@@ -167,5 +167,51 @@ import Testing
         #expect(granted.status == 0, "\(granted)")
         try world.origin.reload()
         #expect(try await status(Self.key) == 200)
+    }
+}
+
+/// Issue 20 over nginx: expiry holds whatever the origin answers, and a forced refresh keeps a
+/// refusal's exit status.
+extension SignedOriginTests {
+    @Test func afterExpiryNginxs304RenewsNothing() async throws {
+        let world = try await World()
+        // Long enough for the first preparation on a loaded machine; then wait until it passed.
+        let validity = Int((10 * testTimeScale).rounded(.up))
+        try await world.publish(world.onboarding, ["--expires-in", "\(validity)s"])
+        let accepted = try await world.prepare("device", trusting: ["k1"])
+        #expect(accepted.status == 0 && accepted.report["source"] == .string("network"), "\(accepted)")
+        let document = try JourneyDocument(decoding: try world.document())
+        let expiry = try #require(document.expires.flatMap { try? Date($0, strategy: .iso8601) })
+        try await Task.sleep(for: .milliseconds(Int64(max(0, expiry.timeIntervalSinceNow) * 1000) + 100))
+        // nginx would answer the stored ETag with a 304; the expired document is no validator.
+        let expired = try await world.prepare("device", trusting: ["k1"])
+        #expect(expired.status == 65, "\(expired)")
+        #expect(!expired.stdout.contains("\"revalidated\""), "\(expired.stdout)")
+        #expect(expired.stdout.contains("rejected: expired at "), "\(expired.stdout)")
+        // Re-signed, it is taken again (asked at once despite the backoff the refusal started).
+        try await world.publish(world.onboarding)
+        let renewed = try await world.prepare("device", trusting: ["k1"], ["--force"])
+        #expect(renewed.status == 0 && renewed.report["stale"] == .bool(false), "\(renewed)")
+        #expect(renewed.stdout.contains(#""kind":"fetched""#), "\(renewed.stdout)")
+    }
+
+    @Test func aForcedRefreshWithNothingCachedKeepsTheRefusalsExitStatus() async throws {
+        let world = try await World()
+        try await world.publish(world.onboarding, signer: "k2")
+        let arguments = [
+            "journey", "prepare", "--origin", world.origin.base.absoluteString, "--key", SignedOriginTests.key, "--journey", "onboarding",
+            "--cache", world.work.path + "/device", "--trust", world.keyFile("k1", "pub"), "--json",
+        ]
+        let refused = try await LarderProcess.run(arguments)
+        #expect(refused.status == 65, "\(refused)")
+        // Within the backoff that refusal started, --force asks again, is refused again, and says so.
+        let forced = try await LarderProcess.run(arguments + ["--force"])
+        #expect(forced.status == 65, "\(forced)")
+        guard case .object(let report) = try JSONValue.parse(Array(forced.stdout.utf8)), case .object(let error)? = report["error"] else {
+            Issue.record("no error in \(forced)")
+            return
+        }
+        #expect(error["code"] == .string("rejected"), "\(forced.stdout)")
+        #expect(forced.stdout.contains("rejected: unknown key"), "\(forced.stdout)")
     }
 }

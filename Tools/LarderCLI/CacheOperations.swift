@@ -82,13 +82,15 @@ enum CacheOperations {
             Console.json(.object([
                 "dryRun": .bool(dryRun), "milliseconds": .int(report.milliseconds),
                 "strayFiles": .array(report.strayFiles.map { .string($0) }), "strayBytes": .int(report.strayBytes),
-                "downloadBytes": .int(report.downloadBytes),
+                "downloadBytes": .int(report.downloadBytes), "bundlesRemoved": .array(report.bundlesRemoved.map { .string($0.description) }),
             ]))
         } else {
             let verb = dryRun ? "would remove" : "removed"
             let downloads = report.downloadBytes > 0 ? " and \(humanSize(report.downloadBytes)) of finished or abandoned downloads" : ""
+            let count = report.bundlesRemoved.count
+            let released = count > 0 ? ", \(count) bundle\(count == 1 ? "" : "s") whose removal waited for a lease that ended" : ""
             Console.out(
-                "gc \(verb) \(report.strayFiles.count) files no bundle uses (\(humanSize(report.strayBytes)))\(downloads) in \(report.milliseconds) ms")
+                "gc \(verb) \(report.strayFiles.count) files no bundle uses (\(humanSize(report.strayBytes)))\(downloads)\(released) in \(report.milliseconds) ms")
         }
         return .success
     }

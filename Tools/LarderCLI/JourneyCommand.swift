@@ -220,9 +220,10 @@ enum JourneyCommand {
         force: Bool = false
     ) async -> JourneyOutcome {
         var outcome = JourneyOutcome(started: started)
+        var forcedFailure: HostError?
         do throws(HostError) {
             if force {
-                await host.refresh(force: true)
+                forcedFailure = await host.refresh(force: true)
                 // A denial the explicit refresh brought ends the run: there is nothing to prepare.
                 if case .denied(let status) = await host.readiness {
                     throw HostError(.denied, "the origin denied journey '\(await host.configuration.journeyID)'", status: status)
@@ -244,9 +245,12 @@ enum JourneyCommand {
                 outcome.status = try await host.status()
             }
         } catch {
-            outcome.error = error
+            // The forced request's failure started the backoff the preparation then met: its
+            // error (a refusal, a denial, an unreachable origin) is what happened.
+            outcome.error = error.code == .backingOff ? forcedFailure ?? error : error
         }
         outcome.timeline = await host.timeline()
+        outcome.bridge = await host.bridgeCounts()
         outcome.finished = Date()
         await host.dispose()
         return outcome
@@ -264,6 +268,8 @@ struct JourneyOutcome: Sendable {
     var status: JourneyStatus?
     var error: HostError?
     var timeline: [TimelineEntry] = []
+    /// What the content posted over the renderer bridge, and what was refused.
+    var bridge = BridgeCounts()
     /// The screenshot taken, and where it was written.
     var png: [UInt8]?
     var screenshot: String?

@@ -78,6 +78,7 @@ struct JourneyReport {
         } else {
             rows.append(["Resources", "none loaded yet"])
         }
+        if outcome.bridge.posted > 0 { rows.append(["Bridge", Self.describe(outcome.bridge)]) }
         if let screenshot = outcome.screenshot { rows.append(["Screenshot", screenshot]) }
         rows.append(["Elapsed", "\(Self.milliseconds(from: outcome.started, to: outcome.finished)) ms"])
         return rows
@@ -136,6 +137,11 @@ struct JourneyReport {
             "elapsedMs": .int(Self.milliseconds(from: outcome.started, to: outcome.finished)),
             "renderer": .string(renderer),
             "screenshot": outcome.screenshot.map(JSONValue.string) ?? .null,
+            "bridge": .object([
+                "posted": .int(Int64(outcome.bridge.posted)), "accepted": .int(Int64(outcome.bridge.accepted)),
+                "tooLarge": .int(Int64(outcome.bridge.tooLarge)), "overRate": .int(Int64(outcome.bridge.overRate)),
+                "malformed": .int(Int64(outcome.bridge.malformed)),
+            ]),
         ]
         if let engine = load?.engine { object["load"] = engine.json }
         if action == .present { object["session"] = outcome.session.map { .string($0.id) } ?? .null }
@@ -200,6 +206,17 @@ struct JourneyReport {
     }
 
     static func iso(_ date: Date) -> String { date.formatted(.iso8601) }
+
+    /// What the content posted over the bridge: "20001 messages: 100 delivered, 19901 refused
+    /// (19900 past the rate limit, 1 too large)".
+    static func describe(_ bridge: BridgeCounts) -> String {
+        var text = "\(bridge.posted) messages: \(bridge.accepted) delivered"
+        guard bridge.refused > 0 else { return text }
+        let reasons = [(bridge.overRate, "past the rate limit"), (bridge.tooLarge, "too large"), (bridge.malformed, "malformed")]
+            .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+        text += ", \(bridge.refused) refused (" + reasons.joined(separator: ", ") + ")"
+        return text
+    }
 
     /// A time span for people: 850 ms, 42 s, 12 min, 3 h.
     static func describe(_ seconds: TimeInterval) -> String {

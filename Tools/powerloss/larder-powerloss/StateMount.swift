@@ -1,0 +1,74 @@
+import Foundation
+
+/// One loop device over a state file, and where its file system is mounted, reused for one
+/// crash state after another.
+struct StateMount {
+    enum FileSystem: String {
+        case ext4, btrfs
+
+        /// The mount options of a crash state: `commit=600`, as the workload's mount (and
+        /// `MS_NOATIME`, so the checker's reads write nothing).
+        var options: String { "commit=600" }
+    }
+
+    let device: String
+    let point: String
+    let fileSystem: FileSystem
+
+    /// Mounts the device (the file system replays its journal or log tree); call
+    /// ``dropCachedBlocks()`` first.
+    /// - Returns: nil, or why the state does not mount.
+    func mount() -> String? {
+        guard Glibc.mount(device, point, fileSystem.rawValue, UInt(MS_NOATIME), fileSystem.options) == 0 else {
+            return "the file system does not mount: \(String(cString: strerror(errno)))"
+        }
+        return nil
+    }
+
+    /// Writes back and drops the loop device's cached blocks (`BLKFLSBUF`): before a state is
+    /// built (so nothing the last mount or fsck left cached is written over it) and again
+    /// before it is mounted (so nothing of an earlier state is read).
+    /// - Returns: nil, or what failed.
+    func dropCachedBlocks() -> String? {
+        let descriptor = open(device, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return "cannot open \(device): \(String(cString: strerror(errno)))" }
+        let flushed = ioctl(descriptor, 0x1261)  // BLKFLSBUF
+        close(descriptor)
+        return flushed == 0 ? nil : "BLKFLSBUF on \(device) failed: \(String(cString: strerror(errno)))"
+    }
+
+    /// Unmounts, waiting up to 5 s while it is busy.
+    /// - Throws: ``ToolError`` when it stays mounted: something (the checker) kept a file open.
+    func unmount() throws {
+        for _ in 0..<500 {
+            if umount2(point, 0) == 0 { return }
+            guard errno == EBUSY else { break }
+            usleep(10_000)
+        }
+        throw ToolError("cannot unmount \(point): \(String(cString: strerror(errno)))")
+    }
+
+    /// The file system's own checker, read-only (`e2fsck -fn`, `btrfs check --readonly`), on the
+    /// unmounted device.
+    /// - Returns: nil when it finds nothing wrong, else what it printed.
+    func fsck() throws -> String? {
+        let process = Process()
+        switch fileSystem {
+        case .ext4:
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/e2fsck")
+            process.arguments = ["-fn", device]
+        case .btrfs:
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/btrfs")
+            process.arguments = ["check", "--readonly", device]
+        }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus != 0 else { return nil }
+        let lines = text.split(separator: "\n").suffix(6).joined(separator: " / ")
+        return "\(process.executableURL!.lastPathComponent) exited \(process.terminationStatus): \(lines)"
+    }
+}
