@@ -57,7 +57,16 @@ let package = Package(
         .target(name: "LarderSystem", dependencies: ["CLarderSystem"], swiftSettings: threadSanitizerAnnotations),
 
         .target(name: "LarderFormat", dependencies: ["LarderSystem", "CZlib", "CLibdeflate", "CArchive", "CCrypto"]),
-        .target(name: "LarderPack", dependencies: ["LarderFormat", "LarderSystem"]),
+        // HarfBuzz's subsetter and Google's WOFF2 encoder (C++) behind a few C functions, so that
+        // no Swift module needs C++ interoperability (which every module importing one built
+        // with it would need too).
+        .target(
+            name: "CFontTools",
+            linkerSettings: [
+                .linkedLibrary("harfbuzz-subset"), .linkedLibrary("harfbuzz"), .linkedLibrary("woff2enc"), .linkedLibrary("woff2dec"),
+                .linkedLibrary("brotlienc"), .linkedLibrary("z"), .linkedLibrary("stdc++"),
+            ]),
+        .target(name: "LarderPack", dependencies: ["LarderFormat", "LarderSystem", "CFontTools"]),
         .target(name: "LarderCache", dependencies: ["LarderFormat", "LarderSystem", "CSQLite"]),
         .target(
             name: "LarderTransport",

@@ -6,6 +6,8 @@ package struct CSSScanner {
     private let end: Int
     private var index: Int
     private(set) var references: [Reference] = []
+    /// Each `@font-face` rule, from its `@` through its closing `}`.
+    private(set) var fontFaceRules: [Range<Int>] = []
 
     /// Scans `bytes[range]`; offsets in the results are relative to `bytes`, so a `<style>`
     /// block can be scanned in place inside its HTML file.
@@ -21,6 +23,16 @@ package struct CSSScanner {
         return scanner.references
     }
 
+    /// The references, and the byte ranges of the `@font-face` rules (from `@` through `}`),
+    /// both relative to `bytes`.
+    package static func scanWithFontFaces(
+        _ bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>? = nil
+    ) -> (references: [Reference], fontFaceRules: [Range<Int>]) {
+        var scanner = CSSScanner(bytes: bytes, range: range ?? 0..<bytes.count)
+        scanner.run()
+        return (scanner.references, scanner.fontFaceRules)
+    }
+
     /// The words whose identity the scanner follows (compared without case); any other word
     /// is `other`, and a missing one `none`.
     private enum Keyword {
@@ -31,6 +43,8 @@ package struct CSSScanner {
         // Block state: the innermost `{` opened by an @font-face rule, and the current property.
         var depth = 0
         var fontFaceDepth: Int? = nil
+        var fontFaceStart = 0
+        var atRuleStart = 0
         var pendingAtRule = Keyword.none
         var awaitingBlockFor: Keyword? = nil
         var property = Keyword.none
@@ -50,18 +64,25 @@ package struct CSSScanner {
                 }
                 continue
             case UInt8(ascii: "@"):
+                atRuleStart = index
                 index += 1
                 pendingAtRule = keyword(readIdentifier())
                 awaitingBlockFor = pendingAtRule
                 continue
             case UInt8(ascii: "{"):
                 depth += 1
-                if awaitingBlockFor == .fontFace { fontFaceDepth = depth }
+                if awaitingBlockFor == .fontFace {
+                    fontFaceDepth = depth
+                    fontFaceStart = atRuleStart
+                }
                 awaitingBlockFor = nil
                 pendingAtRule = .none
                 property = .none
             case UInt8(ascii: "}"):
-                if fontFaceDepth == depth { fontFaceDepth = nil }
+                if fontFaceDepth == depth {
+                    fontFaceDepth = nil
+                    fontFaceRules.append(fontFaceStart..<(index + 1))
+                }
                 depth = max(0, depth - 1)
                 property = .none
             case UInt8(ascii: ";"):

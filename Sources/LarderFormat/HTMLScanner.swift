@@ -13,6 +13,8 @@ package struct HTMLScanner {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private(set) var references: [Reference] = []
+    /// The `@font-face` rules of its `<style>` blocks (from `@` through `}`).
+    private(set) var fontFaceRules: [Range<Int>] = []
     /// The current tag's attributes, reused from tag to tag.
     private var attributes: [Attribute] = []
 
@@ -20,6 +22,13 @@ package struct HTMLScanner {
         var scanner = HTMLScanner(bytes: bytes)
         scanner.run()
         return scanner.references
+    }
+
+    /// The references, and the byte ranges of the `@font-face` rules of its `<style>` blocks.
+    package static func scanWithFontFaces(_ bytes: UnsafeBufferPointer<UInt8>) -> (references: [Reference], fontFaceRules: [Range<Int>]) {
+        var scanner = HTMLScanner(bytes: bytes)
+        scanner.run()
+        return (scanner.references, scanner.fontFaceRules)
     }
 
     private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
@@ -174,7 +183,9 @@ package struct HTMLScanner {
         skipRawText(until: rawText)
         if name == .style {
             let contentEnd = min(contentStartOfClosingTag ?? index, bytes.count)
-            references += CSSScanner.scan(bytes, range: contentStart..<max(contentStart, contentEnd))
+            let found = CSSScanner.scanWithFontFaces(bytes, range: contentStart..<max(contentStart, contentEnd))
+            references += found.references
+            fontFaceRules += found.fontFaceRules
         }
     }
 

@@ -6,7 +6,9 @@ import LarderSystem
 /// A renderer without a screen, for Linux, tests and the CLI, that does a web view's loading
 /// work for real: it reads the entry document and every essential file through the lease
 /// (verified bytes), resolves every `larder-font://` URL of the entry document and the
-/// essential HTML and CSS files through the cache, and checks that every relative reference of
+/// essential HTML and CSS files that names an essential font (a `unicode-range` subset the
+/// first screen's text does not use is left, as a web view leaves it unloaded) through the
+/// cache, and checks that every relative reference of
 /// those files (`src`, `srcset`, `href`, `url()`, `@import`, as the packer scans them) names a
 /// file of the bundle. Content talks back through ``receive(_:)``.
 ///
@@ -212,7 +214,10 @@ extension HeadlessRenderer {
         let paths = [manifest.entry] + manifest.files.filter { $0.essential && $0.path != manifest.entry }.map(\.path)
         var bytes: Int64 = 0
         var fontURLs: [String] = []
-        var seenFonts: Set<String> = []
+        // The fonts a stylesheet names that the manifest does not mark essential (the
+        // `unicode-range` subsets the first screen's text does not use) are not loaded, as a
+        // web view leaves them `unloaded`: the two renderers need the same fonts.
+        var seenFonts = Self.fontsNotNeeded(by: manifest)
         for path in paths {
             let file = manifest.file(at: path)
             let data: [UInt8]
@@ -238,6 +243,12 @@ extension HeadlessRenderer {
             }
         }
         return LoadReport(resources: paths.count, fonts: fontURLs.count, bytes: bytes, entry: manifest.entry)
+    }
+
+    /// The `larder-font:` URLs of the bundle's fonts that no essential file shares.
+    static func fontsNotNeeded(by manifest: Manifest) -> Set<String> {
+        let essential = Set(manifest.files.filter(\.essential).map(\.digest))
+        return Set(manifest.files.filter { $0.role == .font && !essential.contains($0.digest) }.map { "larder-font://sha256/" + $0.digest.hex })
     }
 
     /// Throws for the first reference of the file at `path` that names a file the bundle lacks

@@ -28,6 +28,8 @@ public struct BundleConfiguration: Sendable, Equatable {
     /// checked. Applied before ``include``.
     public var exclude: [GlobPattern] = []
     public var include: [Include] = []
+    /// How fonts are converted and split (`"fonts"`).
+    public var fonts = FontSettings()
 
     public init(name: String, entry: String = "index.html", renderer: Manifest.Renderer = .init()) {
         self.name = name
@@ -84,6 +86,8 @@ public struct BundleConfiguration: Sendable, Equatable {
                 }
             case ("include", .array(let items)):
                 include = try items.map { (item) throws(PackError) in try Self.include(item, invalid) }
+            case ("fonts", .object(let settings)): fonts = try FontSettings(parsing: settings)
+            case ("fonts", _): throw invalid(key, "expected an object, found \(field.kindName)")
             case ("exclude", _), ("include", _): throw invalid(key, "expected an array, found \(field.kindName)")
             case ("name", _), ("entry", _): throw invalid(key, "expected a string, found \(field.kindName)")
             case ("renderer", _): throw invalid(key, "expected an object, found \(field.kindName)")

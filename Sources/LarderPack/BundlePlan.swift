@@ -21,7 +21,11 @@ public struct BundlePlan: Sendable {
     public var rewrittenFontReferences: Int
     /// Everything noticed that did not stop the pack, in a stable order: by kind, then place.
     public var warnings: [PackWarning]
+    /// Each `@font-face` rule's outcome, and what the font cache did.
+    public var fonts = FontPackReport()
     var analyses: [String: FileAnalysis]
+    /// The bytes of the files the packer made (converted fonts), by bundle path.
+    var generatedFiles: [String: [UInt8]] = [:]
 }
 
 extension BundlePlan {
@@ -31,11 +35,15 @@ extension BundlePlan {
     /// document, the files `include` marks essential, and everything they load through HTML
     /// and CSS).
     /// - Parameters:
-    ///   - strict: remote references a page loads are errors rather than warnings.
+    ///   - strict: remote references a page loads, fonts that cannot be converted and (with
+    ///     `"keepUsed": false`) characters no subset holds are errors rather than warnings.
     ///   - output: the output folder's bundle path when it is inside the source: left out
     ///     (``SourceTree/scan(root:excluding:output:)``).
+    ///   - fontCache: where converted fonts are kept between packs.
     /// - Throws: ``PackFailure`` listing every problem found.
-    public static func analyse(source: String, strict: Bool = false, output: String? = nil) throws(PackFailure) -> BundlePlan {
+    public static func analyse(
+        source: String, strict: Bool = false, output: String? = nil, fontCache: FontCacheLocation = .standard
+    ) throws(PackFailure) -> BundlePlan {
         let defaultName = source.split(separator: "/").last.map(String.init) ?? "bundle"
         var configuration = BundleConfiguration(name: defaultName)
         if let bytes = try SourceTree.configurationBytes(root: source) {
@@ -43,8 +51,8 @@ extension BundlePlan {
                 throw PackFailure([error])
             }
         }
-        let tree = try SourceTree.scan(root: source, excluding: configuration.exclude, output: output)
-        let byExtension = Dictionary(uniqueKeysWithValues: tree.files.map { ($0.path, MediaType.classify($0.path)) })
+        var tree = try SourceTree.scan(root: source, excluding: configuration.exclude, output: output)
+        var byExtension = Dictionary(uniqueKeysWithValues: tree.files.map { ($0.path, MediaType.classify($0.path)) })
         let isExcluded = { (path: String) in configuration.exclude.contains { $0.covers(file: path) } }
         guard let entryRole = byExtension[configuration.entry] else {
             let why = isExcluded(configuration.entry) ? "is excluded by an 'exclude' pattern" : "does not exist"
@@ -64,9 +72,11 @@ extension BundlePlan {
         // stylesheets that use them as fonts are rewritten with their digests.
         var errors: [PackError] = []
         var analyses: [String: FileAnalysis] = [:]
+        let collectCharacters = configuration.fonts.splitsFaces
         let binaries = tree.files.filter { !isText($0.path) }
+        let classes = byExtension
         let binaryResults = binaries.parallelMap { file in
-            Result { () throws(PackError) in try FileAnalysis.analyse(file, role: byExtension[file.path]!.role, knownPaths: []) }
+            Result { () throws(PackError) in try FileAnalysis.analyse(file, role: classes[file.path]!.role, knownPaths: []) }
         }
         for (file, result) in zip(binaries, binaryResults) {
             switch result {
@@ -77,11 +87,12 @@ extension BundlePlan {
         let digests = analyses.mapValues(\.digest)
         let fontsByExtension = Set(binaries.lazy.map(\.path).filter { byExtension[$0]!.role == .font })
         let texts = tree.files.filter { isText($0.path) }
-        func analyseTexts(_ files: [SourceFile], fonts: Set<String>) {
+        func analyseTexts(_ files: [SourceFile], fonts: Set<String>, rewrites: [String: FontRewrite] = [:]) {
             let results = files.parallelMap { file in
                 Result { () throws(PackError) in
                     try FileAnalysis.analyse(
-                        file, role: byExtension[file.path]!.role, knownPaths: knownPaths, digests: digests, fonts: fonts)
+                        file, role: classes[file.path]!.role, knownPaths: knownPaths, digests: digests, fonts: fonts,
+                        collectCharacters: collectCharacters, fontRewrite: rewrites[file.path])
                 }
             }
             for (file, result) in zip(files, results) {
@@ -161,13 +172,27 @@ extension BundlePlan {
                 PackWarning(
                     .unmatchedInclude, "include pattern '\(rule.pattern)' matches no file", path: BundleConfiguration.fileName))
         }
-        let (reached, essential) = reachability(from: roots, analyses: analyses)
+        let fontPlan = planFonts(
+            configuration.fonts, tree: tree, analyses: analyses, byExtension: byExtension, digests: digests,
+            essential: reachability(from: roots, analyses: analyses).essential,
+            included: Set(roots.dropFirst().map(\.path)), strict: strict, cache: FontCache(fontCache))
+        guard fontPlan.errors.isEmpty else { throw PackFailure(fontPlan.errors) }
+        if !fontPlan.rewrites.isEmpty {
+            analyseTexts(texts.filter { fontPlan.rewrites[$0.path] != nil }, fonts: fonts, rewrites: fontPlan.rewrites)
+            guard errors.isEmpty else { throw PackFailure(errors) }
+            applyFonts(fontPlan, tree: &tree, analyses: &analyses, byExtension: &byExtension)
+        }
+        warnings += fontPlan.warnings
+        var (reached, essential) = reachability(from: roots, analyses: analyses)
+        for derived in fontPlan.derived {
+            if derived.essential { essential.insert(derived.path) } else { essential.remove(derived.path) }
+        }
         let unreferenced = tree.files.map(\.path).filter { !reached.contains($0) }
         for path in unreferenced {
             warnings.append(PackWarning(.unreferenced, "packed, but nothing the entry loads refers to it", path: path))
         }
         var roles = byExtension
-        for path in fonts { roles[path]!.role = .font }
+        for path in fonts where roles[path] != nil { roles[path]!.role = .font }
         let files = manifestFiles(tree: tree, analyses: analyses, roles: roles, essential: essential)
         let manifest: Manifest
         do {
@@ -177,12 +202,15 @@ extension BundlePlan {
             throw PackFailure([PackError(.invalidConfiguration, error.message, path: error.entry, cause: error)])
         }
         // Stable: grouped by kind, each kind in the order found (files in path order).
-        let kindOrder: [PackWarning.Kind] = [.remoteReference, .unreferenced, .unmatchedInclude]
+        let kindOrder: [PackWarning.Kind] = [
+            .remoteReference, .unreferenced, .unmatchedInclude, .unconvertedFont, .uncoveredCharacter, .fontCache,
+        ]
         warnings = kindOrder.flatMap { kind in warnings.filter { $0.kind == kind } }
         return BundlePlan(
             tree: tree, manifest: manifest, unreferenced: unreferenced, remoteReferences: remote,
             rewrittenFontReferences: analyses.values.reduce(0) { $0 + $1.edits.count }, warnings: warnings,
-            analyses: analyses)
+            fonts: fontPlan.report, analyses: analyses,
+            generatedFiles: Dictionary(uniqueKeysWithValues: fontPlan.derived.map { ($0.path, $0.bytes) }))
     }
 
     /// Files reached from the roots through any reference, and the essential subset: the

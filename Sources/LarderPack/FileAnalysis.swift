@@ -39,8 +39,25 @@ struct FileAnalysis: Sendable {
     /// References to report or refuse: to files the bundle lacks, climbing out of it, and
     /// remote URLs it loads (remote navigation links are dropped).
     var flagged: [ResolvedReference] = []
-    /// The file's identity on disk when analysed, to catch changes before it is archived.
-    var stamp: FileStamp
+    /// The file's identity on disk when analysed, to catch changes before it is archived; nil
+    /// for a file the packer made (a converted font).
+    var stamp: FileStamp?
+    /// Its `@font-face` rules, with the bundle files their `url()` sources name.
+    var fontFaces: [FontFaceRule] = []
+    /// The bundle files it refers to other than as a font source or preload.
+    var nonFontUses: [String] = []
+    /// The characters its text shows (only collected when some face is split into subsets).
+    var characters: TextCharacters?
+    /// The layout features its CSS asks for (collected with ``characters``).
+    var fontFeatures: Set<String> = []
+}
+
+/// How a second analysis rewrites a file's fonts once they are converted: each converted
+/// `@font-face` rule (by its first byte) replaced whole, and font preloads pointed at the
+/// converted file that holds the face's first subset.
+struct FontRewrite: Sendable {
+    var rules: [Int: [UInt8]] = [:]
+    var preloads: [String: Digest] = [:]
 }
 
 /// Size, modification time and inode of a file, compared before archiving it.
@@ -71,8 +88,11 @@ extension FileAnalysis {
     /// - Parameters:
     ///   - digests: digests of the bundle's files that are neither HTML nor CSS.
     ///   - fonts: the bundle paths known to be fonts (by extension, or used as a font source).
+    ///   - collectCharacters: also collect the characters of its text (``TextCharacters``).
+    ///   - fontRewrite: the converted rules and preloads, in a second analysis.
     static func analyse(
-        _ file: SourceFile, role: FileRole, knownPaths: Set<String>, digests: [String: Digest] = [:], fonts: Set<String> = []
+        _ file: SourceFile, role: FileRole, knownPaths: Set<String>, digests: [String: Digest] = [:], fonts: Set<String> = [],
+        collectCharacters: Bool = false, fontRewrite: FontRewrite? = nil
     ) throws(PackError) -> FileAnalysis {
         do {
             let handle = try ReadableFile(path: file.location)
@@ -96,8 +116,24 @@ extension FileAnalysis {
             var linkIndex: [String: Int] = [:]
             var fontTargets: [String] = []
             var flagged: [ResolvedReference] = []
+            var fontFaces: [FontFaceRule] = []
+            var nonFontUses: [String] = []
+            var characters: TextCharacters?
+            var fontFeatures: Set<String> = []
             content.withUnsafeBufferPointer { bytes in
-                let found = role == .document ? HTMLScanner.scan(bytes) : CSSScanner.scan(bytes)
+                let (found, ruleRanges) = role == .document ? HTMLScanner.scanWithFontFaces(bytes) : CSSScanner.scanWithFontFaces(bytes)
+                var ruleLines = LineCounter(bytes)
+                fontFaces = ruleRanges.map { range in
+                    var rule = FontFaceRule(bytes: bytes, range: range)
+                    let (line, column) = ruleLines.location(of: range.lowerBound)
+                    rule.location = SourceLocation(file: file.path, line: line, column: column)
+                    return rule
+                }
+                if collectCharacters {
+                    characters = TextCharacters.scan(bytes, isDocument: role == .document, path: file.path)
+                    fontFeatures = FontFeatures.asked(in: bytes)
+                }
+                let replaced = fontRewrite.map { rewrite in ruleRanges.filter { rewrite.rules[$0.lowerBound] != nil } } ?? []
                 var lines = LineCounter(bytes)
                 func flag(_ reference: Reference, _ target: ReferenceTarget) {
                     let (line, column) = lines.location(of: reference.offset)  // offsets come in increasing order
@@ -117,7 +153,10 @@ extension FileAnalysis {
                             linkIndex[path] = links.count
                             links.append(Link(target: path, loads: reference.kind.loads))
                         }
-                        if isFontUse { fontTargets.append(path) }
+                        if isFontUse { fontTargets.append(path) } else { nonFontUses.append(path) }
+                        if reference.kind == .fontSource, let index = fontFaces.firstIndex(where: { $0.range.contains(reference.offset) }) {
+                            fontFaces[index].files.append(path)
+                        }
                     case .local, .escaping:
                         flag(reference, target)
                     case .remote where reference.kind != .navigation:  // a connection hint included: the engine would connect
@@ -126,8 +165,10 @@ extension FileAnalysis {
                         break
                     }
                     guard let range = reference.replaceRange, case .local(let path) = target, knownPaths.contains(path),
-                        let digest = digests[path], isFontUse || fonts.contains(path)
+                        var digest = digests[path], isFontUse || fonts.contains(path),
+                        !replaced.contains(where: { $0.contains(reference.offset) })
                     else { continue }
+                    if reference.kind == .fontPreload, let converted = fontRewrite?.preloads[path] { digest = converted }
                     // A preload (or any other HTML reference) names the same URL as the
                     // @font-face source, or the engine fetches the font twice (by path, then
                     // by digest).
@@ -135,10 +176,18 @@ extension FileAnalysis {
                     edits.append(Edit(range: range, replacement: Array((reference.kind == .fontSource ? "url(\"\(url)\")" : url).utf8)))
                 }
             }
+            if let fontRewrite {
+                for (start, replacement) in fontRewrite.rules {
+                    guard let rule = fontFaces.first(where: { $0.range.lowerBound == start }) else { continue }
+                    edits.append(Edit(range: rule.range, replacement: replacement))
+                }
+                edits.sort { $0.range.lowerBound < $1.range.lowerBound }
+            }
             let packed = apply(edits, to: content)
             return FileAnalysis(
                 digest: SHA256Hasher.hash(packed), size: Int64(packed.count), edits: edits, links: links, fontTargets: fontTargets,
-                flagged: flagged, stamp: stamp)
+                flagged: flagged, stamp: stamp, fontFaces: fontFaces, nonFontUses: nonFontUses, characters: characters,
+                fontFeatures: fontFeatures)
         } catch {
             throw PackError(.unreadableFile, error.message, path: file.path, cause: error)
         }

@@ -56,6 +56,11 @@ public struct PackError: Error, Sendable, CustomStringConvertible {
         /// The bundle passes a limit every reader keeps (manifest size, entries, bytes,
         /// compression ratio: ``ArchiveReader/Limits``), so no archive of it could be read.
         public static let limitExceeded = Code("limit-exceeded")
+        /// A font no library could convert, refused under `--strict` (else packed as it is).
+        public static let unconvertedFont = Code("unconverted-font")
+        /// A character the text uses that no subset holds, with `"keepUsed": false`, refused
+        /// under `--strict`.
+        public static let uncoveredCharacter = Code("uncovered-character")
     }
 
     public var code: Code

@@ -18,6 +18,15 @@ public struct PackWarning: Sendable, Equatable {
         public static let remoteReference = Kind(rawValue: "remote-reference")
         /// An `include` pattern of `larder.json` that matches no file.
         public static let unmatchedInclude = Kind(rawValue: "unmatched-include")
+        /// A font of an `@font-face` rule that HarfBuzz or woff2 cannot read (truncated, not a
+        /// font, a collection, over the size limit): the rule and its files are packed as
+        /// written. Errors with `--strict`.
+        public static let unconvertedFont = Kind(rawValue: "font-unconverted")
+        /// A character the text uses that the font has but no subset holds, with
+        /// `"keepUsed": false`: it shows in a fallback font. Errors with `--strict`.
+        public static let uncoveredCharacter = Kind(rawValue: "uncovered-character")
+        /// The font cache could not be written (the pack converts without it).
+        public static let fontCache = Kind(rawValue: "font-cache")
     }
 
     public var kind: Kind

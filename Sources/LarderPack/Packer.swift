@@ -13,6 +13,8 @@ public struct PackOptions: Sendable {
     public var concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
     /// What the archive must stay within: what every reader accepts (for tests: smaller ones).
     package var limits: ArchiveReader.Limits = .default
+    /// Where converted fonts are kept between packs (`--font-cache`).
+    public var fontCache: FontCacheLocation = .standard
 
     public init(level: Int = 6, strict: Bool = false, modificationTime: Int64 = 0) {
         self.level = level
@@ -41,6 +43,8 @@ public struct PackReport: Sendable {
     public var excluded: [String]
     /// Everything noticed that did not stop the pack, grouped by kind.
     public var warnings: [PackWarning]
+    /// Each font face: its source, what was packed, its subsets.
+    public var fonts = FontPackReport()
 }
 
 /// Packs a source folder into `<bundle-digest-hex>.tar.gz`: the canonical manifest first, then
@@ -59,7 +63,7 @@ public enum Packer {
                     path: outputFolder)
             ])
         }
-        let plan = try BundlePlan.analyse(source: source, strict: options.strict, output: output)
+        let plan = try BundlePlan.analyse(source: source, strict: options.strict, output: output, fontCache: options.fontCache)
         return try write(plan, into: outputFolder, options: options)
     }
 
@@ -91,6 +95,10 @@ public enum Packer {
             for file in plan.tree.files {
                 starts.append((gzip.bytesIn, file.path))
                 gzip.inputIsPrecompressed = MediaType.isPrecompressed(file.path)
+                if let bytes = plan.generatedFiles[file.path] {
+                    try tar.addFile(path: file.path, bytes: bytes)
+                    continue
+                }
                 try archive(file, analysis: plan.analyses[file.path]!, into: tar, buffer: buffer)
             }
             gzip.inputIsPrecompressed = false
@@ -103,7 +111,7 @@ public enum Packer {
                 essentialCount: manifest.files.filter(\.essential).count, totalSize: manifest.totalSize,
                 archiveSize: Int64(gzip.bytesOut), rewrittenFontReferences: plan.rewrittenFontReferences,
                 unreferenced: plan.unreferenced, remoteReferences: plan.remoteReferences, skipped: plan.tree.skipped,
-                excluded: plan.tree.excluded, warnings: plan.warnings)
+                excluded: plan.tree.excluded, warnings: plan.warnings, fonts: plan.fonts)
         } catch where error.code == .limitExceeded && gzip.refusedInput != nil {
             throw ratioFailure(error, input: gzip.refusedInput!, starts: starts, end: gzip.bytesIn)
         } catch {

@@ -65,14 +65,24 @@ public struct FontFaceReport: Sendable, Equatable {
     public var status: String
     /// The URLs of its `@font-face` `src`, when the page's style sheets name them.
     public var sources: [String]
+    /// Its `unicode-range` (`U+0-10FFFF` when the rule has none).
+    public var unicodeRange: String
+    /// The first screen needs it: its range meets a character of the rendered text, or its
+    /// source is a font the manifest marks essential. A face not needed may stay `unloaded`.
+    public var needed: Bool
 
     /// Creates a record.
-    public init(family: String, weight: String, style: String, status: String, sources: [String]) {
+    public init(
+        family: String, weight: String, style: String, status: String, sources: [String], unicodeRange: String = "U+0-10FFFF",
+        needed: Bool = true
+    ) {
         self.family = family
         self.weight = weight
         self.style = style
         self.status = status
         self.sources = sources
+        self.unicodeRange = unicodeRange
+        self.needed = needed
     }
 }
 

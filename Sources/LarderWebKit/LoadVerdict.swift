@@ -17,7 +17,9 @@ struct AnsweredRequest: Sendable {
 ///    object, a quarantined font, an unknown digest).
 /// 2. The page is not the document that was loaded (it navigated away during the load; a
 ///    fragment of its own does not count).
-/// 3. A `FontFace` is not `loaded`.
+/// 3. A `FontFace` is `loading` or `error`, or the first screen needs it (its `unicode-range`
+///    meets the rendered text, or the manifest marks its font essential) and it is not
+///    `loaded`. A face of a subset the page does not use stays `unloaded`: not a failure.
 /// 4. A script threw at load.
 enum LoadVerdict {
     /// The error that keeps the load from being ready, or nil when it is ready.
@@ -36,7 +38,7 @@ enum LoadVerdict {
                 .renderer, "the page left '\(url)' for '\(readiness.href.prefix(300))' while loading", resource: bundlePath(url, bundle) ?? url,
                 digest: bundle)
         }
-        if let font = readiness.fonts.first(where: { $0.status != "loaded" }) {
+        if let font = readiness.fonts.first(where: { $0.status == "loading" || $0.status == "error" || ($0.needed && $0.status != "loaded") }) {
             let source = font.sources.first
             return HostError(
                 .renderer,

@@ -30,11 +30,13 @@ struct PageReadiness: Equatable {
         let fields = try Self.object(json, "the readiness answer")
         href = try Self.string(fields["href"], "href")
         visibility = try Self.string(fields["visibility"], "visibility")
-        let rules = try Self.array(fields["rules"], "rules").map { (rule) throws(HostError) -> (family: String, weight: String, style: String, sources: [String]) in
+        let rules = try Self.array(fields["rules"], "rules").map {
+            (rule) throws(HostError) -> (family: String, weight: String, style: String, range: String, sources: [String]) in
             let fields = try Self.object(rule, "a font-face rule")
             return (
                 Self.unquoted(try Self.string(fields["family"], "rules.family")), try Self.string(fields["weight"], "rules.weight"),
-                try Self.string(fields["style"], "rules.style"), Self.urls(in: try Self.string(fields["src"], "rules.src"))
+                try Self.string(fields["style"], "rules.style"), try Self.string(fields["range"], "rules.range"),
+                Self.urls(in: try Self.string(fields["src"], "rules.src"))
             )
         }
         fonts = try Self.array(fields["faces"], "faces").map { (face) throws(HostError) -> FontFaceReport in
@@ -42,11 +44,14 @@ struct PageReadiness: Equatable {
             let family = Self.unquoted(try Self.string(fields["family"], "faces.family"))
             let weight = try Self.string(fields["weight"], "faces.weight")
             let style = try Self.string(fields["style"], "faces.style")
+            let range = try Self.string(fields["range"], "faces.range")
+            guard case .bool(let needed) = fields["needed"] else { throw Self.malformed("'faces.needed' is not a boolean") }
             let sameFamily = rules.filter { $0.family == family }
-            let rule = sameFamily.first { Self.same($0.weight, weight) && Self.same($0.style, style) } ?? sameFamily.first
+            let sameFace = sameFamily.filter { Self.same($0.weight, weight) && Self.same($0.style, style) }
+            let rule = sameFace.first { Self.sameRange($0.range, range) } ?? sameFace.first ?? sameFamily.first
             return FontFaceReport(
                 family: family, weight: weight, style: style, status: try Self.string(fields["status"], "faces.status"),
-                sources: rule?.sources ?? [])
+                sources: rule?.sources ?? [], unicodeRange: range, needed: needed)
         }
         errors = try Self.array(fields["errors"], "errors").map { (error) throws(HostError) in try Self.scriptError(error) }
         blocked = try Self.array(fields["blocked"], "blocked").map { (blocked) throws(HostError) in try Self.blockedRequest(blocked) }
@@ -118,6 +123,12 @@ struct PageReadiness: Equatable {
     /// A rule's descriptor matches a face's value (an absent descriptor is `normal`).
     private static func same(_ rule: String, _ face: String) -> Bool {
         (rule.isEmpty ? "normal" : rule) == face
+    }
+
+    /// Two `unicode-range` values name the same range (an absent one is every character).
+    private static func sameRange(_ rule: String, _ face: String) -> Bool {
+        let all = "U+0-10FFFF"
+        return (rule.isEmpty ? all : rule).uppercased() == (face.isEmpty ? all : face).uppercased()
     }
 
     /// The `url(…)` values of a `src` descriptor, as WebKit serialises it.

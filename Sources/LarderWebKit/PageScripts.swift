@@ -57,43 +57,86 @@ enum PageScripts {
         """
 
     /// The body of an async function run in ``world`` once the load finished: waits for
-    /// `document.fonts.ready` (unless the set already reads `loaded`), loads every `FontFace` (one the first screen does not use is
-    /// still `unloaded`; `document.fonts.check()` says true even when every font failed, so
-    /// each face's own status is what counts) and returns the document, each face with its
-    /// status, the `@font-face` rules with their sources, and what ``observer`` saw.
-    static let readiness = """
-        // A document whose parser stopped (it started a navigation while loading, which was
-        // refused) reads "loaded" and never settles ready: the faces' own loads decide then.
-        const fontsReady = () => document.fonts.status === "loaded" ? Promise.resolve() : document.fonts.ready;
-        await fontsReady();
-        const faces = [];
-        document.fonts.forEach((face) => faces.push(face));
-        await Promise.allSettled(faces.map((face) => face.load()));
-        await fontsReady();
-        const rules = [];
-        const visit = (list) => {
-          for (const rule of list) {
-            if (rule.type === CSSRule.FONT_FACE_RULE) {
-              const style = rule.style;
-              rules.push({ family: style.getPropertyValue("font-family"), weight: style.getPropertyValue("font-weight"),
-                           style: style.getPropertyValue("font-style"), src: style.getPropertyValue("src") });
-            } else if (rule.type === CSSRule.IMPORT_RULE) {
-              try { if (rule.styleSheet) visit(rule.styleSheet.cssRules); } catch (error) { }
-            } else if (rule.cssRules) {
-              try { visit(rule.cssRules); } catch (error) { }
+    /// `document.fonts.ready` (unless the set already reads `loaded`), then loads every `FontFace` the first screen needs: those whose
+    /// `unicode-range` meets a character of the rendered text (its `innerText`, `::before` and
+    /// `::after` content, form fields' values and placeholders) and those whose source is one of
+    /// `essentialFonts` (the fonts the manifest marks essential, which the headless renderer
+    /// loads too). A face of a subset the page does not use stays `unloaded`.
+    /// (`document.fonts.check()` says true even when every font failed, so each face's own
+    /// status is what counts.) Returns the document, each face with its status, range and
+    /// whether it was needed, the `@font-face` rules with their sources, and what ``observer``
+    /// saw.
+    static func readiness(essentialFonts: [String]) -> String {
+        let essential = "[" + essentialFonts.map(quoted).joined(separator: ",") + "]"
+        return """
+            // A document whose parser stopped (it started a navigation while loading, which was
+            // refused) reads "loaded" and never settles ready: the faces' own loads decide then.
+            const fontsReady = () => document.fonts.status === "loaded" ? Promise.resolve() : document.fonts.ready;
+            await fontsReady();
+            const essential = new Set(\(essential));
+            const rules = [];
+            const visit = (list) => {
+              for (const rule of list) {
+                if (rule.type === CSSRule.FONT_FACE_RULE) {
+                  const style = rule.style;
+                  rules.push({ family: style.getPropertyValue("font-family"), weight: style.getPropertyValue("font-weight"),
+                               style: style.getPropertyValue("font-style"), src: style.getPropertyValue("src"),
+                               range: style.getPropertyValue("unicode-range") });
+                } else if (rule.type === CSSRule.IMPORT_RULE) {
+                  try { if (rule.styleSheet) visit(rule.styleSheet.cssRules); } catch (error) { }
+                } else if (rule.cssRules) {
+                  try { visit(rule.cssRules); } catch (error) { }
+                }
+              }
+            };
+            for (const sheet of document.styleSheets) { try { visit(sheet.cssRules); } catch (error) { } }
+            const text = new Set();
+            const add = (value) => { for (const character of String(value)) text.add(character.codePointAt(0)); };
+            if (document.body) {
+              add(document.body.innerText || "");
+              const elements = document.body.querySelectorAll("*");
+              for (let index = 0; index < Math.min(elements.length, 20000); index++) {
+                const element = elements[index];
+                for (const pseudo of ["::before", "::after"]) {
+                  const content = getComputedStyle(element, pseudo).content;
+                  if (content && content !== "none" && content !== "normal") add(content);
+                }
+                if (element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement) {
+                  add(element.value || "");
+                  add(element.placeholder || "");
+                }
+              }
             }
-          }
-        };
-        for (const sheet of document.styleSheets) { try { visit(sheet.cssRules); } catch (error) { } }
-        const state = window.__larder || { errors: [], blocked: [], hints: [] };
-        if (state.scan) state.scan();
-        return {
-          href: location.href, visibility: document.visibilityState,
-          faces: faces.map((face) => ({ family: face.family, weight: String(face.weight), style: String(face.style),
-                                        status: face.status })),
-          rules, errors: state.errors, blocked: state.blocked, hints: state.hints,
-        };
-        """
+            const meets = (range) => {
+              const spans = String(range || "U+0-10FFFF").split(",").map((item) => {
+                const [low, high] = item.trim().replace(/^U\\+/i, "").split("-");
+                if (low.includes("?")) return [parseInt(low.replace(/\\?/g, "0"), 16), parseInt(low.replace(/\\?/g, "F"), 16)];
+                return [parseInt(low, 16), parseInt(high || low, 16)];
+              });
+              for (const code of text) { for (const [low, high] of spans) { if (code >= low && code <= high) return true; } }
+              return false;
+            };
+            const unquote = (family) => family.replace(/^["']|["']$/g, "");
+            const sources = (face) => {
+              const rule = rules.find((rule) => unquote(rule.family) === unquote(face.family) && (rule.weight || "normal") === String(face.weight)
+                && (rule.style || "normal") === String(face.style) && (rule.range || "U+0-10FFFF") === (face.unicodeRange || "U+0-10FFFF"));
+              return rule ? [...rule.src.matchAll(/url\\(["']?([^"')]+)["']?\\)/g)].map((match) => match[1]) : [];
+            };
+            const faces = [];
+            document.fonts.forEach((face) => faces.push(face));
+            const needed = faces.filter((face) => meets(face.unicodeRange) || sources(face).some((url) => essential.has(url)));
+            await Promise.allSettled(needed.map((face) => face.load()));
+            await fontsReady();
+            const state = window.__larder || { errors: [], blocked: [], hints: [] };
+            if (state.scan) state.scan();
+            return {
+              href: location.href, visibility: document.visibilityState,
+              faces: faces.map((face) => ({ family: face.family, weight: String(face.weight), style: String(face.style),
+                                            range: String(face.unicodeRange || ""), status: face.status, needed: needed.includes(face) })),
+              rules, errors: state.errors, blocked: state.blocked, hints: state.hints,
+            };
+            """
+    }
 
     /// A statement that dispatches `name` as a `CustomEvent` on `target` with `detail` (JSON).
     static func dispatch(_ name: String, on target: String, detail json: String) -> String {

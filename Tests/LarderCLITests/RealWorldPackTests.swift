@@ -137,16 +137,20 @@ import Testing
         #expect(findings.fontSources == first.rewrittenFontReferences)
         switch source {
         case .fontAwesome:
-            // Six @font-face sources in each of font-awesome.css and .min.css, and the preload.
-            #expect(first.rewrittenFontReferences == 13)
-            #expect(manifest.file(at: "fonts/fontawesome-webfont.svg")?.role == .font)
-            #expect(manifest.file(at: "fonts/fontawesome-webfont.eot")?.essential == true)
+            // The @font-face rule of font-awesome.css and of .min.css, each one WOFF2 source now,
+            // and the preload; the other formats are not packed (FontAwesome.otf, which no rule
+            // names, is packed as an unreferenced file).
+            #expect(first.rewrittenFontReferences == 3)
+            #expect(manifest.file(at: "fonts/fontawesome-webfont.woff2")?.essential == true)
+            for format in ["eot", "svg", "ttf", "woff"] { #expect(manifest.file(at: "fonts/fontawesome-webfont.\(format)") == nil) }
+            #expect(first.unreferenced.contains("fonts/FontAwesome.otf"))
         case .mathJax:
             #expect(first.excluded == ["test"])
             #expect(first.unreferenced.isEmpty, "\(first.unreferenced.prefix(5))")
         case .readTheDocsTheme:
             #expect(first.excluded.count == 6)
-            #expect(manifest.file(at: "static/fonts/fontawesome-webfont.eot")?.role == .font)
+            #expect(manifest.file(at: "static/fonts/fontawesome-webfont.eot") == nil)
+            #expect(manifest.file(at: "static/fonts/fontawesome-webfont.woff2")?.role == .font)
         case .pythonDocs:
             // Thousands of links to docs.python.org and elsewhere: navigation, not loads.
             #expect(first.remoteReferences.isEmpty, "\(first.remoteReferences.prefix(5))")

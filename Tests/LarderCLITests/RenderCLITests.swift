@@ -46,7 +46,7 @@ import Testing
         #expect(try CLI.run(["cache", "install", archive, "--cache", cache]).status == 0)
         let result = try CLI.run(["render", "onboarding", "--cache", cache, "--screenshot", scratch.path + "/out.png"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("Fonts        Lato 400 loaded, Lato 700 loaded, Open Sans 400 loaded\n"), "\(result.stdout)")
+        #expect(result.stdout.contains("Fonts        Lato 400 loaded, Lato 400 loaded, Lato 700 loaded, Lato 700 loaded, Open Sans 400 loaded\n"), "\(result.stdout)")
         #expect(result.stdout.contains("Screenshot   \(scratch.path)/out.png (430x932, "))
         #expect(try pngSize(scratch.path + "/out.png") == (430, 932))
     }
@@ -58,7 +58,7 @@ import Testing
         #expect(try CLI.run(["cache", "install", archive, "--cache", cache]).status == 0)
         let show = try json(try CLI.run(["cache", "show", "legacy-prompt", "--cache", cache, "--json"]).stdout)
         let files = try #require((show["manifest"] as? [String: Any])?["files"] as? [[String: Any]])
-        let font = try #require(files.first { $0["path"] as? String == "fonts/DejaVuSans.ttf" }?["digest"] as? String)
+        let font = try #require(files.first { $0["path"] as? String == "fonts/DejaVuSans.latin.woff2" }?["digest"] as? String)
         let hex = String(font.dropFirst("sha256:".count))
         try flipFirstByte(at: cache + "/objects/" + hex.prefix(2) + "/" + hex.dropFirst(2))
 
@@ -103,7 +103,7 @@ import Testing
         #expect(report["mode"] as? String == "prepared-hidden")
         #expect(report["screenshot"] as? String == scratch.path + "/shown.png")
         let load = try #require(report["load"] as? [String: Any])
-        #expect((load["fonts"] as? [[String: Any]])?.count == 3)
+        #expect((load["fonts"] as? [[String: Any]])?.count == 5)  // onboarding: Lato 400 and 700 (latin and arrows), Open Sans
         let timeline = try #require(report["timeline"] as? [[String: Any]]).compactMap { $0["kind"] as? String }
         #expect(timeline.contains("renderer-ready") && timeline.contains("presented") && timeline.contains("dismissed"))
         #expect(try pngSize(scratch.path + "/shown.png") == (430, 932))

@@ -33,7 +33,7 @@ import Testing
         let first = try await fetcher.fetch(onboarding.bundleDigest)
         #expect(first.source == .archive)  // nothing cached: the whole archive
         let second = try await fetcher.fetch(paywall.bundleDigest)
-        #expect(second.source == .objects)  // it shares Lato-Regular.ttf with onboarding
+        #expect(second.source == .objects)  // it shares Lato-Regular.latin.woff2 with onboarding
         let third = try await fetcher.fetch(legacy.bundleDigest)
         #expect(third.source == .archive)
         #expect(try await fetcher.fetch(onboarding.bundleDigest).source == .cache)

@@ -29,7 +29,7 @@ import Testing
             let install = try await LarderProcess.run(["cache", "install", report.archivePath, "--cache", cache])
             #expect(install.status == 0, "\(install)")
             let manifest = try LarderCache(at: cache, configuration: .init(mode: .readOnly)).manifest(report.bundleDigest)
-            font = manifest.files.first { $0.path == "fonts/Lato-Regular.ttf" }!
+            font = manifest.files.first { $0.path == "fonts/Lato-Regular.latin.woff2" }!
         }
 
         var objectPath: String { cache + "/objects/" + font.digest.hex.prefix(2) + "/" + font.digest.hex.dropFirst(2) }
@@ -91,7 +91,7 @@ import Testing
         guard try setup.plant(planted) else { return }
         let prepare = try await run(setup.journey, "\(planted): journey prepare")
         #expect(prepare.status != 0, "\(prepare)")
-        #expect(prepare.stderr.contains("fonts/Lato-Regular.ttf"), "\(prepare)")
+        #expect(prepare.stderr.contains("fonts/Lato-Regular.latin.woff2"), "\(prepare)")
         #expect(prepare.stderr.contains("failed verification (\(damage))"), "\(prepare)")
         let after = try await run(["cache", "ls", "--cache", setup.cache, "--json"], "\(planted): ls")
         #expect(after.stdout.contains(#""complete":false"#), "\(after)")

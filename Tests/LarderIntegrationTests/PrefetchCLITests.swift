@@ -50,7 +50,7 @@ import Testing
         let show = try await LarderProcess.run(["cache", "show", "paywall", "--json", "--cache", setup.work.path + "/cache"])
         let shown = try #require(try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])
         let files = try #require((shown["manifest"] as? [String: Any])?["files"] as? [[String: Any]])
-        let lato = try #require(files.first { $0["path"] as? String == "fonts/Lato-Regular.ttf" }?["digest"] as? String).dropFirst(7)
+        let lato = try #require(files.first { $0["path"] as? String == "fonts/Lato-Regular.latin.woff2" }?["digest"] as? String).dropFirst(7)
         let carriers = ["/bundles/\(setup.digests["onboarding"]!).tar.gz", "/bundles/\(setup.digests["paywall"]!).tar.gz", "/objects/\(lato)"]
         let log = setup.origin.accessLog
         let fontTrips = log.filter { line in carriers.contains { line.contains(" \($0) ") || line.contains(" \($0).gz ") } }

@@ -34,7 +34,7 @@ import Testing
             ("stats", ["stats", "--json"], #""bundles":1"#),
             ("show", ["show", "paywall"], "Digest   \(filled.report.bundleDigest)"),
             ("verify", ["verify"], "OK: "),
-            ("resolve", ["resolve", filled.font], "font/ttf"),
+            ("resolve", ["resolve", filled.font], "font/woff2"),
         ]
         for (name, arguments, expected) in reads {
             let outcome = try await LarderProcess.run(["cache"] + arguments + ["--cache", cache], launcher: launcher, watchdog: .seconds(30))

@@ -28,7 +28,7 @@ extension WebKitTests {
         func aBrokenFontObjectFailsTheLoadNamingThatFont(_ how: String) async throws {
             let fixture = try WebKitFixture()
             let (bundle, manifest) = try fixture.installSample("paywall")
-            let font = try #require(manifest.file(at: "fonts/FiraCode-SemiBold.ttf"))
+            let font = try #require(manifest.file(at: "fonts/FiraCode-SemiBold.latin.woff2"))
             if how == "missing" {
                 try FileManager.default.removeItem(atPath: fixture.objectPath(font.digest))
             } else {

@@ -8,11 +8,13 @@ import Testing
     static let bundle = try! Digest(hex: String(repeating: "ab", count: 32))
     static let entry = "larder://\(String(repeating: "ab", count: 32))/index.html"
     static let font = "larder-font://sha256/" + String(repeating: "0f", count: 32)
+    static let cyrillic = "larder-font://sha256/" + String(repeating: "1e", count: 32)
 
-    static func answer(href: String = entry, faces: String = #"[{"family":"\"Open Sans\"","weight":"400","style":"normal","status":"loaded"}]"#, errors: String = "[]") throws -> PageReadiness {
+    static func answer(href: String = entry, faces: String = #"[{"family":"\"Open Sans\"","weight":"400","style":"normal","range":"","status":"loaded","needed":true}]"#, errors: String = "[]") throws -> PageReadiness {
         let json = """
             {"href":"\(href)","visibility":"hidden","faces":\(faces),
-             "rules":[{"family":"\\"Open Sans\\"","weight":"400","style":"","src":"url(\\"\(font)\\") format(\\"truetype\\")"}],
+             "rules":[{"family":"\\"Open Sans\\"","weight":"400","style":"","range":"","src":"url(\\"\(font)\\") format(\\"truetype\\")"},
+                      {"family":"\\"Open Sans\\"","weight":"400","style":"","range":"U+400-45F","src":"url(\\"\(cyrillic)\\") format(\\"woff2\\")"}],
              "errors":\(errors),"blocked":[{"id":"f1:2","url":"https://example.invalid/x","directive":"connect-src"}],
              "hints":[{"id":"f1:3","rel":"preconnect","url":"https://example.invalid/"},{"id":"f1:4","rel":"next","url":"https://example.invalid/2"}]}
             """
@@ -21,22 +23,47 @@ import Testing
 
     @Test func readsFacesWithTheirSources() throws {
         let readiness = try Self.answer()
-        #expect(readiness.fonts == [FontFaceReport(family: "Open Sans", weight: "400", style: "normal", status: "loaded", sources: [Self.font])])
+        #expect(
+            readiness.fonts == [
+                FontFaceReport(family: "Open Sans", weight: "400", style: "normal", status: "loaded", sources: [Self.font], unicodeRange: "", needed: true)
+            ])
         #expect(readiness.blocked.map(\.value) == [BlockedRequest(url: "https://example.invalid/x", reason: "connect-src")])
         #expect(readiness.hints.map(\.value) == [BlockedRequest(url: "https://example.invalid/", reason: "preconnect")])
         #expect(LoadVerdict.failure(of: readiness, loading: Self.entry, requests: [], bundle: Self.bundle) == nil)
     }
 
     @Test func aFaceThatIsNotLoadedNamesItsSource() throws {
-        let readiness = try Self.answer(faces: #"[{"family":"Open Sans","weight":"400","style":"normal","status":"error"}]"#)
+        let readiness = try Self.answer(faces: #"[{"family":"Open Sans","weight":"400","style":"normal","range":"","status":"error","needed":true}]"#)
         let failure = try #require(LoadVerdict.failure(of: readiness, loading: Self.entry, requests: [], bundle: Self.bundle))
         #expect(failure.code == .renderer)
         #expect(failure.resource == Self.font)
         #expect(failure.message.contains("'Open Sans'") && failure.message.contains("'error'"))
     }
 
+    /// A `unicode-range` subset the rendered text does not use stays `unloaded` and is not a
+    /// failure; one it uses (or the manifest marks essential) must be loaded; a face still
+    /// loading or failed is never ready.
+    @Test(arguments: [
+        ("unloaded", false, nil), ("loaded", false, nil), ("unloaded", true, "unloaded"), ("loading", false, "loading"),
+        ("error", false, "error"),
+    ] as [(String, Bool, String?)])
+    func subsetsThePageDoesNotUseMayStayUnloaded(status: String, needed: Bool, failing: String?) throws {
+        let faces = #"[{"family":"\"Open Sans\"","weight":"400","style":"normal","range":"","status":"loaded","needed":true},"#
+            + #"{"family":"\"Open Sans\"","weight":"400","style":"normal","range":"U+400-45F","status":"\#(status)","needed":\#(needed)}]"#
+        let readiness = try Self.answer(faces: faces)
+        #expect(readiness.fonts.map(\.sources) == [[Self.font], [Self.cyrillic]])
+        #expect(readiness.fonts[1].unicodeRange == "U+400-45F")
+        let failure = LoadVerdict.failure(of: readiness, loading: Self.entry, requests: [], bundle: Self.bundle)
+        if let failing {
+            #expect(failure?.resource == Self.cyrillic)
+            #expect(failure?.message.contains("'\(failing)'") == true)
+        } else {
+            #expect(failure == nil)
+        }
+    }
+
     @Test func aFailedEssentialRequestComesFirst() throws {
-        let readiness = try Self.answer(faces: #"[{"family":"Open Sans","weight":"400","style":"normal","status":"error"}]"#)
+        let readiness = try Self.answer(faces: #"[{"family":"Open Sans","weight":"400","style":"normal","range":"","status":"error","needed":true}]"#)
         let served = HostError(.renderer, "cannot resolve the font", resource: Self.font)
         let requests = [
             AnsweredRequest(record: ServedRequest(url: Self.entry + "x", status: 404, bytes: 0), failure: HostError(.renderer, "no"), essential: false),

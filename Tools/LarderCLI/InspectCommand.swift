@@ -1,4 +1,5 @@
 import LarderFormat
+import LarderPack
 
 enum InspectCommand {
     static let spec = CommandSpec(
@@ -6,7 +7,7 @@ enum InspectCommand {
         overview: "Show a bundle archive's manifest.",
         usage: "larder inspect <archive> [--json]",
         arguments: [("<archive>", "A .tar.gz written by 'larder pack'.")],
-        options: [OptionSpec(names: ["--json"], value: nil, help: "Print the manifest and bundle digest as JSON.")],
+        options: [OptionSpec(names: ["--json"], value: nil, help: "Print the manifest, the bundle digest and the font faces as JSON.")],
         discussion: "EXIT STATUS: 0 shown, 64 usage error, 65 the manifest is missing or invalid, 66 no such file.")
 
     static func run(_ arguments: [String]) -> ExitCode {
@@ -18,19 +19,31 @@ enum InspectCommand {
         let path = parsed.positionals[0]
         let manifest: Manifest
         let digest: Digest
+        var texts: [String: [UInt8]] = [:]
         do {
             let reader = try ArchiveReader(path: path)
             let (decoded, bytes) = try BundleVerifier.readManifest(from: reader)
             manifest = decoded
             digest = SHA256Hasher.hash(bytes)
+            // The stylesheets and documents, for their @font-face rules (only bytes that match
+            // the manifest count; `verify` says what else is wrong).
+            while let entry = try reader.next() {
+                guard let file = manifest.file(at: entry.path), file.role == .style || file.role == .document, file.size <= 16 << 20 else {
+                    continue
+                }
+                let content = try reader.readAll(limit: Int(file.size))
+                if SHA256Hasher.hash(content) == file.digest { texts[file.path] = content }
+            }
         } catch {
             Console.error("error: \(shown(error))")
             return error.code == .io ? .noInput : .dataError
         }
+        let faces = FontListing.faces(of: manifest) { texts[$0] }
         if parsed.flag("--json") {
             Console.json(.object([
                 "bundleDigest": .string(digest.description),
                 "manifest": manifest.jsonValue,
+                "fonts": FontReportText.json(faces),
             ]))
             return .success
         }
@@ -48,6 +61,7 @@ enum InspectCommand {
 
             \(table(rows))
             """)
+        if !faces.isEmpty { Console.out("\nFont faces\n" + FontReportText.text(faces)) }
         return .success
     }
 }

@@ -6,22 +6,30 @@ enum PackCommand {
     static let spec = CommandSpec(
         name: "pack",
         overview: "Pack source folders into deterministic, content-hashed bundle archives.",
-        usage: "larder pack <source-folder>... [-o <out>] [--level <1-9>] [--strict] [--expect <digest>] [--verbose] [--json]",
+        usage:
+            "larder pack <source-folder>... [-o <out>] [--level <1-9>] [--strict] [--expect <digest>] [--font-cache <dir>] [--verbose] [--json]",
         arguments: [("<source-folder>", "A bundle's HTML, CSS, JS, fonts and images, with an optional larder.json; several in one run.")],
         options: [
             OptionSpec(names: ["-o", "--output"], value: "out", help: "Folder for <bundle-digest>.tar.gz (default: .)."),
             OptionSpec(names: ["--level"], value: "1-9", help: "gzip level (default: 6)."),
-            OptionSpec(names: ["--strict"], value: nil, help: "Treat remote http(s) resources a page loads as errors."),
+            OptionSpec(
+                names: ["--strict"], value: nil,
+                help: "Treat remote http(s) resources a page loads, fonts that cannot be converted and characters no subset holds as errors."),
             OptionSpec(
                 names: ["--expect"], value: "digest",
                 help: "Fail (65) unless the bundle digest is this one; names the files that differ when <out> holds its archive. One source folder only."),
+            OptionSpec(
+                names: ["--font-cache"], value: "dir",
+                help: "Keep converted fonts here (default: $XDG_CACHE_HOME/larder/fonts, else ~/.cache/larder/fonts)."),
             OptionSpec(names: ["--verbose"], value: nil, help: "List every warning, not the first few of each kind."),
             OptionSpec(names: ["--json"], value: nil, help: "Print the report as JSON (every warning included)."),
         ],
         discussion: """
-            Every local reference in HTML and CSS must exist; every @font-face source (woff2, woff,
-            ttf, otf, eot, svg), the hrefs of <link rel="preload" as="font"> and any other HTML
-            reference to a font file are rewritten to larder-font://sha256/<hex>. Junk (.DS_Store,
+            Every local reference in HTML and CSS must exist. Each @font-face rule gets one source:
+            its best font (WOFF2, WOFF, TrueType, OpenType) encoded as WOFF2, split into
+            unicode-range subsets where larder.json's "fonts" asks, at larder-font://sha256/<hex>;
+            its other sources are not packed unless something else uses them. Font preloads and
+            other HTML references to font files are rewritten to the same URLs. Junk (.DS_Store,
             __MACOSX, VCS folders, swap files) and what larder.json's "exclude" patterns match are
             left out. Entries get mtime 0, or SOURCE_DATE_EPOCH when it is set.
 
@@ -61,6 +69,7 @@ enum PackCommand {
             options.level = level
         }
         options.strict = parsed.flag("--strict")
+        if let folder = parsed.value("--font-cache") { options.fontCache = .folder(folder) }
         var expected: Digest?
         if let text = parsed.value("--expect") {
             do { expected = try Digest(parsing: text) } catch {
@@ -142,6 +151,15 @@ enum PackCommand {
         if !report.excluded.isEmpty {
             text += "\n  excluded \(report.excluded.count) file(s) or folder(s) by larder.json"
         }
+        let fonts = report.fonts
+        if !fonts.faces.isEmpty {
+            let source = fonts.faces.reduce(Int64(0)) { $0 + $1.sourceBytes }
+            let packed = fonts.faces.reduce(Int64(0)) { $0 + $1.packedBytes }
+            text += "\n  faces    \(fonts.faces.count), \(humanSize(source)) of sources -> \(humanSize(packed)) packed (\(fonts.libraries))"
+            text += "\n  font cache \(fonts.cacheFolder ?? "none"): \(fonts.cacheHits) hit(s), \(fonts.conversions) conversion(s)"
+            if fonts.rejectedCacheEntries > 0 { text += ", \(fonts.rejectedCacheEntries) bad entr(ies) replaced" }
+            text += "\n" + FontReportText.text(fonts.faces, indent: "    ")
+        }
         return text
     }
 
@@ -200,6 +218,7 @@ enum PackCommand {
             "skipped": .array(report.skipped.map { .string($0) }),
             "excluded": .array(report.excluded.map { .string($0) }),
             "warnings": PackWarningsText.json(report.warnings),
+            "fonts": FontReportText.json(report.fonts),
         ])
     }
 }

@@ -39,6 +39,12 @@ enum PackWarningsText {
                 + "(an error with --strict):"
         case .unmatchedInclude:
             return "\(number) include pattern\(count == 1 ? "" : "s") of larder.json match\(count == 1 ? "es" : "") no file:"
+        case .unconvertedFont:
+            return "\(number) font\(count == 1 ? "" : "s") packed as written, not converted (an error with --strict):"
+        case .uncoveredCharacter:
+            return "\(number) character\(count == 1 ? "" : "s") the text uses in no subset (\"keepUsed\": false; an error with --strict):"
+        case .fontCache:
+            return "the font cache could not be used:"
         default:
             return "\(number) \(kind.rawValue):"
         }

@@ -78,16 +78,17 @@ enum RenderBenchmark {
         defer {
             do { try FileManager.default.removeItem(atPath: work) } catch { print("warning: could not remove \(work): \(error)") }
         }
-        try FileManager.default.copyItem(atPath: repository + "/SampleBundles", toPath: work + "/site")
-        let site = try StaticSite(root: work + "/site", run: work + "/nginx")
-        defer { site.stop() }
-        let origin = "http://127.0.0.1:\(site.port)"
+        // nginx serves each bundle's own files (the font pipeline's WOFF2 subsets), unpacked.
         let cache = try LarderCache(at: work + "/cache")
         var bundles: [String: Digest] = [:]
         for sample in options.samples {
             let pack = try Packer.pack(source: repository + "/SampleBundles/" + sample, into: work + "/packed")
             bundles[sample] = try cache.install(archiveAt: pack.archivePath).bundle
+            try UnpackedBundle.write(archive: pack.archivePath, into: work + "/site/" + sample)
         }
+        let site = try StaticSite(root: work + "/site", run: work + "/nginx")
+        defer { site.stop() }
+        let origin = "http://127.0.0.1:\(site.port)"
         print("render: \(options.runs) runs after \(options.warmUps) warm-ups per sample, alternating; larder: lease + load hidden")
         print("from the cache through larder:// and larder-font://; nginx: the unpacked folder from \(origin) in the same engine")
 

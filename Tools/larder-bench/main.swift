@@ -14,6 +14,7 @@ let usage = """
            larder-bench host [--runs <n>]
            larder-bench render [--runs <n>] [--colds <n>]
            larder-bench render --soak [--cycles <n>] [--unloads <n>]
+           larder-bench firstlaunch [--runs <n>]
            larder-bench corpus <dir> [--size-mb <n>]
 
     Generates a corpus of mixed web assets (default 200 MB) unless --corpus is given, then times
@@ -33,6 +34,11 @@ let usage = """
     processes ('render-cold <cache> <bundle-hex>', default 5). 'render --soak' runs one journey
     host with the web engine in one process for 1,000 prepare/present/dismiss cycles and 100
     memory-warning unload/reload cycles, sampling the UI, web and network processes' memory.
+    'firstlaunch' (as root) makes a network namespace whose loopback is a 1.6 Mbit/s link (tc
+    tbf) and times, from an empty cache, 'larder journey prepare --renderer webkit' of each sample packed with the font
+    pipeline and with "woff2": false against the engine loading the unpacked folder from nginx
+    (gzip on), with the bytes the link carried; and 'larder pack' with an empty and a warm font
+    cache.
     Exits 1 when a target is missed.
     """
 
@@ -94,6 +100,19 @@ do {
         }
         let repository = URL(fileURLWithPath: binFolder).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         exit(try RenderBenchmark.run(options, repository: repository, binary: binFolder + "/larder-bench") ? 0 : 1)
+    case "firstlaunch":
+        let given = flags(arguments.dropFirst(), allowed: ["--runs"])
+        var options = FirstLaunchBenchmark.Options()
+        options.runs = given["--runs"].flatMap { Int($0) } ?? options.runs
+        guard options.runs > 0 else {
+            print(usage)
+            exit(64)
+        }
+        let repository = URL(fileURLWithPath: binFolder).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        exit(try FirstLaunchBenchmark.run(options, repository: repository, binFolder: binFolder) ? 0 : 1)
+    case "firstlaunch-page" where arguments.count == 2:
+        try FirstLaunchBenchmark.runPageChild(url: arguments[1])
+        exit(0)
     case "render-cold" where arguments.count == 3:
         try RenderBenchmark.runColdChild(cache: arguments[1], bundle: arguments[2])
         exit(0)

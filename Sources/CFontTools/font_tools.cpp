@@ -1,0 +1,401 @@
+// Larder's font conversions: HarfBuzz's subsetter and Google's WOFF2 encoder behind the C
+// functions of include/larder_font_tools.h. Nothing here throws across the C boundary.
+
+#include "larder_font_tools.h"
+
+#include <brotli/encode.h>
+#include <dlfcn.h>
+#include <harfbuzz/hb-subset.h>
+#include <woff2/decode.h>
+#include <woff2/encode.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace {
+
+/// Fonts larger than this, decoded, are refused (woff2's own decoder stops at 30 MiB too).
+constexpr size_t kMaximumFontSize = 64u << 20;
+
+uint16_t read16(const uint8_t *p) { return uint16_t(p[0] << 8 | p[1]); }
+uint32_t read32(const uint8_t *p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
+void write16(std::vector<uint8_t> &out, uint16_t value) {
+    out.push_back(uint8_t(value >> 8));
+    out.push_back(uint8_t(value));
+}
+void write32(std::vector<uint8_t> &out, uint32_t value) {
+    write16(out, uint16_t(value >> 16));
+    write16(out, uint16_t(value));
+}
+constexpr uint32_t tag(char a, char b, char c, char d) {
+    return uint32_t(uint8_t(a)) << 24 | uint32_t(uint8_t(b)) << 16 | uint32_t(uint8_t(c)) << 8 | uint8_t(d);
+}
+
+larder_font_status fail(larder_font_status status, char *message, size_t capacity, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+larder_font_status fail(larder_font_status status, char *message, size_t capacity, const char *format, ...) {
+    if (message && capacity) {
+        va_list arguments;
+        va_start(arguments, format);
+        vsnprintf(message, capacity, format, arguments);
+        va_end(arguments);
+    }
+    return status;
+}
+
+larder_font_status give(const uint8_t *bytes, size_t count, larder_font_buffer *out) {
+    out->bytes = static_cast<uint8_t *>(malloc(count ? count : 1));
+    out->count = 0;
+    if (!out->bytes) return LARDER_FONT_NO_MEMORY;
+    if (count) memcpy(out->bytes, bytes, count);
+    out->count = count;
+    return LARDER_FONT_OK;
+}
+
+/// A HarfBuzz face over bytes the caller keeps alive; destroyed with the object.
+struct Face {
+    hb_blob_t *blob;
+    hb_face_t *face;
+    Face(const uint8_t *data, size_t count) {
+        blob = hb_blob_create_or_fail(reinterpret_cast<const char *>(data), unsigned(count), HB_MEMORY_MODE_READONLY, nullptr, nullptr);
+        face = blob ? hb_face_create(blob, 0) : nullptr;
+    }
+    ~Face() {
+        if (face) hb_face_destroy(face);
+        if (blob) hb_blob_destroy(blob);
+    }
+    Face(const Face &) = delete;
+    Face &operator=(const Face &) = delete;
+};
+
+/// WOFF 1.0 (https://www.w3.org/TR/WOFF/): a header, a table directory, and each table zlib-
+/// compressed when that made it smaller. Rebuilt into the sfnt it came from.
+larder_font_status inflateWOFF(const uint8_t *data, size_t count, std::vector<uint8_t> &sfnt, char *message, size_t capacity) {
+    if (count < 44) return fail(LARDER_FONT_UNREADABLE, message, capacity, "a WOFF header needs 44 bytes, the file has %zu", count);
+    const uint32_t flavor = read32(data + 4);
+    const uint16_t tableCount = read16(data + 12);
+    const uint32_t total = read32(data + 16);
+    if (tableCount == 0 || 44 + size_t(tableCount) * 20 > count)
+        return fail(LARDER_FONT_UNREADABLE, message, capacity, "the WOFF table directory (%u tables) does not fit in the file", tableCount);
+    if (total > kMaximumFontSize)
+        return fail(LARDER_FONT_UNREADABLE, message, capacity, "the WOFF file claims %u bytes of font, over the limit", total);
+    uint16_t power = 1, log = 0;
+    while (power * 2 <= tableCount) power *= 2, log += 1;
+    sfnt.clear();
+    sfnt.reserve(total);
+    write32(sfnt, flavor);
+    write16(sfnt, tableCount);
+    write16(sfnt, uint16_t(power * 16));
+    write16(sfnt, log);
+    write16(sfnt, uint16_t(tableCount * 16 - power * 16));
+    size_t offset = 12 + size_t(tableCount) * 16;
+    std::vector<uint8_t> tables;
+    for (uint16_t index = 0; index < tableCount; index++) {
+        const uint8_t *entry = data + 44 + size_t(index) * 20;
+        const uint32_t start = read32(entry + 4), stored = read32(entry + 8), length = read32(entry + 12);
+        if (uint64_t(start) + stored > count || stored > length || uint64_t(offset) + length > kMaximumFontSize)
+            return fail(LARDER_FONT_UNREADABLE, message, capacity, "WOFF table %u lies outside the file or is larger than declared", index);
+        write32(sfnt, read32(entry));
+        write32(sfnt, read32(entry + 16));
+        write32(sfnt, uint32_t(offset));
+        write32(sfnt, length);
+        const size_t at = tables.size();
+        tables.resize(at + length);
+        if (stored == length) {
+            memcpy(tables.data() + at, data + start, length);
+        } else {
+            uLongf written = length;
+            if (uncompress(tables.data() + at, &written, data + start, stored) != Z_OK || written != length)
+                return fail(LARDER_FONT_UNREADABLE, message, capacity, "WOFF table %u does not inflate to its declared %u bytes", index, length);
+        }
+        while (tables.size() % 4) tables.push_back(0);
+        offset = 12 + size_t(tableCount) * 16 + tables.size();
+    }
+    sfnt.insert(sfnt.end(), tables.begin(), tables.end());
+    return LARDER_FONT_OK;
+}
+
+/// Remaps the format-0 subtables of an OpenType `kern` table (version 0) to the subset's glyph
+/// ids; other subtable formats and Apple's version 1 table are left out. Empty when nothing is left.
+std::vector<uint8_t> subsetKern(const uint8_t *table, size_t length, const hb_map_t *glyphs) {
+    std::vector<uint8_t> out;
+    if (length < 4 || read16(table) != 0) return out;
+    const uint16_t subtableCount = read16(table + 2);
+    std::vector<std::vector<uint8_t>> subtables;
+    size_t position = 4;
+    for (uint16_t index = 0; index < subtableCount && position + 6 <= length; index++) {
+        const uint8_t *subtable = table + position;
+        const uint16_t declared = read16(subtable + 2), coverage = read16(subtable + 4);
+        if ((coverage >> 8) != 0 || position + 14 > length) {
+            position += std::max<size_t>(declared, 6);
+            continue;
+        }
+        const size_t pairCount = read16(subtable + 6);
+        // Large tables overflow the 16-bit length: the pair count is what readers trust.
+        const size_t available = (length - position - 14) / 6;
+        const size_t count = std::min(pairCount, available);
+        std::vector<uint64_t> pairs;  // (left << 32 | right << 16 | value), sorted by glyph pair
+        for (size_t pair = 0; pair < count; pair++) {
+            const uint8_t *p = subtable + 14 + pair * 6;
+            const hb_codepoint_t left = hb_map_get(glyphs, read16(p)), right = hb_map_get(glyphs, read16(p + 2));
+            if (left == HB_MAP_VALUE_INVALID || right == HB_MAP_VALUE_INVALID || left > 0xFFFF || right > 0xFFFF) continue;
+            pairs.push_back(uint64_t(left) << 32 | uint64_t(right) << 16 | read16(p + 4));
+        }
+        position += std::max<size_t>(14 + pairCount * 6, declared);
+        if (pairs.empty()) continue;
+        std::sort(pairs.begin(), pairs.end());
+        std::vector<uint8_t> bytes;
+        const size_t kept = std::min<size_t>(pairs.size(), 0xFFFF);
+        uint16_t power = 1, log = 0;
+        while (power * 2 <= kept) power *= 2, log += 1;
+        write16(bytes, 0);
+        write16(bytes, uint16_t(14 + kept * 6));  // wraps past 64 KiB, as in the fonts that need it
+        write16(bytes, coverage);
+        write16(bytes, uint16_t(kept));
+        write16(bytes, uint16_t(power * 6));
+        write16(bytes, log);
+        write16(bytes, uint16_t(kept * 6 - power * 6));
+        for (size_t pair = 0; pair < kept; pair++) {
+            write16(bytes, uint16_t(pairs[pair] >> 32));
+            write16(bytes, uint16_t(pairs[pair] >> 16));
+            write16(bytes, uint16_t(pairs[pair]));
+        }
+        subtables.push_back(std::move(bytes));
+    }
+    if (subtables.empty()) return out;
+    write16(out, 0);
+    write16(out, uint16_t(subtables.size()));
+    for (const auto &bytes : subtables) out.insert(out.end(), bytes.begin(), bytes.end());
+    return out;
+}
+
+}  // namespace
+
+extern "C" {
+
+void larder_font_buffer_free(larder_font_buffer *buffer) {
+    if (!buffer) return;
+    free(buffer->bytes);
+    buffer->bytes = nullptr;
+    buffer->count = 0;
+}
+
+larder_font_status larder_font_check(const uint8_t *data, size_t count, char *message, size_t capacity) {
+    if (count < 12) return fail(LARDER_FONT_UNREADABLE, message, capacity, "%zu bytes: too short for a font header", count);
+    if (count > kMaximumFontSize) return fail(LARDER_FONT_UNREADABLE, message, capacity, "%zu bytes: over the 64 MiB a font may have", count);
+    const uint32_t version = read32(data);
+    if (version == tag('t', 't', 'c', 'f'))
+        return fail(LARDER_FONT_UNREADABLE, message, capacity, "a TrueType collection: CSS cannot choose one of its faces");
+    if (version != 0x00010000 && version != tag('t', 'r', 'u', 'e') && version != tag('O', 'T', 'T', 'O'))
+        return fail(LARDER_FONT_UNREADABLE, message, capacity, "no TrueType, OpenType, WOFF or WOFF2 header");
+    const uint16_t tableCount = read16(data + 4);
+    if (tableCount == 0 || 12 + size_t(tableCount) * 16 > count)
+        return fail(LARDER_FONT_UNREADABLE, message, capacity, "the table directory (%u tables) does not fit in the file", tableCount);
+    bool cmap = false, head = false, hhea = false, hmtx = false, maxp = false, glyf = false, loca = false, cff = false;
+    for (uint16_t index = 0; index < tableCount; index++) {
+        const uint8_t *entry = data + 12 + size_t(index) * 16;
+        const uint32_t name = read32(entry);
+        if (uint64_t(read32(entry + 8)) + read32(entry + 12) > count) {
+            return fail(
+                LARDER_FONT_UNREADABLE, message, capacity, "table '%c%c%c%c' ends past the end of the file (truncated?)", char(name >> 24),
+                char(name >> 16), char(name >> 8), char(name));
+        }
+        cmap |= name == tag('c', 'm', 'a', 'p');
+        head |= name == tag('h', 'e', 'a', 'd');
+        hhea |= name == tag('h', 'h', 'e', 'a');
+        hmtx |= name == tag('h', 'm', 't', 'x');
+        maxp |= name == tag('m', 'a', 'x', 'p');
+        glyf |= name == tag('g', 'l', 'y', 'f');
+        loca |= name == tag('l', 'o', 'c', 'a');
+        cff |= name == tag('C', 'F', 'F', ' ') || name == tag('C', 'F', 'F', '2');
+    }
+    if (!(cmap && head && hhea && hmtx && maxp && ((glyf && loca) || cff)))
+        return fail(LARDER_FONT_UNREADABLE, message, capacity, "a table a font needs is missing (cmap, head, hhea, hmtx, maxp, glyf/loca or CFF)");
+    Face face(data, count);
+    if (!face.face || hb_face_get_glyph_count(face.face) == 0)
+        return fail(LARDER_FONT_UNREADABLE, message, capacity, "HarfBuzz finds no glyphs in it");
+    hb_set_t *characters = hb_set_create();
+    hb_face_collect_unicodes(face.face, characters);
+    const bool mapped = !hb_set_is_empty(characters);
+    hb_set_destroy(characters);
+    if (!mapped) return fail(LARDER_FONT_UNREADABLE, message, capacity, "its character map maps no character");
+    return LARDER_FONT_OK;
+}
+
+larder_font_status larder_font_sfnt(const uint8_t *data, size_t count, larder_font_buffer *out, char *message, size_t capacity) {
+    out->bytes = nullptr;
+    out->count = 0;
+    try {
+        std::vector<uint8_t> decoded;
+        const uint8_t *sfnt = data;
+        size_t size = count;
+        if (count >= 4 && read32(data) == tag('w', 'O', 'F', 'F')) {
+            const larder_font_status status = inflateWOFF(data, count, decoded, message, capacity);
+            if (status != LARDER_FONT_OK) return status;
+            sfnt = decoded.data();
+            size = decoded.size();
+        } else if (count >= 4 && read32(data) == tag('w', 'O', 'F', '2')) {
+            std::string text;
+            woff2::WOFF2StringOut output(&text);
+            output.SetMaxSize(kMaximumFontSize);
+            if (!woff2::ConvertWOFF2ToTTF(data, count, &output))
+                return fail(LARDER_FONT_WOFF2_FAILED, message, capacity, "the WOFF2 decoder cannot read it");
+            decoded.assign(text.begin(), text.begin() + output.Size());
+            sfnt = decoded.data();
+            size = decoded.size();
+        }
+        const larder_font_status status = larder_font_check(sfnt, size, message, capacity);
+        if (status != LARDER_FONT_OK) return status;
+        return give(sfnt, size, out);
+    } catch (const std::bad_alloc &) {
+        return fail(LARDER_FONT_NO_MEMORY, message, capacity, "out of memory");
+    } catch (...) {
+        return fail(LARDER_FONT_UNREADABLE, message, capacity, "the decoder failed");
+    }
+}
+
+larder_font_status larder_font_characters(const uint8_t *sfnt, size_t count, uint32_t **ranges, size_t *pair_count) {
+    *ranges = nullptr;
+    *pair_count = 0;
+    Face face(sfnt, count);
+    if (!face.face) return LARDER_FONT_UNREADABLE;
+    hb_set_t *characters = hb_set_create();
+    hb_face_collect_unicodes(face.face, characters);
+    std::vector<uint32_t> pairs;
+    hb_codepoint_t first = HB_SET_VALUE_INVALID, last = HB_SET_VALUE_INVALID;
+    while (hb_set_next_range(characters, &first, &last)) {
+        pairs.push_back(first);
+        pairs.push_back(last);
+    }
+    hb_set_destroy(characters);
+    *ranges = static_cast<uint32_t *>(malloc((pairs.size() ? pairs.size() : 1) * sizeof(uint32_t)));
+    if (!*ranges) return LARDER_FONT_NO_MEMORY;
+    if (!pairs.empty()) memcpy(*ranges, pairs.data(), pairs.size() * sizeof(uint32_t));
+    *pair_count = pairs.size() / 2;
+    return LARDER_FONT_OK;
+}
+
+larder_font_status larder_font_subset(
+    const uint8_t *sfnt, size_t count, const uint32_t *ranges, size_t pair_count, const uint32_t *features, size_t feature_count,
+    int all_features, larder_font_buffer *out, char *message, size_t capacity) {
+    out->bytes = nullptr;
+    out->count = 0;
+    Face face(sfnt, count);
+    if (!face.face) return fail(LARDER_FONT_UNREADABLE, message, capacity, "HarfBuzz cannot read the font");
+    hb_subset_input_t *input = hb_subset_input_create_or_fail();
+    if (!input) return fail(LARDER_FONT_NO_MEMORY, message, capacity, "out of memory");
+    hb_set_t *characters = hb_subset_input_unicode_set(input);
+    for (size_t pair = 0; pair < pair_count; pair++) hb_set_add_range(characters, ranges[2 * pair], ranges[2 * pair + 1]);
+    // Everything that changes how the text looks stays: the features engines apply unasked
+    // (HarfBuzz's default set) and those asked for, every script and language system, every
+    // name record, hinting (the default), the .notdef outline.
+    const hb_subset_sets_t everything[] = {HB_SUBSET_SETS_LAYOUT_SCRIPT_TAG, HB_SUBSET_SETS_NAME_ID, HB_SUBSET_SETS_NAME_LANG_ID};
+    for (hb_subset_sets_t set : everything) {
+        hb_set_clear(hb_subset_input_set(input, set));
+        hb_set_invert(hb_subset_input_set(input, set));
+    }
+    hb_set_t *layout = hb_subset_input_set(input, HB_SUBSET_SETS_LAYOUT_FEATURE_TAG);
+    if (all_features) {
+        hb_set_clear(layout);
+        hb_set_invert(layout);
+    } else {
+        for (size_t index = 0; index < feature_count; index++) hb_set_add(layout, features[index]);
+    }
+    hb_subset_input_set_flags(input, HB_SUBSET_FLAGS_NOTDEF_OUTLINE);
+    hb_subset_plan_t *plan = hb_subset_plan_create_or_fail(face.face, input);
+    hb_subset_input_destroy(input);
+    if (!plan) return fail(LARDER_FONT_SUBSET_FAILED, message, capacity, "HarfBuzz could not plan the subset");
+    hb_face_t *result = hb_subset_plan_execute_or_fail(plan);
+    if (!result) {
+        hb_subset_plan_destroy(plan);
+        return fail(LARDER_FONT_SUBSET_FAILED, message, capacity, "HarfBuzz could not subset the font");
+    }
+    larder_font_status status = LARDER_FONT_OK;
+    try {
+        hb_blob_t *kern = hb_face_reference_table(face.face, HB_TAG('k', 'e', 'r', 'n'));
+        unsigned kernLength = 0;
+        const uint8_t *kernData = reinterpret_cast<const uint8_t *>(hb_blob_get_data(kern, &kernLength));
+        if (kernLength) {
+            std::vector<uint8_t> subset = subsetKern(kernData, kernLength, hb_subset_plan_old_to_new_glyph_mapping(plan));
+            if (!subset.empty()) {
+                hb_blob_t *table = hb_blob_create(
+                    reinterpret_cast<const char *>(subset.data()), unsigned(subset.size()), HB_MEMORY_MODE_DUPLICATE, nullptr, nullptr);
+                if (!hb_face_builder_add_table(result, HB_TAG('k', 'e', 'r', 'n'), table))
+                    status = fail(LARDER_FONT_SUBSET_FAILED, message, capacity, "cannot add the kern table to the subset");
+                hb_blob_destroy(table);
+            }
+        }
+        hb_blob_destroy(kern);
+        if (status == LARDER_FONT_OK) {
+            hb_blob_t *bytes = hb_face_reference_blob(result);
+            unsigned length = 0;
+            const char *data = hb_blob_get_data(bytes, &length);
+            if (length == 0) {
+                status = fail(LARDER_FONT_SUBSET_FAILED, message, capacity, "HarfBuzz made an empty font");
+            } else {
+                status = give(reinterpret_cast<const uint8_t *>(data), length, out);
+            }
+            hb_blob_destroy(bytes);
+        }
+    } catch (const std::bad_alloc &) {
+        status = fail(LARDER_FONT_NO_MEMORY, message, capacity, "out of memory");
+    }
+    hb_face_destroy(result);
+    hb_subset_plan_destroy(plan);
+    return status;
+}
+
+larder_font_status larder_font_woff2_encode(
+    const uint8_t *sfnt, size_t count, int quality, larder_font_buffer *out, char *message, size_t capacity) {
+    out->bytes = nullptr;
+    out->count = 0;
+    try {
+        size_t length = woff2::MaxWOFF2CompressedSize(sfnt, count);
+        std::vector<uint8_t> result(length);
+        woff2::WOFF2Params parameters;
+        parameters.brotli_quality = std::clamp(quality, 0, 11);
+        if (!woff2::ConvertTTFToWOFF2(sfnt, count, result.data(), &length, parameters))
+            return fail(LARDER_FONT_WOFF2_FAILED, message, capacity, "the WOFF2 encoder refused the font");
+        return give(result.data(), length, out);
+    } catch (const std::bad_alloc &) {
+        return fail(LARDER_FONT_NO_MEMORY, message, capacity, "out of memory");
+    } catch (...) {
+        return fail(LARDER_FONT_WOFF2_FAILED, message, capacity, "the WOFF2 encoder failed");
+    }
+}
+
+const char *larder_font_harfbuzz_version(void) { return hb_version_string(); }
+
+const char *larder_font_brotli_version(void) {
+    static const std::string version = [] {
+        const uint32_t value = BrotliEncoderVersion();
+        char text[32];
+        snprintf(text, sizeof text, "%u.%u.%u", value >> 24, (value >> 12) & 0xFFF, value & 0xFFF);
+        return std::string(text);
+    }();
+    return version.c_str();
+}
+
+const char *larder_font_woff2_version(void) {
+    static const std::string version = [] {
+        Dl_info info;
+        const auto function = static_cast<size_t (*)(const uint8_t *, size_t)>(&woff2::MaxWOFF2CompressedSize);
+        if (!dladdr(reinterpret_cast<void *>(function), &info) || !info.dli_fname) return std::string("unknown");
+        char resolved[PATH_MAX];
+        std::string name = realpath(info.dli_fname, resolved) ? resolved : info.dli_fname;
+        name = name.substr(name.rfind('/') + 1);
+        const std::string prefix = "libwoff2enc.so.";
+        return name.compare(0, prefix.size(), prefix) == 0 ? name.substr(prefix.size()) : name;
+    }();
+    return version.c_str();
+}
+
+}  // extern "C"

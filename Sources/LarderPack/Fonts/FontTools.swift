@@ -1,0 +1,100 @@
+import CFontTools
+import Foundation
+
+/// What HarfBuzz's subsetter and Google's WOFF2 encoder (through CFontTools) say about a font
+/// they cannot use.
+public struct FontProblem: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// The font conversions: each calls one function of CFontTools, owns what it returns and
+/// turns its status into a ``FontProblem``. Thread-safe.
+enum FontTools {
+    /// The libraries whose versions the converted bytes depend on, as `name version` pairs.
+    static let libraries: [(name: String, version: String)] = [
+        ("harfbuzz", String(cString: larder_font_harfbuzz_version())),
+        ("woff2", String(cString: larder_font_woff2_version())),
+        ("brotli", String(cString: larder_font_brotli_version())),
+    ]
+
+    /// `libraries` as one line, for cache keys and reports: `harfbuzz 6.0.0, woff2 1.0.2, brotli 1.0.9`.
+    static let librariesLine = libraries.map { "\($0.name) \($0.version)" }.joined(separator: ", ")
+
+    /// The plain sfnt of a TrueType, OpenType, WOFF or WOFF2 file, checked (`larder_font_sfnt`).
+    static func sfnt(of bytes: [UInt8]) throws(FontProblem) -> [UInt8] {
+        try call { out, message, capacity in
+            bytes.withUnsafeBufferPointer { larder_font_sfnt($0.baseAddress, $0.count, out, message, capacity) }
+        }
+    }
+
+    /// The characters an sfnt maps (`larder_font_characters`).
+    static func characters(of sfnt: [UInt8]) throws(FontProblem) -> UnicodeRanges {
+        var pairs: UnsafeMutablePointer<UInt32>?
+        var count = 0
+        let status = sfnt.withUnsafeBufferPointer { larder_font_characters($0.baseAddress, $0.count, &pairs, &count) }
+        defer { free(pairs) }
+        guard status == LARDER_FONT_OK, let pairs else { throw FontProblem("HarfBuzz cannot read its character map") }
+        return UnicodeRanges((0..<count).map { pairs[2 * $0]...pairs[2 * $0 + 1] })
+    }
+
+    /// The subset of an sfnt for `ranges` (`larder_font_subset`: kerning and hinting kept, and
+    /// the layout features engines apply unasked plus `features`).
+    static func subset(_ sfnt: [UInt8], to ranges: UnicodeRanges, features: FontFeatures) throws(FontProblem) -> [UInt8] {
+        let pairs = ranges.ranges.flatMap { [$0.lowerBound, $0.upperBound] }
+        let tags = features.tags.sorted().map { tag in tag.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
+        return try call { out, message, capacity in
+            sfnt.withUnsafeBufferPointer { font in
+                pairs.withUnsafeBufferPointer { ranges in
+                    tags.withUnsafeBufferPointer {
+                        larder_font_subset(
+                            font.baseAddress, font.count, ranges.baseAddress, pairs.count / 2, $0.baseAddress, $0.count,
+                            features.all ? 1 : 0, out, message, capacity)
+                    }
+                }
+            }
+        }
+    }
+
+    /// An sfnt encoded as WOFF2 at Brotli quality `quality` (`larder_font_woff2_encode`).
+    static func woff2(_ sfnt: [UInt8], quality: Int) throws(FontProblem) -> [UInt8] {
+        try call { out, message, capacity in
+            sfnt.withUnsafeBufferPointer { larder_font_woff2_encode($0.baseAddress, $0.count, Int32(quality), out, message, capacity) }
+        }
+    }
+
+    private static func call(
+        _ body: (UnsafeMutablePointer<larder_font_buffer>, UnsafeMutablePointer<CChar>, Int) -> larder_font_status
+    ) throws(FontProblem) -> [UInt8] {
+        var buffer = larder_font_buffer(bytes: nil, count: 0)
+        var message = [CChar](repeating: 0, count: 256)
+        let status = message.withUnsafeMutableBufferPointer { body(&buffer, $0.baseAddress!, $0.count) }
+        defer { larder_font_buffer_free(&buffer) }
+        guard status == LARDER_FONT_OK, let bytes = buffer.bytes else {
+            throw FontProblem(status == LARDER_FONT_NO_MEMORY ? "out of memory" : message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+        }
+        return Array(UnsafeBufferPointer(start: bytes, count: buffer.count))
+    }
+
+    /// The container a font file's first bytes announce.
+    enum Container: Int, Comparable, Sendable {
+        /// Not a font the tools read (SVG, EOT, a collection, anything else).
+        case other = 0
+        case sfnt = 1
+        case woff = 2
+        case woff2 = 3
+
+        static func < (lhs: Container, rhs: Container) -> Bool { lhs.rawValue < rhs.rawValue }
+
+        init(magic bytes: some Collection<UInt8>) {
+            let head = Array(bytes.prefix(4))
+            switch head {
+            case Array("wOF2".utf8): self = .woff2
+            case Array("wOFF".utf8): self = .woff
+            case [0, 1, 0, 0], Array("true".utf8), Array("OTTO".utf8): self = .sfnt
+            default: self = .other
+            }
+        }
+    }
+}
