@@ -156,7 +156,7 @@ import Testing
         let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         let stderr = String(decoding: try err.contents(), as: UTF8.self)
         #expect(exit == 65, "\(stderr)")
-        #expect(stderr.contains("not ready within 10.0 seconds") && stderr.contains("its web process was ended"), "\(stderr)")
+        #expect(stderr.contains("not ready within 10 s") && stderr.contains("its web process was ended"), "\(stderr)")
         #expect(!seen.isEmpty)
         #expect(seen.values.filter(ProcessTable.isRunning).isEmpty, "left running: \(seen.values.filter(ProcessTable.isRunning))")
         #expect(!FileManager.default.fileExists(atPath: scratch.path + "/out.png"))

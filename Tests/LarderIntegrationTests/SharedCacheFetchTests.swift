@@ -19,7 +19,7 @@ import Testing
     @Test func eightProcessesFetchOneBundleTwentyTimesAndDownloadItOnceEachTime() async throws {
         let origin = try Origin()
         let work = try Workspace()
-        let onboarding = try work.pack(sampleBundles + "/onboarding")
+        let onboarding = try work.packWithFontsAsWritten(sampleBundles + "/onboarding")
         try origin.publish([onboarding.archivePath])
         // 4 MB/s: the 770 kB archive takes about 0.2 s, long enough for eight processes to meet.
         let base = origin.base.appendingPathComponent("rate/4000k/").absoluteString
@@ -65,7 +65,7 @@ import Testing
     @Test func aDeadClaimantsPartialFileIsTakenOver() async throws {
         let origin = try Origin()
         let work = try Workspace()
-        let onboarding = try work.pack(sampleBundles + "/onboarding")
+        let onboarding = try work.packWithFontsAsWritten(sampleBundles + "/onboarding")  // 760 kB
         try origin.publish([onboarding.archivePath])
         let cache = work.path + "/cache"
         // 100 kB/s: the first process is killed part way.

@@ -46,7 +46,7 @@ extension WebKitTests {
         @Test func aFrameCannotShowAFont() async throws {
             let fixture = try WebKitFixture()
             let (bundle, manifest) = try fixture.installSample("paywall")
-            let font = try #require(manifest.file(at: "fonts/FiraCode-SemiBold.ttf"))
+            let font = try #require(manifest.files.first { $0.role == .font })
             let url = "larder-font://sha256/\(font.digest.hex)"
             let (renderer, _) = try await fixture.startedRenderer()
             try await renderer.load(try fixture.content(bundle), visible: false)
