@@ -17,8 +17,12 @@ public enum RetryAfter {
     }
 
     /// Parses the three HTTP-date forms recipients must accept: IMF-fixdate, RFC 850 and
-    /// asctime.
+    /// asctime. An HTTP-date is printable ASCII: anything else is refused before
+    /// `DateFormatter` sees it, which stops the process on some non-ASCII text ("Incorrect
+    /// range CFRange", found by the retry-after fuzz target: an origin's header could crash an
+    /// app).
     public static func httpDate(_ text: String) -> Date? {
+        guard text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
         for format in ["EEE, dd MMM yyyy HH:mm:ss 'GMT'", "EEEE, dd-MMM-yy HH:mm:ss 'GMT'", "EEE MMM d HH:mm:ss yyyy"] {
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
