@@ -20,7 +20,7 @@ extension WebKitTests {
         @Test func hiddenPreparationRecordsNoPresentationAndShowingDoes() async throws {
             let fixture = try WebKitFixture()
             let archive = try Packer.pack(source: sampleBundles + "/onboarding", into: fixture.root + "/packed").archivePath
-            let renderer = WebKitRenderer()
+            let renderer = WebKitRenderer(configuration: WebKitFixture.configuration)
             // Nothing listens on port 1: the host falls back to the archive shipped with the app.
             let host = try JourneyHost(
                 configuration: JourneyConfiguration(

@@ -96,7 +96,7 @@ extension WebKitTests {
 
         @Test func theOpenFlowKeepsItsFilesWhenARefreshInThisProcessStagesANewRevision() async throws {
             let world = try World()
-            let renderer = WebKitRenderer()
+            let renderer = WebKitRenderer(configuration: WebKitFixture.configuration)
             let host = try world.host(renderer, storage: "host")
             let session = try await host.present()
             #expect(session.bundle == world.onboarding)
@@ -118,7 +118,7 @@ extension WebKitTests {
 
         @Test func theOpenFlowKeepsItsFilesWhenAnotherProcessTakesTheNewRevision() async throws {
             let world = try World()
-            let renderer = WebKitRenderer()
+            let renderer = WebKitRenderer(configuration: WebKitFixture.configuration)
             let host = try world.host(renderer, storage: "host")
             _ = try await host.present()
             let screen = try world.objectFile("screen-2.html")

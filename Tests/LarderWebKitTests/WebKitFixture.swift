@@ -18,8 +18,12 @@ final class WebKitFixture: RendererFixture, @unchecked Sendable {
         try super.init(prefix: "larder-webkit")
     }
 
+    /// The renderer's defaults with its load deadline scaled (``testTimeScale``): under
+    /// ThreadSanitizer on a busy machine a sample's load alone took the whole 10 s.
+    static let configuration = WebKitRenderer.Configuration(loadTimeout: .seconds(10).scaledForTests)
+
     /// A started renderer with an inbox for its bridge.
-    func startedRenderer(_ configuration: WebKitRenderer.Configuration = .init()) async throws -> (WebKitRenderer, Inbox) {
+    func startedRenderer(_ configuration: WebKitRenderer.Configuration = WebKitFixture.configuration) async throws -> (WebKitRenderer, Inbox) {
         let inbox = Inbox()
         let renderer = WebKitRenderer(configuration: configuration)
         try await renderer.start(bridge: inbox.bridge)

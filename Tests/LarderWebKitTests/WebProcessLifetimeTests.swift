@@ -68,7 +68,7 @@ extension WebKitTests {
         @Test func aKilledWebProcessIsReportedToTheHostWhichLoadsAgain() async throws {
             let fixture = try WebKitFixture()
             let archive = try Packer.pack(source: sampleBundles + "/onboarding", into: fixture.root + "/packed").archivePath
-            let renderer = WebKitRenderer()
+            let renderer = WebKitRenderer(configuration: WebKitFixture.configuration)
             let host = try JourneyHost(
                 configuration: JourneyConfiguration(
                     publishableKey: "pk_test", journeyID: "onboarding", origin: URL(string: "http://127.0.0.1:1/")!, embeddedDefault: archive),
