@@ -71,7 +71,8 @@ extension WebKitTests {
             let renderer = WebKitRenderer(configuration: WebKitFixture.configuration)
             let host = try JourneyHost(
                 configuration: JourneyConfiguration(
-                    publishableKey: "pk_test", journeyID: "onboarding", origin: URL(string: "http://127.0.0.1:1/")!, embeddedDefault: archive),
+                    publishableKey: "pk_test", journeyID: "onboarding", origin: URL(string: "http://127.0.0.1:1/")!, embeddedDefault: archive,
+                    presentationDeadline: .seconds(15).scaledForTests),
                 cache: fixture.cache, renderer: renderer, storage: fixture.root + "/host")
             let prepared = try await host.prepare()
             let web = try #require(WebProcesses.running().first)
