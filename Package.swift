@@ -94,7 +94,7 @@ let package = Package(
             path: "Tools/larder-bench"),
         // The power-loss explorer's workload, checker and state builder (Tools/powerloss.sh).
         .executableTarget(
-            name: "larder-powerloss", dependencies: ["LarderCache", "LarderHost", "LarderTransport", "LarderFormat", "LarderSystem"],
+            name: "larder-powerloss", dependencies: ["LarderCache", "LarderHost", "LarderTransport", "LarderFormat", "LarderSystem", "LarderTestSupport"],
             path: "Tools/powerloss/larder-powerloss"),
 
         // libFuzzer targets, one program (Tools/fuzz.sh builds it with -sanitize=fuzzer,address

@@ -1,9 +1,12 @@
 /// SplitMix64: small, seeded, the same sequence on every machine, so a randomized test's
-/// failure names a case that can be run again.
+/// failure names a case that can be run again (and a benchmark's corpus or the power-loss
+/// explorer's run follows from its seed).
 public struct SeededGenerator: RandomNumberGenerator, Sendable {
     public var state: UInt64
 
     public init(state: UInt64) { self.state = state }
+
+    public init(seed: UInt64) { self.state = seed }
 
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15

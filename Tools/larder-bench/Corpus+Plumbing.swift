@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LarderTestSupport
 
 extension Corpus {
     static let fontDirectory = "/usr/share/fonts/truetype"
@@ -105,18 +106,13 @@ extension Corpus {
         }
     }
 
-    /// SplitMix64: small, fast, and fully specified here so output never depends on the toolchain.
+    /// LarderTestSupport's SplitMix64 (fully specified there, so output never depends on the
+    /// toolchain) with the draws the corpus makes.
     struct RNG {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
+        var generator: SeededGenerator
+        init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
 
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        mutating func next() -> UInt64 { generator.next() }
         /// Uniform in 0..<n.
         mutating func below(_ n: Int) -> Int {
             precondition(n > 0)

@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 
 /// One crash state: a point of the log and what of the writes since the last flush before it
 /// reached the disk.
@@ -71,7 +72,7 @@ extension WriteLog {
     /// `subsets` random subsets of the unflushed sectors; then a sample of `count` of them
     /// (more random points when there are fewer). Sorted by point.
     func plan(count: Int, subsets: Int, seed: UInt64) -> [CrashState] {
-        var random = SeededRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let end = self.end
         var points = Set<Int>()
         for (index, record) in records.enumerated() where index <= end {

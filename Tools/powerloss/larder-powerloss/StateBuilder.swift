@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 
 /// Builds crash-state images in a file (on tmpfs, under a loop device), in increasing order of
 /// crash point: it keeps, in memory, the image as of the last flush reached so far (base.img
@@ -87,7 +88,7 @@ final class StateBuilder {
     /// a `k` drawn from 0…versions: none, some or all of the writes since the flush, sector by
     /// sector.
     private func applySubset(_ window: ArraySlice<WriteLog.Record>, seed: UInt64) {
-        var random = SeededRandom(seed: seed)
+        var random = SeededGenerator(seed: seed)
         var versions: [Int: [(record: Int, start: Int, end: Int)]] = [:]
         for index in window.indices where window[index].kind == .write || window[index].kind == .zero {
             let record = window[index]

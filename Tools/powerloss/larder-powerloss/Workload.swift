@@ -3,6 +3,7 @@ import LarderCache
 import LarderFormat
 import LarderHost
 import LarderSystem
+import LarderTestSupport
 
 /// Writes marks to powerloss-disk's `marks` file: one `write(2)` per line, so the daemon logs
 /// it between the image writes that came before and after.
@@ -43,7 +44,7 @@ struct Workload {
     let archives: Archives
     let marks: Marks
     let rounds: Int
-    var random: SeededRandom
+    var random: SeededGenerator
 
     /// Installs every archive in a new order each round.
     mutating func installs() throws {
@@ -135,17 +136,3 @@ struct Workload {
     }
 }
 
-/// A small deterministic generator (SplitMix64), so a run's choices follow from its seed.
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import LarderCache
+import LarderTestSupport
 
 // larder-powerloss: the workload, the checker and the crash-state explorer behind
 // Tools/powerloss.sh (which sets up the FUSE disk, loop devices and mounts, and tears them down).
@@ -177,7 +178,7 @@ func runWorkload(_ options: Options) throws {
     var workload = Workload(
         cacheRoot: try options.required("--cache"), archives: try Archives(folder: try options.required("--archives")),
         marks: try Marks(path: try options.required("--marks"), prefix: "\(role)\(ProcessInfo.processInfo.processIdentifier)"),
-        rounds: try options.number("--rounds", default: 2), random: SeededRandom(seed: seed))
+        rounds: try options.number("--rounds", default: 2), random: SeededGenerator(seed: seed))
     switch role {
     case "installs": try workload.installs()
     case "maintenance": try workload.maintenance()
