@@ -153,5 +153,32 @@ extension WebKitTests {
             #expect(error?.resource == url("fonts/Lato-Bold.latin.woff2"), "\(String(describing: error))")
             #expect(error?.cacheError?.code == .corruptObject)
         }
+
+        /// A character that only a stylesheet's `::before` content shows (not in `innerText`)
+        /// still makes its subset needed: the Cyrillic faces are waited for and load.
+        @Test func aCharacterOnlyAPseudoElementShowsMakesItsSubsetNeeded() async throws {
+            let fixture = try WebKitFixture()
+            let folder = fixture.root + "/pseudo-page"
+            try FileManager.default.createDirectory(atPath: folder + "/fonts", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: sampleBundles + "/onboarding/fonts/Lato-Regular.ttf", toPath: folder + "/fonts/Lato-Regular.ttf")
+            try Data(#"{"fonts": {"subsets": ["latin", "cyrillic"]}}"#.utf8).write(to: URL(fileURLWithPath: folder + "/larder.json"))
+            try Data(
+                """
+                <!doctype html><style>
+                @font-face { font-family: "Lato"; src: url(fonts/Lato-Regular.ttf); }
+                body { font-family: Lato, serif; } @media screen { h1::before { content: "\\416 "; } }
+                </style><h1>Plan your week</h1>
+                """.utf8
+            ).write(to: URL(fileURLWithPath: folder + "/index.html"))
+            let report = try Packer.pack(source: folder, into: fixture.root + "/out")
+            let bundle = try fixture.cache.install(archiveAt: report.archivePath).bundle
+
+            let (renderer, _) = try await fixture.startedRenderer()
+            try await renderer.load(try fixture.content(bundle), visible: false)
+            let load = try #require(await renderer.lastLoad)
+            await renderer.stop()
+            let cyrillic = load.fonts.filter { $0.unicodeRange.contains("400") }
+            #expect(cyrillic.count == 1 && cyrillic.allSatisfy { $0.needed && $0.status == "loaded" }, "\(load.fonts)")
+        }
     }
 }
