@@ -13,8 +13,9 @@ import Testing
     /// the test kills it: how long it is held never races how fast a busy machine runs the test.
     static func holdLock(_ path: String) throws -> pid_t {
         // -o: the lock stays with flock itself, not with the sleep it starts; its own process
-        // group, so one kill ends both.
-        let arguments = ["/usr/bin/flock", "-o", "-x", path, "sleep", String(Int(120 * testTimeScale))]
+        // group, so one kill ends both. Held up to 10 minutes (every test releases it): a test
+        // process whose cooperative threads another test's blocking wait holds can take two.
+        let arguments = ["/usr/bin/flock", "-o", "-x", path, "sleep", String(Int(600 * testTimeScale))]
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var attributes = posix_spawnattr_t()
