@@ -112,20 +112,7 @@ final class Workspace: @unchecked Sendable {
     /// tests that need a bundle of the size the samples had before their fonts were converted
     /// and subset (onboarding's archive is then about 760 kB instead of 130 kB).
     func packWithFontsAsWritten(_ source: String) throws -> PackReport {
-        let copy = path + "/sources/" + URL(fileURLWithPath: source).lastPathComponent
-        try FileManager.default.createDirectory(atPath: path + "/sources", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: source, toPath: copy)
-        let configurationPath = copy + "/larder.json"
-        var configuration: [String: Any] = [:]
-        if let bytes = FileManager.default.contents(atPath: configurationPath) {
-            guard let object = try JSONSerialization.jsonObject(with: bytes) as? [String: Any] else {
-                throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: configurationPath])
-            }
-            configuration = object
-        }
-        configuration["fonts"] = ["woff2": false]
-        try JSONSerialization.data(withJSONObject: configuration, options: [.sortedKeys]).write(to: URL(fileURLWithPath: configurationPath))
-        return try pack(copy)
+        try pack(copySource(source, to: path + "/sources/" + URL(fileURLWithPath: source).lastPathComponent, fonts: #"{"woff2": false}"#))
     }
 
     func cache(_ name: String = "cache") throws -> LarderCache {

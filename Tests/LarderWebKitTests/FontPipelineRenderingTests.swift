@@ -13,19 +13,6 @@ extension WebKitTests {
     /// fonts as written (`"woff2": false`); a subset that leaves out a character the page shows
     /// changes pixels, and the pack says which character and where.
     @Suite struct FontPipelineRendering {
-        /// A copy of a source folder with `fonts` as its larder.json's `"fonts"`.
-        static func copy(_ source: String, fonts: String, into folder: String) throws -> String {
-            try FileManager.default.copyItem(atPath: source, toPath: folder)
-            let path = folder + "/larder.json"
-            var configuration = "{}"
-            if let bytes = FileManager.default.contents(atPath: path) { configuration = String(decoding: bytes, as: UTF8.self) }
-            let trimmed = configuration.trimmingCharacters(in: .whitespacesAndNewlines).dropLast()
-            let withoutFonts = trimmed.range(of: #", "fonts""#).map { String(trimmed[..<$0.lowerBound]) } ?? String(trimmed)
-            let joined = withoutFonts.trimmingCharacters(in: .whitespaces).hasSuffix("{") ? "" : ", "
-            try Data((withoutFonts + joined + #""fonts": "# + fonts + "}").utf8).write(to: URL(fileURLWithPath: path))
-            return folder
-        }
-
         /// Renders an archive hidden at the phone viewport, animations stopped at their start.
         static func render(_ archive: String, _ fixture: WebKitFixture) async throws -> (PNG.Image, WebKitLoadReport) {
             let bundle = try fixture.cache.install(archiveAt: archive).bundle
@@ -57,12 +44,12 @@ extension WebKitTests {
             let source = try Self.source(name, in: fixture.root)
             let subsets =
                 name == "font-awesome+rtd" ? #"{"subsets": ["latin"], "faces": {"FontAwesome": {"subsets": ["private-use"]}}}"# : nil
-            let piped = try Self.copy(source, fonts: subsets ?? #"{"subsets": ["latin"]}"#, into: fixture.root + "/piped")
+            let piped = try copySource(source, to: fixture.root + "/piped", fonts: subsets ?? #"{"subsets": ["latin"]}"#)
             if name == "onboarding" {  // the sample's own settings (its arrows have a subset of their own)
                 try FileManager.default.removeItem(atPath: piped + "/larder.json")
                 try FileManager.default.copyItem(atPath: source + "/larder.json", toPath: piped + "/larder.json")
             }
-            let written = try Self.copy(source, fonts: #"{"woff2": false}"#, into: fixture.root + "/written")
+            let written = try copySource(source, to: fixture.root + "/written", fonts: #"{"woff2": false}"#)
             let pipeline = try Packer.pack(source: piped, into: fixture.root + "/out")
             let asWritten = try Packer.pack(source: written, into: fixture.root + "/out")
             #expect(pipeline.archiveSize < asWritten.archiveSize)
@@ -83,8 +70,8 @@ extension WebKitTests {
         @Test func aSubsetWithoutACharacterThePageShowsChangesPixels() async throws {
             let fixture = try WebKitFixture()
             let source = sampleBundles + "/onboarding"
-            let lacking = try Self.copy(source, fonts: #"{"subsets": ["latin"], "keepUsed": false}"#, into: fixture.root + "/lacking")
-            let written = try Self.copy(source, fonts: #"{"woff2": false}"#, into: fixture.root + "/written")
+            let lacking = try copySource(source, to: fixture.root + "/lacking", fonts: #"{"subsets": ["latin"], "keepUsed": false}"#)
+            let written = try copySource(source, to: fixture.root + "/written", fonts: #"{"woff2": false}"#)
             let report = try Packer.pack(source: lacking, into: fixture.root + "/out")
             let warning = try #require(report.warnings.first { $0.kind == .uncoveredCharacter && $0.message.hasPrefix("U+2192") })
             #expect(warning.location?.file == "index.html" && warning.location?.line == 48)
