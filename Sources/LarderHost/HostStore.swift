@@ -31,9 +31,15 @@ struct ScopeRecord: Sendable, Equatable {
 }
 
 /// The host's persistent state (SQLite, WAL): one row per scope, so backoff and the last
-/// authorised document survive a restart. Commits do not wait for the disk
-/// (`synchronous=NORMAL`): a power cut may lose the last record, which costs one extra request
-/// to the origin, never consistency, and keeps a launch's first write off the disk's latency.
+/// authorised document survive a restart.
+///
+/// A write that changes what the scope may show (a new authorised document, a denial, a
+/// logout) waits for the disk (`synchronous=FULL` for that commit): once `prepare()` returned,
+/// a power cut must not take away the revision a device presents offline (the power-loss
+/// explorer, `Tools/powerloss.sh --durability posix`, saw exactly that while the commits did not
+/// wait). Every other write (a renewal, backoff) does not (`synchronous=NORMAL`): a power cut
+/// may lose it, which costs one extra request to the origin, never consistency, and keeps a
+/// launch's first write, a renewal after a 304, off the disk's latency.
 final class HostStore: Sendable {
     let path: String
     let database: Locked<SQLiteDatabase>
@@ -118,27 +124,57 @@ final class HostStore: Sendable {
     }
 
     private static func write(_ record: ScopeRecord, for scope: String, in database: SQLiteDatabase) throws(CacheError) {
-                try database.prepare(
-                    """
-                    INSERT OR REPLACE INTO scopes(scope, document, etag, renewed_ms, failures, not_before_ms, not_found,
-                        denied_status, denied_ms, kept_after_removal, fitting)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """
-                ).bind(
-                    .text(scope), record.document.map { .blob($0.canonicalBytes) } ?? .null,
-                    record.etag.map { .text($0) } ?? .null, record.renewed.map { .int($0.milliseconds) } ?? .null,
-                    .int(Int64(record.failures)), record.notBefore.map { .int($0.milliseconds) } ?? .null,
-                    .int(Int64(record.notFound)), record.deniedStatus.map { .int(Int64($0)) } ?? .null,
-                    record.deniedAt.map { .int($0.milliseconds) } ?? .null, .int(record.keptAfterRemoval ? 1 : 0),
-                    record.fitting.map { .blob($0.canonicalBytes) } ?? .null
-                ).run()
+        let durable = try changesWhatIsShown(record, for: scope, in: database)
+        try waitingForTheDisk(durable, database) { () throws(CacheError) in
+            try database.prepare(
+                """
+                INSERT OR REPLACE INTO scopes(scope, document, etag, renewed_ms, failures, not_before_ms, not_found,
+                    denied_status, denied_ms, kept_after_removal, fitting)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+            ).bind(
+                .text(scope), record.document.map { .blob($0.canonicalBytes) } ?? .null,
+                record.etag.map { .text($0) } ?? .null,
+                record.renewed.map { .int($0.milliseconds) } ?? .null,
+                .int(Int64(record.failures)), record.notBefore.map { .int($0.milliseconds) } ?? .null,
+                .int(Int64(record.notFound)), record.deniedStatus.map { .int(Int64($0)) } ?? .null,
+                record.deniedAt.map { .int($0.milliseconds) } ?? .null,
+                .int(record.keptAfterRemoval ? 1 : 0),
+                record.fitting.map { .blob($0.canonicalBytes) } ?? .null
+            ).run()
+        }
+    }
+
+    /// Whether `record` names another document, or another denial, than the stored row.
+    private static func changesWhatIsShown(_ record: ScopeRecord, for scope: String, in database: SQLiteDatabase) throws(CacheError) -> Bool {
+        let statement = try database.prepare("SELECT document, denied_status FROM scopes WHERE scope = ?").bind(.text(scope))
+        guard try statement.step() else { return record.document != nil || record.deniedStatus != nil }
+        let stored = statement.isNull(0) ? nil : statement.blob(0)
+        let denied = statement.isNull(1) ? nil : Int(statement.int(1))
+        return stored != record.document?.canonicalBytes || denied != record.deniedStatus
+    }
+
+    /// Runs `body`, one autocommit write, with `synchronous=FULL` when `durable` (its commit
+    /// syncs the WAL, and with it every earlier commit), then back to `NORMAL`.
+    private static func waitingForTheDisk(_ durable: Bool, _ database: SQLiteDatabase, _ body: () throws(CacheError) -> Void) throws(CacheError) {
+        guard durable else { return try body() }
+        try database.execute("PRAGMA synchronous=FULL")
+        do {
+            try body()
+        } catch {
+            try database.execute("PRAGMA synchronous=NORMAL")
+            throw error
+        }
+        try database.execute("PRAGMA synchronous=NORMAL")
     }
 
     /// Forgets a scope entirely (logout): document, validator, backoff and denial.
     func delete(_ scope: String) throws(HostError) {
         do {
             try database.withLock { (database) throws(CacheError) in
-                try database.prepare("DELETE FROM scopes WHERE scope = ?").bind(.text(scope)).run()
+                try Self.waitingForTheDisk(true, database) { () throws(CacheError) in
+                    try database.prepare("DELETE FROM scopes WHERE scope = ?").bind(.text(scope)).run()
+                }
             }
         } catch {
             throw failure(error, "cannot write the host state")
