@@ -33,6 +33,9 @@ final class StateBuilder {
         target = mapped
     }
 
+    /// The image of the state last built, as the state file holds it.
+    var image: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: target, count: size) }
+
     deinit {
         munmap(target, size)
         close(targetFile)

@@ -37,6 +37,32 @@ struct StateMount {
         return flushed == 0 ? nil : "BLKFLSBUF on \(device) failed: \(String(cString: strerror(errno)))"
     }
 
+    /// How many of the device's 4 KiB blocks its page cache holds with bytes other than
+    /// `image`'s: blocks ``dropCachedBlocks()`` could not drop (it skips pages in use) that a
+    /// mount would read instead of the state. Only the blocks `mincore(2)` reports cached are
+    /// read, so nothing new is read from the device.
+    /// - Returns: the count, or what failed.
+    func staleCachedBlocks(comparedWith image: UnsafeRawBufferPointer) -> Result<Int, ToolError> {
+        let descriptor = open(device, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return .failure(ToolError("cannot open \(device): \(String(cString: strerror(errno)))")) }
+        defer { close(descriptor) }
+        guard let mapped = mmap(nil, image.count, PROT_READ, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED else {
+            return .failure(ToolError("cannot map \(device): \(String(cString: strerror(errno)))"))
+        }
+        defer { munmap(mapped, image.count) }
+        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        var resident = [UInt8](repeating: 0, count: (image.count + pageSize - 1) / pageSize)
+        guard mincore(mapped, image.count, &resident) == 0 else {
+            return .failure(ToolError("mincore on \(device) failed: \(String(cString: strerror(errno)))"))
+        }
+        var stale = 0
+        for page in resident.indices where resident[page] & 1 != 0 {
+            let offset = page * pageSize
+            if memcmp(mapped + offset, image.baseAddress! + offset, min(pageSize, image.count - offset)) != 0 { stale += 1 }
+        }
+        return .success(stale)
+    }
+
     /// Unmounts, waiting up to 5 s while it is busy.
     /// - Throws: ``ToolError`` when it stays mounted: something (the checker) kept a file open.
     func unmount() throws {

@@ -90,10 +90,8 @@ func processorSeconds(_ who: __rusage_who) -> Double {
 func reportTime(_ explorer: Explorer) {
     emit("time by phase: " + explorer.phases.sorted { $0.key < $1.key }.map { String(format: "%@ %.1f s", $0.key, $0.value) }.joined(separator: ", "))
     emit(String(format: "processor time: %.1f s explorer, %.1f s checker and fsck", processorSeconds(RUSAGE_SELF), processorSeconds(RUSAGE_CHILDREN)))
-    for verdict in explorer.unconfirmed {
-        emit("UNCONFIRMED \(verdict.state) (good at a second look, with a new checker): \(verdict.problems.joined(separator: " | "))")
-    }
-    emit("bad verdicts a second look did not confirm: \(explorer.unconfirmed.count)")
+    emit("bad verdicts a second look did not repeat (counted as bad): \(explorer.unconfirmed.count)")
+    emit("states whose loop device kept stale cached blocks after BLKFLSBUF: \(explorer.statesWithStaleBlocks) (\(explorer.staleBlocksDropped) blocks, dropped again before the mount)")
 }
 
 func explore(_ options: Options) throws {
