@@ -58,6 +58,7 @@ public final class HeadlessRenderer: JourneyRenderer {
         var content: RenderContent?
         var lastLoad: LoadReport?
         var shownSessions: [String] = []
+        var context: [String: String] = [:]
         var loads = 0
         var resets = 0
         var unloads = 0
@@ -80,6 +81,10 @@ public final class HeadlessRenderer: JourneyRenderer {
     public var state: State { storage.withLock { $0.state } }
     /// The ids of the sessions shown, in order.
     public var shownSessions: [String] { storage.withLock { $0.shownSessions } }
+    /// What the content reads as `window.larder.context` now (a web renderer's contract): the
+    /// loaded content's (``RenderContent/context``), then the shown session's; empty again
+    /// after a reset or an unload.
+    public var context: [String: String] { storage.withLock { $0.context } }
     /// The report of the last successful load, kept across ``unload()``.
     public var lastLoad: LoadReport? { storage.withLock { $0.lastLoad } }
     /// Successful loads.
@@ -120,6 +125,7 @@ public final class HeadlessRenderer: JourneyRenderer {
             switch result {
             case .success(let report):
                 storage.content = content
+                storage.context = content.context
                 storage.state = .loaded(visible: visible, screen: content.manifest.entry)
                 storage.lastLoad = report
                 storage.loads += 1
@@ -143,6 +149,7 @@ public final class HeadlessRenderer: JourneyRenderer {
             }
             storage.state = .loaded(visible: true, screen: screen)
             storage.shownSessions.append(session.id)
+            storage.context = session.context
         }
     }
 
@@ -154,6 +161,7 @@ public final class HeadlessRenderer: JourneyRenderer {
             try Self.requireRunning(storage)
             guard let content = storage.content else { return }
             storage.state = .loaded(visible: false, screen: content.manifest.entry)
+            storage.context = [:]
             storage.resets += 1
         }
     }
@@ -163,6 +171,7 @@ public final class HeadlessRenderer: JourneyRenderer {
         storage.withLock { storage in
             guard storage.state != .stopped, storage.content != nil else { return }
             storage.content = nil
+            storage.context = [:]
             storage.state = .started
             storage.unloads += 1
         }

@@ -201,11 +201,14 @@ extension JourneyHost {
             throw HostError(.cancelled, "the prepared content changed")
         }
         let session = PresentationSession(
-            id: UUID().uuidString.lowercased(), journey: journey.journey, revision: journey.revision, bundle: journey.bundle)
+            id: UUID().uuidString.lowercased(), journey: journey.journey, revision: journey.revision, bundle: journey.bundle,
+            context: context)
         if current.journey.preloaded {
             if !current.loaded { try await loadHidden() }
         } else {
-            try await renderer.load(current.content, visible: true)
+            var content = current.content
+            content.context = context
+            try await renderer.load(content, visible: true)
         }
         // Past the deadline the caller was told it failed: do not show it after all.
         if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }

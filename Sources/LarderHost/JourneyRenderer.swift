@@ -10,12 +10,18 @@ public struct RenderContent: Sendable {
     public var lease: BundleLease
     /// The cache, for `larder-font://` URLs.
     public var cache: LarderCache
+    /// What the content reads as `window.larder.context` from its first script on: the
+    /// presentation's context for a direct presentation (loaded when visible), empty for
+    /// content loaded hidden ahead of one (it gets its context when shown,
+    /// ``PresentationSession/context``).
+    public var context: [String: String]
 
-    public init(journey: String, revision: Int64, lease: BundleLease, cache: LarderCache) {
+    public init(journey: String, revision: Int64, lease: BundleLease, cache: LarderCache, context: [String: String] = [:]) {
         self.journey = journey
         self.revision = revision
         self.lease = lease
         self.cache = cache
+        self.context = context
     }
 
     public var bundle: Digest { lease.bundle }
@@ -28,12 +34,16 @@ public struct PresentationSession: Sendable, Hashable {
     public var journey: String
     public var revision: Int64
     public var bundle: Digest
+    /// What the app passed to ``JourneyHost/present(context:)``: the content reads it as
+    /// `window.larder.context` once shown, and hears it in a `larder:context` event.
+    public var context: [String: String]
 
-    public init(id: String, journey: String, revision: Int64, bundle: Digest) {
+    public init(id: String, journey: String, revision: Int64, bundle: Digest, context: [String: String] = [:]) {
         self.id = id
         self.journey = journey
         self.revision = revision
         self.bundle = bundle
+        self.context = context
     }
 }
 

@@ -146,6 +146,23 @@ enum PageScripts {
         "\(target).dispatchEvent(new CustomEvent(\(quoted(name)), { detail: \(json) })); undefined"
     }
 
+    /// Installed at document start in the page's own world, top frame: the presentation's
+    /// context (`json`, an object of strings) as `window.larder.context`, frozen, before the
+    /// page's first script runs.
+    static func context(_ json: String) -> String {
+        "window.larder = { context: Object.freeze(\(json)) };"
+    }
+
+    /// Run in the page when a presentation shows: `window.larder.context` becomes `json`, and
+    /// the document hears a `larder:context` event with it as `detail`.
+    static func contextChange(_ json: String) -> String {
+        """
+        if (typeof window.larder !== "object" || window.larder === null) window.larder = {};
+        window.larder.context = Object.freeze(\(json));
+        \(dispatch("larder:context", on: "document", detail: json))
+        """
+    }
+
     /// `text` as a JavaScript string literal.
     static func quoted(_ text: String) -> String {
         var out = "\""

@@ -171,6 +171,7 @@ public final class WebKitRenderer: JourneyRenderer {
         guard webView != nil else { throw HostError(.renderer, "load before start: start the renderer first") }
         self.content = content
         state = .started
+        webView?.setPageContext(Self.json(content.context))
         let url = Self.url(of: content.manifest.entry, in: content.bundle)
         do throws(HostError) {
             let report = try await performLoad(url, document: content.manifest.entry, visible: visible)
@@ -185,8 +186,10 @@ public final class WebKitRenderer: JourneyRenderer {
         }
     }
 
-    /// Maps the window, tells the page (`larder:visibility` with the session, journey and
-    /// revision) and records the session.
+    /// Maps the window, gives the page the session's context (`window.larder.context` and a
+    /// `larder:context` event, also in every page the flow navigates to from here), tells it
+    /// it is visible (`larder:visibility` with the session, journey and revision) and records
+    /// the session.
     /// - Throws: ``HostError/Code/renderer`` without loaded content or when the page cannot be
     ///   told; ``HostError/Code/disposed`` after ``stop()``.
     public func show(_ session: PresentationSession) async throws(HostError) {
@@ -194,6 +197,8 @@ public final class WebKitRenderer: JourneyRenderer {
         guard case .loaded(_, let document) = state, let webView else {
             throw HostError(.renderer, "nothing loaded: load content before showing it", digest: session.bundle)
         }
+        webView.setPageContext(Self.json(session.context))
+        _ = try await evaluateInPage(PageScripts.contextChange(Self.json(session.context)))
         webView.setVisible(true)
         state = .loaded(visible: true, document: document)
         shownSessions.appendKeepingLast(Self.logLimit, session.id)
@@ -211,6 +216,8 @@ public final class WebKitRenderer: JourneyRenderer {
         try requireRunning()
         guard let content, case .loaded = state else { return }
         webView?.setVisible(false)
+        // The next presentation brings its own context: this one's is not left behind.
+        webView?.setPageContext(Self.json([:]))
         state = .started
         do throws(HostError) {
             let report = try await performLoad(
@@ -345,6 +352,11 @@ public final class WebKitRenderer: JourneyRenderer {
     func evaluateInPage(_ script: String) async throws(HostError) -> JSONValue {
         guard let webView else { throw HostError(.renderer, "the renderer is not started") }
         return try Self.parse(await webView.evaluate(script, world: nil, timeout: configuration.loadTimeout).get())
+    }
+
+    /// A context as the JSON object the page reads.
+    nonisolated static func json(_ context: [String: String]) -> String {
+        JSONValue.object(context.mapValues { .string($0) }).jsonText
     }
 
     private static func parse(_ bytes: [UInt8]) throws(HostError) -> JSONValue {

@@ -52,6 +52,8 @@ final class WebView {
     private let manager: UnsafeMutablePointer<WebKitUserContentManager>
     private let target: SignalTarget
     private var destroyed = false
+    /// The page-world script that sets `window.larder.context` (``setPageContext(_:)``).
+    private var contextScript: OpaquePointer?
 
     /// Creates the view and window.
     /// - Parameters:
@@ -127,6 +129,21 @@ final class WebView {
     /// Starts loading `uri` (`webkit_web_view_load_uri`).
     func load(_ uri: String) {
         webkit_web_view_load_uri(view, uri)
+    }
+
+    /// Makes every document loaded from now on (the entry, and pages the flow navigates to)
+    /// find `context` (a JSON object of strings) as `window.larder.context` before its first
+    /// script runs, replacing the context set before.
+    func setPageContext(_ json: String) {
+        guard !destroyed else { return }
+        if let contextScript {
+            webkit_user_content_manager_remove_script(manager, contextScript)
+            webkit_user_script_unref(contextScript)
+        }
+        let script = webkit_user_script_new(
+            PageScripts.context(json), WEBKIT_USER_CONTENT_INJECT_TOP_FRAME, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
+        webkit_user_content_manager_add_script(manager, script)
+        contextScript = script
     }
 
     /// Maps (`gtk_widget_show`) or unmaps (`gtk_widget_hide`) the window.
@@ -224,6 +241,8 @@ final class WebView {
         gtk_widget_destroy(window)
         g_object_unref(view)
         g_object_unref(manager)
+        if let contextScript { webkit_user_script_unref(contextScript) }
+        contextScript = nil
     }
 
     // MARK: Signals

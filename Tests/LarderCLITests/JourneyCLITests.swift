@@ -58,6 +58,14 @@ import Testing
          "Error: Invalid '--deadline <duration>': 'never' (use e.g. 5s, 1500ms, 2min)", "journey prepare"),
         (["journey", "present", "--origin", origin, "--key", "k", "--journey", "onboarding", "--timeout", "0"],
          "Error: Invalid '--timeout <duration>': '0' (use e.g. 5s, 1500ms, 2min)", "journey present"),
+        (["journey", "present", "--origin", origin, "--key", "k", "--journey", "onboarding", "--context", "placement"],
+         "Error: Invalid '--context <key=value>': 'placement' is not key=value", "journey present"),
+        (["journey", "present", "--origin", origin, "--key", "k", "--journey", "onboarding", "--context", "=settings"],
+         "Error: Invalid '--context <key=value>': '=settings' is not key=value", "journey present"),
+        (["journey", "present", "--origin", origin, "--key", "k", "--journey", "onboarding", "--context", "a=1", "--context", "a=2"],
+         "Error: Invalid '--context <key=value>': 'a' is given twice", "journey present"),
+        (["journey", "prepare", "--origin", origin, "--key", "k", "--journey", "onboarding", "--context", "a=1"],
+         "Error: Unknown option '--context'", "journey prepare"),
     ])
     func usageErrorsExit64(_ arguments: [String], _ message: String, _ command: String) throws {
         let result = try CLI.run(arguments)
@@ -162,6 +170,22 @@ import Testing
         #expect(presented?.hasPrefix("session \(session):") == true, "the reported session is the one presented")
         let status = try json(try CLI.run(["journey", "status", "--json"] + scope(scratch.path + "/cache")).stdout)
         #expect(status["pendingCaptures"] as? Int == 1)
+    }
+
+    @Test func thePresentationCarriesItsContext() throws {
+        let scratch = try Scratch()
+        let archive = try packSample("onboarding", into: scratch.path + "/out")
+        let context = ["--context", "placement=settings", "--context", "query=a=b", "--context", "empty="]
+        let result = try CLI.run(["journey", "present", "--offline", "--embedded", archive, "--json"] + context + scope(scratch.path + "/cache"))
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try json(result.stdout)
+        #expect(report["context"] as? [String: String] == ["placement": "settings", "query": "a=b", "empty": ""])
+
+        let text = try CLI.run(["journey", "present", "--offline", "--embedded", archive, "--context", "placement=settings"] + scope(scratch.path + "/cache"))
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("\nContext    placement=settings\n"), "\(text.stdout)")
+        let plain = try json(try CLI.run(["journey", "present", "--offline", "--embedded", archive, "--json"] + scope(scratch.path + "/cache")).stdout)
+        #expect(plain["context"] as? [String: String] == [:])
     }
 
     @Test func aMissingEmbeddedArchiveExits66() throws {

@@ -28,4 +28,27 @@ struct SessionContextTests {
         #expect(events.filter { $0.session == first.id }.map(\.context) == [withSession, withSession])
         #expect(events.filter { $0.session == second.id }.map(\.context) == [configuration.capture!.context, configuration.capture!.context])
     }
+
+    @Test(
+        "The content reads its session's context: given when shown (prepared), from the first script on (direct); gone after dismissal",
+        arguments: [true, false])
+    func contentReadsTheContext(prepared: Bool) async throws {
+        let fixture = try HostFixture()
+        try fixture.publish("onboarding")
+        let renderer = HeadlessRenderer(capabilities: prepared ? [.prepare, .visibility] : [])
+        let host = try fixture.host(renderer)
+        _ = try await host.prepare()
+        #expect(renderer.context == [:])
+
+        let session = try await host.present(context: ["placement": "settings", "campaign": "spring"])
+
+        #expect(session.context == ["placement": "settings", "campaign": "spring"])
+        #expect(renderer.context == ["placement": "settings", "campaign": "spring"])
+        #expect(renderer.lastLoad != nil)
+        await host.dismiss()
+        #expect(await eventually { renderer.context == [:] })
+        _ = try await host.present()
+        #expect(renderer.context == [:], "a session without context must not see the last one's")
+        await host.dispose()
+    }
 }

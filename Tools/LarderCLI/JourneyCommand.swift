@@ -22,6 +22,9 @@ enum JourneyCommand {
     static let embeddedOption = OptionSpec(
         names: ["--embedded"], value: "archive", help: "A bundle archive shipped with the app, shown when nothing else can be.")
     static let jsonOption = OptionSpec(names: ["--json"], value: nil, help: "Print the report as JSON.")
+    static let contextOption = OptionSpec(
+        names: ["--context"], value: "key=value",
+        help: "Context for the presentation (repeatable): the content reads it as window.larder.context, and captures carry it.")
     static let deadlineOption = OptionSpec(
         names: ["--deadline"], value: "duration",
         help: "How long asking the origin may hold up a preparation before it falls back, e.g. 5s, 1500ms (default 5s).")
@@ -105,7 +108,8 @@ enum JourneyCommand {
             options: [offlineOption, embeddedOption, deadlineOption, timeoutOption] + HostRuleOptions.all + rendererOptions + [jsonOption])),
         "present": (.present, sub(
             .present, "Prepare a journey, present it once in a new session, then dismiss it.",
-            options: [offlineOption, embeddedOption, deadlineOption, timeoutOption] + HostRuleOptions.all + rendererOptions + [jsonOption])),
+            options: [offlineOption, embeddedOption, deadlineOption, timeoutOption, contextOption] + HostRuleOptions.all + rendererOptions
+                + [jsonOption])),
         "logout": (.logout, sub(
             .logout, "Sign the scope out: its prepared content, stored state and the bundles no other scope uses are discarded; the embedded default and queued captures stay.",
             options: [jsonOption])),
@@ -128,10 +132,12 @@ enum JourneyCommand {
         let parsed: ParsedArguments
         let configuration: JourneyConfiguration
         let choice: RendererChoice
+        let context: [String: String]
         do throws(UsageError) {
             parsed = try ParsedArguments(Array(arguments.dropFirst()), spec: subSpec, positionalCount: 0...0)
             if parsed.wantsHelp { Console.out(subSpec.helpText); return .success }
             configuration = try Self.configuration(parsed, spec: subSpec)
+            context = try Self.context(parsed, spec: subSpec)
             choice = try RendererChoice(parsed, spec: subSpec)
         } catch {
             return Console.usageError(error)
@@ -170,7 +176,7 @@ enum JourneyCommand {
         var outcome = waitFor {
             let drawing = Task { for await fraction in await host.progressUpdates() { bar.update(fraction: fraction) } }
             defer { drawing.cancel() }
-            return await perform(action, host: host, started: started, screenshot: screenshot, force: force)
+            return await perform(action, host: host, started: started, screenshot: screenshot, force: force, context: context)
         }
         bar.finish()
         if let png = outcome.png, let path = choice.screenshot {
@@ -213,13 +219,30 @@ enum JourneyCommand {
         return configuration
     }
 
+    /// The `--context key=value` pairs; a pair without `=` or with an empty key, or a key
+    /// given twice, is a usage error.
+    static func context(_ parsed: ParsedArguments, spec: CommandSpec) throws(UsageError) -> [String: String] {
+        var context: [String: String] = [:]
+        for pair in parsed.values("--context") {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw UsageError(message: "Invalid '--context <key=value>': '\(pair)' is not key=value", command: spec)
+            }
+            let key = String(pair[..<equals])
+            guard context.updateValue(String(pair[pair.index(after: equals)...]), forKey: key) == nil else {
+                throw UsageError(message: "Invalid '--context <key=value>': '\(key)' is given twice", command: spec)
+            }
+        }
+        return context
+    }
+
     /// Runs one action on the host, collects the timeline and disposes the host.
     /// - Parameters:
     ///   - screenshot: takes a PNG of the renderer: after preparing, or while presented.
     ///   - force: ask the origin first whatever the backoff (``JourneyHost/refresh(force:)``).
+    ///   - context: the presentation's (``JourneyHost/present(context:)``).
     static func perform(
         _ action: Action, host: JourneyHost, started: Date, screenshot: (@Sendable () async throws(HostError) -> [UInt8])? = nil,
-        force: Bool = false
+        force: Bool = false, context: [String: String] = [:]
     ) async -> JourneyOutcome {
         var outcome = JourneyOutcome(started: started)
         var forcedFailure: HostError?
@@ -237,7 +260,7 @@ enum JourneyCommand {
                 if let screenshot { outcome.png = try await screenshot() }
             case .present:
                 outcome.prepared = try await host.prepare()
-                outcome.session = try await host.present()
+                outcome.session = try await host.present(context: context)
                 if let screenshot { outcome.png = try await screenshot() }
                 await host.dismiss()
             case .status:

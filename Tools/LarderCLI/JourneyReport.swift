@@ -69,7 +69,12 @@ struct JourneyReport {
             }
             if let reason = prepared.fallbackReason { rows.append(["Fallback", reason]) }
         }
-        if let session = outcome.session { rows.append(["Session", session.id]) }
+        if let session = outcome.session {
+            rows.append(["Session", session.id])
+            if !session.context.isEmpty {
+                rows.append(["Context", session.context.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")])
+            }
+        }
         if let engine = load?.engine {
             rows.append(["Renderer", "webkit (WebKitGTK)"])
             rows += engine.rows
@@ -146,7 +151,10 @@ struct JourneyReport {
             ]),
         ]
         if let engine = load?.engine { object["load"] = engine.json }
-        if action == .present { object["session"] = outcome.session.map { .string($0.id) } ?? .null }
+        if action == .present {
+            object["session"] = outcome.session.map { .string($0.id) } ?? .null
+            object["context"] = outcome.session.map { .object($0.context.mapValues(JSONValue.string)) } ?? .null
+        }
         if let error = outcome.error { object["error"] = Self.errorJSON(error) }
         return .object(object)
     }
