@@ -32,7 +32,7 @@ struct ConfigurationChange: OptionSet, Sendable, Hashable, CustomStringConvertib
         var change: ConfigurationChange = []
         if old.scope != new.scope { change.insert(.scope) }
         if old.embeddedDefault != new.embeddedDefault { change.insert(.embeddedDefault) }
-        if old.download != new.download || old.origin != new.origin { change.insert(.downloads) }
+        if old.download != new.download || old.requestOrigin != new.requestOrigin { change.insert(.downloads) }
         if old.trustedKeys != new.trustedKeys { change.insert(.trust) }
         if old.removedJourney == .keepServing, new.removedJourney == .discard { change.insert(.keptRemoval) }
         return change

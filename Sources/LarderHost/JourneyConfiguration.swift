@@ -38,6 +38,14 @@ public struct JourneyConfiguration: Sendable, Equatable {
     public var identity: JourneyIdentity?
     /// The base URL the origin layout (`larder publish`) is served under.
     public var origin: URL
+    /// A staging origin that replaces ``origin`` for every request (and in the scope) in a
+    /// debug build, to try unreleased content against the app's real configuration. Setting it
+    /// in a release build stops the program (a precondition), so a staging URL never ships.
+    public var debugOrigin: URL? {
+        didSet { Self.requireDebugBuild(for: debugOrigin) }
+    }
+    /// Where requests go: ``debugOrigin`` when set, else ``origin``.
+    public var requestOrigin: URL { debugOrigin ?? origin }
     /// Capture settings; nil turns capture off.
     public var capture: CaptureSettings?
     /// A bundle archive shipped with the app, shown when nothing else can be.
@@ -77,15 +85,31 @@ public struct JourneyConfiguration: Sendable, Equatable {
         self.removedJourney = removedJourney
     }
 
-    /// The scope content is prepared and authorised for: key, journey, identity and origin.
-    /// Any change to them invalidates prepared content.
+    /// The scope content is prepared and authorised for: key, journey, identity and the
+    /// origin requests go to (``requestOrigin``). Any change to them invalidates prepared
+    /// content.
     public var scope: String {
-        let text = [publishableKey, journeyID, identity?.externalID ?? "", origin.absoluteString].map {
+        let text = [publishableKey, journeyID, identity?.externalID ?? "", requestOrigin.absoluteString].map {
             "\($0.utf8.count):\($0)"
         }.joined()
         return "journey-" + SHA256Hasher.hash(Array(text.utf8)).hex.prefix(32)
     }
 
     /// The URL of the journey's configuration document.
-    public var documentURL: URL { origin.appendingPathComponent("journeys/\(journeyID).json") }
+    public var documentURL: URL { requestOrigin.appendingPathComponent("journeys/\(journeyID).json") }
+
+    /// Whether this is a debug build of LarderHost (`DEBUG` defined).
+    static var isDebugBuild: Bool {
+        #if DEBUG
+            true
+        #else
+            false
+        #endif
+    }
+
+    /// Stops the program when a debug origin is set in a release build (``debugOrigin``).
+    package static func requireDebugBuild(for debugOrigin: URL?, debugBuild: Bool = isDebugBuild) {
+        guard let debugOrigin, !debugBuild else { return }
+        preconditionFailure("JourneyConfiguration.debugOrigin (\(debugOrigin.absoluteString)) is set in a release build: it is for debug builds only")
+    }
 }

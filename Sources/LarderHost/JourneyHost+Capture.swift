@@ -7,7 +7,7 @@ extension JourneyHost {
     @discardableResult
     public func deliverCapturedEvents() async -> CaptureDelivery {
         let sink = captureSink ?? HTTPCaptureSink(
-            endpoint: configuration.capture?.endpoint ?? configuration.origin.appendingPathComponent("capture"),
+            endpoint: configuration.capture?.endpoint ?? configuration.requestOrigin.appendingPathComponent("capture"),
             publishableKey: configuration.publishableKey, transport: transport)
         let queue: CaptureQueue
         do { queue = try captureQueue() } catch {

@@ -260,10 +260,10 @@ extension JourneyHost {
     /// (within its own limits, ``JourneyConfiguration/download``) until the host is disposed,
     /// so the next presentation, or the next launch, finds the bundle or resumes it.
     private func fetcher(for configuration: JourneyConfiguration) -> BundleFetcher {
-        if let kept = bundleFetcher, kept.origin == configuration.origin, kept.download == configuration.download { return kept.fetcher }
+        if let kept = bundleFetcher, kept.origin == configuration.requestOrigin, kept.download == configuration.download { return kept.fetcher }
         retireFetcher()
-        let fetcher = BundleFetcher(cache: cache, origin: configuration.origin, transport: transport, configuration: configuration.download)
-        bundleFetcher = (configuration.origin, configuration.download, fetcher)
+        let fetcher = BundleFetcher(cache: cache, origin: configuration.requestOrigin, transport: transport, configuration: configuration.download)
+        bundleFetcher = (configuration.requestOrigin, configuration.download, fetcher)
         return fetcher
     }
 
