@@ -181,6 +181,18 @@ final class HostStore: Sendable {
         }
     }
 
+    /// Forgets every scope (logout of everything); the accepted revisions stay, so a rollback
+    /// is still refused after it.
+    func deleteAllScopes() throws(HostError) {
+        do {
+            try database.withLock { (database) throws(CacheError) in
+                try Self.waitingForTheDisk(true, database) { () throws(CacheError) in try database.execute("DELETE FROM scopes") }
+            }
+        } catch {
+            throw failure(error, "cannot write the host state")
+        }
+    }
+
     /// ``HostError/Code/storage`` for a failed SQLite call, saying what was being done.
     func failure(_ error: CacheError, _ action: String) -> HostError {
         HostError(storage: HostStorageError(sqlite: error, path: path), action)

@@ -73,4 +73,56 @@ struct LogoutRuleTests {
         #expect(await host.presentationState == .hidden)
         #expect(renderer.record.loaded == false)
     }
+
+    @Test("Logout of everything: every journey's state and bundles go, the embedded default, captures and rollback floors stay")
+    func logoutOfEverything() async throws {
+        let fixture = try HostFixture()
+        let onboarding = try fixture.publish("onboarding", journey: "onboarding")
+        let paywall = try fixture.publish("paywall", journey: "paywall")
+        let embedded = try fixture.archive("legacy-prompt")
+        let renderer = ScriptedRenderer()
+        let host = try fixture.host(renderer, configuration: fixture.configuration(journey: "onboarding", embedded: embedded))
+        let other = try fixture.host(configuration: fixture.configuration(journey: "paywall"))
+        _ = try await host.present()
+        renderer.post(.capture(event: "answer", body: Array("yes".utf8)))
+        #expect(await eventually { (try? await host.pendingCaptures().count) == 2 })
+        try await other.prepare()
+        await other.dispose()
+        let embeddedDigest = try fixture.cache.importEmbeddedDefault(archiveAt: embedded).bundle
+
+        try await host.logout(.everything)
+
+        #expect(await host.presentationState == .hidden)
+        #expect(try await host.status().revision == nil)
+        #expect(try fixture.cache.bundle(onboarding.bundle) == nil)
+        #expect(try fixture.cache.bundle(paywall.bundle) == nil)
+        #expect(try fixture.cache.bundle(embeddedDigest)?.complete == true)
+        #expect(try await host.pendingCaptures().count == 2)
+        // A later host of the other journey on the same storage has nothing authorised.
+        fixture.origin.behaviour = .offline
+        let later = try fixture.host(configuration: fixture.configuration(journey: "paywall"))
+        let status = try await later.status()
+        #expect(status.revision == nil && status.cached == false)
+        await #expect(throws: HostError.self) { try await later.prepare() }
+        await later.dispose()
+        await host.dispose()
+    }
+
+    @Test("Logout of the journey only leaves the other journeys alone")
+    func logoutOfOneJourney() async throws {
+        let fixture = try HostFixture()
+        try fixture.publish("onboarding", journey: "onboarding")
+        let paywall = try fixture.publish("paywall", journey: "paywall")
+        let host = try fixture.host(configuration: fixture.configuration(journey: "onboarding"))
+        let other = try fixture.host(configuration: fixture.configuration(journey: "paywall"))
+        try await host.prepare()
+        try await other.prepare()
+
+        try await host.logout(.journey)
+
+        #expect(try await other.status().revision == paywall.revision)
+        #expect(try fixture.cache.bundle(paywall.bundle)?.complete == true)
+        await host.dispose()
+        await other.dispose()
+    }
 }

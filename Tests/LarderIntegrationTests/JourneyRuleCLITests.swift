@@ -182,4 +182,24 @@ import Testing
         let empty = try await larder(["journey", "captures", "--cache", work.path + "/cache"])
         #expect(empty.stdout == "No captured events are queued.\n")
     }
+
+    @Test func logoutAllClearsEveryJourney() async throws {
+        let origin = try Origin()
+        let work = try Workspace()
+        try origin.publish([try work.pack(sampleBundles + "/paywall").archivePath], journey: JourneyPublication(id: "paywall", key: Self.key))
+        try publish(origin, try work.pack(sampleBundles + "/onboarding").archivePath)
+        let paywall = scope(origin, work).map { $0 == "onboarding" ? "paywall" : $0 }
+        #expect(try await larder(["journey", "prepare"] + scope(origin, work)).status == 0)
+        #expect(try await larder(["journey", "prepare"] + paywall).status == 0)
+
+        let logout = try await larder(["journey", "logout", "--all", "--json"] + scope(origin, work))
+
+        #expect(logout.status == 0, "\(logout)")
+        #expect(try json(logout.stdout)["revision"] is NSNull)
+        let bundles = try await larder(["cache", "ls", "--json", "--cache", work.path + "/cache"])
+        #expect(bundles.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+        let other = try json(try await larder(["journey", "status", "--json"] + paywall).stdout)
+        #expect(other["revision"] is NSNull, "the other journey's state went too")
+        #expect(try await larder(["journey", "prepare", "--offline"] + paywall).status == 69)
+    }
 }

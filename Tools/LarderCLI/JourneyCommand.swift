@@ -22,6 +22,9 @@ enum JourneyCommand {
     static let embeddedOption = OptionSpec(
         names: ["--embedded"], value: "archive", help: "A bundle archive shipped with the app, shown when nothing else can be.")
     static let jsonOption = OptionSpec(names: ["--json"], value: nil, help: "Print the report as JSON.")
+    static let allOption = OptionSpec(
+        names: ["--all"], value: nil,
+        help: "Sign out of every journey: every scope's stored state and every bundle but the embedded default go.")
     static let contextOption = OptionSpec(
         names: ["--context"], value: "key=value",
         help: "Context for the presentation (repeatable): the content reads it as window.larder.context, and captures carry it.")
@@ -72,8 +75,9 @@ enum JourneyCommand {
               prepare                 Prepare the journey: configuration, bundle, hidden renderer.
               present                 Prepare, present once (a new session), then dismiss.
               status                  Show the stored state of the journey; never asks the origin.
-              logout                  Discard the scope's content, state and unshared bundles; keep
-                                      the embedded default and queued captures.
+              logout                  Discard the scope's content, state and unshared bundles (--all:
+                                      every journey's); keep the embedded default and queued
+                                      captures.
               captures                List the queued captured events; --deliver <url> sends them.
               prefetch                Warm several journeys up: --journey a --journey b ...
               history                 List what an origin folder published for the journey.
@@ -112,7 +116,7 @@ enum JourneyCommand {
                 + [jsonOption])),
         "logout": (.logout, sub(
             .logout, "Sign the scope out: its prepared content, stored state and the bundles no other scope uses are discarded; the embedded default and queued captures stay.",
-            options: [jsonOption])),
+            options: [allOption, jsonOption])),
         "status": (.status, sub(
             .status, "Show what the host knows about a journey without asking the origin.",
             options: [OptionSpec(names: ["--offline"], value: nil, help: "Accepted for symmetry: status never asks the origin."), jsonOption])),
@@ -176,7 +180,9 @@ enum JourneyCommand {
         var outcome = waitFor {
             let drawing = Task { for await fraction in await host.progressUpdates() { bar.update(fraction: fraction) } }
             defer { drawing.cancel() }
-            return await perform(action, host: host, started: started, screenshot: screenshot, force: force, context: context)
+            return await perform(
+                action, host: host, started: started, screenshot: screenshot, force: force, context: context,
+                logout: parsed.flag("--all") ? .everything : .journey)
         }
         bar.finish()
         if let png = outcome.png, let path = choice.screenshot {
@@ -240,9 +246,10 @@ enum JourneyCommand {
     ///   - screenshot: takes a PNG of the renderer: after preparing, or while presented.
     ///   - force: ask the origin first whatever the backoff (``JourneyHost/refresh(force:)``).
     ///   - context: the presentation's (``JourneyHost/present(context:)``).
+    ///   - extent: what `logout` discards.
     static func perform(
         _ action: Action, host: JourneyHost, started: Date, screenshot: (@Sendable () async throws(HostError) -> [UInt8])? = nil,
-        force: Bool = false, context: [String: String] = [:]
+        force: Bool = false, context: [String: String] = [:], logout extent: LogoutExtent = .journey
     ) async -> JourneyOutcome {
         var outcome = JourneyOutcome(started: started)
         var forcedFailure: HostError?
@@ -266,7 +273,7 @@ enum JourneyCommand {
             case .status:
                 outcome.status = try await host.status()
             case .logout:
-                try await host.logout()
+                try await host.logout(extent)
                 outcome.status = try await host.status()
             }
         } catch {
