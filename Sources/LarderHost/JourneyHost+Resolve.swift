@@ -73,7 +73,7 @@ extension JourneyHost {
         }
         let outcome: LiveOutcome?
         let asked: Bool
-        if let notBefore = record.notBefore, start < notBefore, liveFetches[scope] == nil {
+        if let notBefore = record.notBefore, start < notBefore, origin.liveFetches[scope] == nil {
             // Within a backoff nothing asks the origin, so the record read above is current.
             outcome = .failed(backingOff(until: notBefore))
             asked = false
@@ -123,11 +123,11 @@ extension JourneyHost {
     /// - Parameter force: ask even during a backoff (an explicit refresh).
     func live(_ configuration: JourneyConfiguration, generation: Int, force: Bool = false) async -> LiveOutcome {
         let scope = configuration.scope
-        if let running = liveFetches[scope] { return await running.value }
+        if let running = origin.liveFetches[scope] { return await running.value }
         let task = Task { await self.performLiveFetch(configuration, generation: generation, force: force) }
-        liveFetches[scope] = task
+        origin.liveFetches[scope] = task
         let outcome = await task.value
-        if liveFetches[scope] == task { liveFetches[scope] = nil }
+        if origin.liveFetches[scope] == task { origin.liveFetches[scope] = nil }
         return outcome
     }
 
@@ -136,7 +136,7 @@ extension JourneyHost {
         var record: ScopeRecord
         do { record = try trustedRecord(scope) } catch { return .failed(error) }
         if !force, let notBefore = record.notBefore, clock.now < notBefore { return .failed(backingOff(until: notBefore)) }
-        let client = ConfigurationClient(transport: transport, clock: clock)
+        let client = ConfigurationClient(transport: origin.transport, clock: clock)
         let answer = await client.fetch(
             configuration, etag: record.document == nil ? nil : record.etag, timeout: configuration.fetchDeadline)
         guard generation == self.generation else {
@@ -243,7 +243,7 @@ extension JourneyHost {
     /// Brings a bundle into the cache; nil on success.
     private func fetchBundle(_ bundle: Digest, configuration: JourneyConfiguration) async -> HostError? {
         do {
-            let meter = progressMeter
+            let meter = observation.progressMeter
             let result = try await fetcher(for: configuration).fetch(bundle) { fraction in meter.report(fraction) }
             meter.report(1)
             if result.source != .cache {
@@ -255,16 +255,13 @@ extension JourneyHost {
         }
     }
 
-    /// The fetcher for the configuration's origin. Its downloads are not held to
-    /// ``JourneyConfiguration/fetchDeadline``: one that outlives it goes on in the background
-    /// (within its own limits, ``JourneyConfiguration/download``) until the host is disposed,
-    /// so the next presentation, or the next launch, finds the bundle or resumes it.
+    /// The fetcher for the configuration's origin (``OriginLink/fetcher(for:cache:)``). Its
+    /// downloads are not held to ``JourneyConfiguration/fetchDeadline``: one that outlives it
+    /// goes on in the background (within its own limits, ``JourneyConfiguration/download``)
+    /// until the host is disposed, so the next presentation, or the next launch, finds the
+    /// bundle or resumes it.
     private func fetcher(for configuration: JourneyConfiguration) -> BundleFetcher {
-        if let kept = bundleFetcher, kept.origin == configuration.origin, kept.download == configuration.download { return kept.fetcher }
-        retireFetcher()
-        let fetcher = BundleFetcher(cache: cache, origin: configuration.origin, transport: transport, configuration: configuration.download)
-        bundleFetcher = (configuration.origin, configuration.download, fetcher)
-        return fetcher
+        origin.fetcher(for: configuration, cache: cache)
     }
 
     /// A definitive denial: forget the scope's document and validator, let the cache drop its
@@ -281,7 +278,7 @@ extension JourneyHost {
         guard scope == configuration.scope else { return }
         cancelRefresh()
         await endPresentation()
-        releasePrepared()
+        stage.releasePrepared()
         setReadiness(.denied(status: status))
     }
 
