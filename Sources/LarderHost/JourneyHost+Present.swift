@@ -65,21 +65,22 @@ extension JourneyHost {
         presentation = .hidden
         stage.presented = nil
         note(.dismissed, "session \(session.id)")
-        if let staged = stage.staged {
-            stage.staged = nil
+        switch DismissalRule.decide(
+            stagedPreloaded: stage.staged?.journey.preloaded, hasPrepared: stage.prepared != nil, shownPreloaded: shown.journey.preloaded)
+        {
+        case .showStaged(let preload):
             let old = stage.prepared
-            stage.prepared = staged
+            stage.prepared = stage.staged
+            stage.staged = nil
             if let old { stage.retire(old) }
             stage.retire(shown)
-            if staged.journey.preloaded { await loadHiddenRecordingFailure() } else { await driver.renderer.unload() }
-        } else if stage.prepared == nil {
-            // What was shown was invalidated while open (another embedded default): the next
-            // presentation is prepared afresh.
+            if preload { await loadHiddenRecordingFailure() } else { await driver.renderer.unload() }
+        case .prepareAfresh:
             stage.retire(shown)
             await driver.renderer.unload()
             setReadiness(.idle)
             prepareInBackground()
-        } else if shown.journey.preloaded {
+        case .reset:
             do {
                 try await driver.renderer.reset()
                 let stillShown = stage.prepared?.content.lease === shown.content.lease
@@ -88,7 +89,7 @@ extension JourneyHost {
                 await driver.renderer.unload()
                 stage.prepared?.loaded = false
             }
-        } else {
+        case .unload:
             await driver.renderer.unload()
         }
         if let prepared = stage.prepared { setReadiness(prepared.isReady ? .ready(prepared.journey) : .unloaded(prepared.journey)) }
@@ -228,10 +229,11 @@ extension JourneyHost {
     /// prepared when both the renderer and the bundle support it.
     func makePrepared(_ flow: ResolvedFlow) async throws(HostError) -> Prepared {
         let lease = try await leaseBundle(flow.bundle)
-        let capable = driver.renderer.supportsPreparation && lease.manifest.renderer.capabilities.isSuperset(of: [.prepare, .visibility])
+        let mode = PresentationMode.of(
+            rendererSupportsPreparation: driver.renderer.supportsPreparation, bundleCapabilities: lease.manifest.renderer.capabilities)
         let journey = PreparedJourney(
             journey: flow.journey, revision: flow.revision, bundle: flow.bundle, source: flow.source, renewed: flow.renewed,
-            stale: flow.stale, preloaded: capable, removed: flow.removed, fallbackReason: flow.fallbackReason)
+            stale: flow.stale, preloaded: mode == .prepared, removed: flow.removed, fallbackReason: flow.fallbackReason)
         return Prepared(
             journey: journey, document: flow.stale ? nil : flow.document,
             content: RenderContent(journey: flow.journey, revision: flow.revision, lease: lease, cache: cache), loaded: false)

@@ -108,11 +108,17 @@ extension JourneyHost {
             return error
         }
         guard generation == self.generation, !disposed else { return nil }
-        // Nothing prepared: the stored state is current, and the next prepare() uses it.
-        guard stage.presented != nil || stage.prepared != nil else { return nil }
-        if let current = stage.presented ?? stage.prepared, current.journey.bundle == flow.bundle, current.journey.revision == flow.revision {
+        let current = stage.presented ?? stage.prepared
+        switch FreshnessRenewal.afterAuthorisation(
+            somethingPrepared: current != nil,
+            sameContent: current.map { $0.journey.bundle == flow.bundle && $0.journey.revision == flow.revision } ?? false)
+        {
+        case .none:
+            // Nothing prepared: the stored state is current, and the next prepare() uses it.
+            return nil
+        case .renewInPlace:
             renew(with: flow)
-        } else {
+        case .adopt:
             await adopt(flow)
         }
         if let due = nextRefreshDate() { scheduleRefresh(at: due) }
@@ -171,7 +177,7 @@ extension JourneyHost {
             next.content.lease.release()
             return
         }
-        if case .presented = presentation {
+        if StagingRule.placement(presentationOpen: stage.isPresented) == .stage {
             if let old = stage.staged { stage.staged = nil; stage.retire(old) }
             stage.staged = next
             note(.staged, "revision \(flow.revision) waits until the open presentation is dismissed")

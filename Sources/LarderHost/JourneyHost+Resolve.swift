@@ -63,21 +63,24 @@ extension JourneyHost {
         let scope = configuration.scope
         let (record, complete) = try storedState(scope)
         let start = clock.now
-        if let document = record.document, let renewed = record.renewed, case let decision = freshness(of: document, renewed: renewed),
-            decision != .requiresFetch, complete, !record.isRemovedButKept
-        {
-            note(.fresh, "revision \(document.revision) is \(DurationText.describe(start.duration(since: renewed))) old: shown from the cache")
-            var flow = try flow(document, renewed: renewed, source: .cache, stale: false)
-            flow.needsRefresh = decision == .presentAndRefresh
-            return flow
-        }
+        let decision = zip(record.document, record.renewed).map { freshness(of: $0, renewed: $1) }
         let outcome: LiveOutcome?
         let asked: Bool
-        if let notBefore = record.notBefore, start < notBefore, origin.liveFetches[scope] == nil {
+        switch FallbackChain.opening(
+            freshness: decision, complete: complete, removedButKept: record.isRemovedButKept, notBefore: record.notBefore, now: start,
+            fetchRunning: origin.liveFetches[scope] != nil)
+        {
+        case .serveFresh(let refreshInBackground):
+            guard let document = record.document, let renewed = record.renewed else { preconditionFailure("fresh without a document") }
+            note(.fresh, "revision \(document.revision) is \(DurationText.describe(start.duration(since: renewed))) old: shown from the cache")
+            var flow = try flow(document, renewed: renewed, source: .cache, stale: false)
+            flow.needsRefresh = refreshInBackground
+            return flow
+        case .backingOff(let notBefore):
             // Within a backoff nothing asks the origin, so the record read above is current.
             outcome = .failed(backingOff(until: notBefore))
             asked = false
-        } else {
+        case .askOrigin:
             outcome = try await Deadline.run(clock: clock, until: start.adding(configuration.fetchDeadline)) {
                 await self.live(configuration, generation: generation)
             }
@@ -97,20 +100,23 @@ extension JourneyHost {
             failure = HostError(.unavailable, "the origin did not answer within \(DurationText.describe(configuration.fetchDeadline))")
         }
         let (latest, latestComplete) = asked ? try storedState(scope) : (record, complete)
-        if let document = latest.document, latestComplete {
+        switch FallbackChain.rest(staleComplete: latest.document != nil && latestComplete) {
+        case .serveStale:
+            guard let document = latest.document else { preconditionFailure("stale without a document") }
             let age = latest.renewed.map { DurationText.describe(clock.now.duration(since: $0)) } ?? "unknown"
             note(.servedStale, "revision \(document.revision) from the cache (\(age) old): \(failure.message)")
             var flow = try flow(document, renewed: latest.renewed, source: .cache, stale: true)
             flow.removed = latest.isRemovedButKept
             return flow
+        case .embeddedOrFail:
+            if let embedded = try await embeddedDefault() {
+                note(.embedded, "the embedded default: \(failure.message)")
+                return ResolvedFlow(
+                    journey: configuration.journeyID, revision: 0, bundle: embedded, source: .embedded, renewed: nil, document: nil,
+                    stale: false)
+            }
+            throw failure
         }
-        if let embedded = try await embeddedDefault() {
-            note(.embedded, "the embedded default: \(failure.message)")
-            return ResolvedFlow(
-                journey: configuration.journeyID, revision: 0, bundle: embedded, source: .embedded, renewed: nil, document: nil,
-                stale: false)
-        }
-        throw failure
     }
 
     /// Notes that the origin is not asked before `notBefore`; the error to report.
@@ -179,43 +185,47 @@ extension JourneyHost {
                     return .failed(HostError(.cancelled, "the answer was for a previous configuration"))
                 }
                 let now = clock.now
-                record.renewed = now
-                record.failures = 0
-                record.notBefore = nil
-                record.notFound = 0
-                record.deniedStatus = nil
-                record.deniedAt = nil
-                record.keptAfterRemoval = false
+                record = FreshnessRenewal.revalidated(record, now: now)
                 // Verified in full this launch (``trustedRecord(_:)``) when no earlier one had.
                 try await recordVerification(of: document, for: scope)
                 try await authorise(record, scope: scope)
                 note(.revalidated, "304: revision \(document.revision) is still current")
                 return .authorised(document, renewed: now, source: .revalidated)
             case .denied(let status):
-                try await discard(scope: scope, status: status, journey: configuration.journeyID)
-                return .denied(status: status)
+                return try await perform(DenialRule.denied(status: status), record, configuration)
             case .notFound:
                 record.notFound += 1
-                if record.notFound >= 2 {
-                    if configuration.removedJourney == .keepServing, let document = record.document {
-                        if !record.isRemovedButKept {
-                            record.deniedStatus = 404
-                            record.deniedAt = clock.now
-                            record.keptAfterRemoval = true
-                            note(.removed, "404 confirmed: journey '\(configuration.journeyID)' is gone; revision \(document.revision) stays in service (keep)")
-                        }
-                        return try await fail(record, scope: scope, HostError(.unavailable, "\(configuration.documentURL.absoluteString): the journey was removed from the origin; revision \(document.revision) is kept in service", status: 404), retryAfter: nil)
-                    }
-                    try await discard(scope: scope, status: 404, journey: configuration.journeyID)
-                    return .denied(status: 404)
-                }
-                note(.notFound, "404: the journey is unknown; a second 404 will confirm it")
-                return try await fail(record, scope: scope, HostError(.unavailable, "\(configuration.documentURL.absoluteString): the origin does not know journey '\(configuration.journeyID)'", status: 404), retryAfter: nil)
+                let action = DenialRule.notFound(
+                    consecutive: record.notFound, policy: configuration.removedJourney, storedRevision: record.document?.revision,
+                    alreadyKept: record.isRemovedButKept)
+                return try await perform(action, record, configuration)
             case .failed(let error, let retryAfter):
                 return try await fail(record, scope: scope, error, retryAfter: retryAfter)
             }
         } catch {
             return .failed(error)
+        }
+    }
+
+    /// Performs ``DenialRule``'s decision on an answer for `configuration`'s scope.
+    private func perform(_ action: DenialRule.Action, _ record: ScopeRecord, _ configuration: JourneyConfiguration) async throws(HostError) -> LiveOutcome {
+        let scope = configuration.scope
+        switch action {
+        case .discard(let status):
+            try await discard(scope: scope, status: status, journey: configuration.journeyID)
+            return .denied(status: status)
+        case .keepServing(let revision, let firstTime):
+            var record = record
+            if firstTime {
+                record.deniedStatus = 404
+                record.deniedAt = clock.now
+                record.keptAfterRemoval = true
+                note(.removed, "404 confirmed: journey '\(configuration.journeyID)' is gone; revision \(revision) stays in service (keep)")
+            }
+            return try await fail(record, scope: scope, HostError(.unavailable, "\(configuration.documentURL.absoluteString): the journey was removed from the origin; revision \(revision) is kept in service", status: 404), retryAfter: nil)
+        case .awaitConfirmation:
+            note(.notFound, "404: the journey is unknown; a second 404 will confirm it")
+            return try await fail(record, scope: scope, HostError(.unavailable, "\(configuration.documentURL.absoluteString): the origin does not know journey '\(configuration.journeyID)'", status: 404), retryAfter: nil)
         }
     }
 
@@ -275,7 +285,7 @@ extension JourneyHost {
         try await retainBundles([], for: scope)
         let why = status == 404 ? "404 confirmed: journey '\(journey)' was removed;" : "\(status):"
         note(.denied, "\(why) content for journey '\(journey)' discarded; the next attempt authorises afresh")
-        guard scope == configuration.scope else { return }
+        guard DenialRule.endsPresentation(discardedScope: scope, currentScope: configuration.scope) else { return }
         cancelRefresh()
         await endPresentation()
         stage.releasePrepared()
@@ -292,4 +302,9 @@ extension JourneyHost {
 
 
     static func iso(_ date: Date) -> String { date.formatted(.iso8601) }
+}
+
+private func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
+    guard let a, let b else { return nil }
+    return (a, b)
 }
