@@ -1,4 +1,4 @@
-/// What dismissal does with the staged and the shown content (DESIGN.md Host; seed 002).
+/// What dismissal does with the staged and the shown content (DESIGN.md Host; seed 000).
 ///
 /// A pure decision over values; ``JourneyHost/dismiss()`` performs what it returns, then
 /// publishes the prepared content's readiness and delivers queued captures.

@@ -2,7 +2,7 @@ import Testing
 @testable import LarderHost
 
 /// ``DenialRule`` as tables: 401/403, a confirmed 404 under either removed-journey policy, and
-/// which scope a discard ends (DESIGN.md Host; seeds 000 and 003).
+/// which scope a discard ends (DESIGN.md Host; seeds 000 and 002).
 @Suite("Denial rule table")
 struct DenialRuleTableTests {
     @Test("A 401 or 403 discards at once", arguments: [401, 403])

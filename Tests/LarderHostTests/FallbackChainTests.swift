@@ -3,7 +3,7 @@ import Testing
 @testable import LarderHost
 
 /// ``FallbackChain`` as a table: fresh cache, live fetch within the deadline, stale cache,
-/// embedded default (DESIGN.md Host; seed 000). Times come from a manual clock.
+/// embedded default (DESIGN.md Host; seed 004). Times come from a manual clock.
 @Suite("Fallback chain")
 struct FallbackChainTests {
     struct Opening: Sendable, CustomTestStringConvertible {

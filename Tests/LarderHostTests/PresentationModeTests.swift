@@ -3,7 +3,7 @@ import Testing
 @testable import LarderHost
 
 /// ``PresentationMode`` as a table: prepared presentation needs the renderer's support and
-/// both presentation capabilities in the bundle (DESIGN.md Host; seed 004).
+/// both presentation capabilities in the bundle (DESIGN.md Host; seed 000).
 @Suite("Presentation mode")
 struct PresentationModeTests {
     @Test("Prepared only when the renderer and the bundle both allow it; direct otherwise", arguments: [

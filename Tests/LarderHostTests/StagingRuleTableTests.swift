@@ -2,7 +2,7 @@ import Testing
 @testable import LarderHost
 
 /// ``StagingRule`` and ``DismissalRule`` as tables: a revision published while open is staged
-/// and shown after dismissal (DESIGN.md Host; seed 002).
+/// and shown after dismissal (DESIGN.md Host; seed 000).
 @Suite("Staging and dismissal rule tables")
 struct StagingRuleTableTests {
     @Test("A new revision is staged while a presentation is open, prepared now otherwise", arguments: [
