@@ -9,6 +9,15 @@ import LarderTransport
 /// then keeps one hidden renderer ready within the freshness window; `present()` shows it at
 /// once, offline too. Every rule of freshness, denial, backoff and configuration change is
 /// described on the method it applies to; time, network and renderer are injected.
+///
+/// The host orchestrates only. Its state lives in components it owns, plain types isolated to
+/// it (no hop off the actor), none of which reads another's: ``HostObservation``,
+/// ``PresentationStage``, ``OriginLink`` (with its ``RefreshSchedule``), ``RendererDriver``
+/// and ``CaptureLane``. Each rule is one pure decision it performs (``FallbackChain``,
+/// ``FreshnessPolicy``, ``FreshnessRenewal``, ``Backoff``, ``DenialRule``, ``StagingRule``,
+/// ``DismissalRule``, ``PresentationMode``, ``RendererGate``, ``RendererTermination``,
+/// ``DocumentTrust``, ``ConfigurationChange``); README.md's host section maps each rule to
+/// its file and tests.
 public actor JourneyHost {
     let cache: LarderCache
     let clock: any HostClock
@@ -21,6 +30,7 @@ public actor JourneyHost {
     /// Scopes authorised by the origin since this host was created: after a restart a new
     /// presentation needs fresh authorisation.
     var authorisedThisLaunch: Set<String> = []
+    /// Set by ``dispose()``: the host is unavailable from then on.
     var disposed = false
     /// The preparation under way, shared by concurrent ``prepare()`` calls of its generation.
     var preparation: (generation: Int, task: Task<PreparedJourney, any Error>)?
@@ -37,6 +47,7 @@ public actor JourneyHost {
     let driver: RendererDriver
     /// The capture queue, its backlog and the sink.
     let captures: CaptureLane
+    /// Where ``messages`` come from.
     let appMessages: AsyncStream<BridgeMessage>.Continuation
 
     /// Messages from the content for the app: dismiss, navigate, open link, purchase,
