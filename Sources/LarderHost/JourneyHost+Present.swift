@@ -69,11 +69,7 @@ extension JourneyHost {
             stagedPreloaded: stage.staged?.journey.preloaded, hasPrepared: stage.prepared != nil, shownPreloaded: shown.journey.preloaded)
         {
         case .showStaged(let preload):
-            let old = stage.prepared
-            stage.prepared = stage.staged
-            stage.staged = nil
-            if let old { stage.retire(old) }
-            stage.retire(shown)
+            stage.promoteStaged(after: shown)
             if preload { await loadHiddenRecordingFailure() } else { await driver.renderer.unload() }
         case .prepareAfresh:
             stage.retire(shown)
@@ -152,8 +148,7 @@ extension JourneyHost {
                 next.content.lease.release()
                 throw HostError(.cancelled, "the configuration changed")
             }
-            if let old = stage.prepared { stage.prepared = nil; stage.retire(old) }
-            stage.prepared = next
+            stage.replacePrepared(with: next)
         }
         if stage.prepared?.journey.preloaded == true {
             try await loadHidden()
@@ -244,7 +239,7 @@ extension JourneyHost {
         guard case .presented(let session) = presentation else { return }
         endBridgePeriod()
         presentation = .hidden
-        if let shown = stage.presented { stage.presented = nil; stage.retire(shown) }
+        stage.clearPresented()
         await driver.renderer.unload()
         stage.prepared?.loaded = false
         note(.discarded, "session \(session.id) stopped")

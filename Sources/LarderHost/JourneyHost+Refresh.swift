@@ -177,18 +177,17 @@ extension JourneyHost {
             next.content.lease.release()
             return
         }
-        if StagingRule.placement(presentationOpen: stage.isPresented) == .stage {
-            if let old = stage.staged { stage.staged = nil; stage.retire(old) }
-            stage.staged = next
+        switch StagingRule.placement(presentationOpen: stage.isPresented) {
+        case .stage:
+            stage.stage(next)
             note(.staged, "revision \(flow.revision) waits until the open presentation is dismissed")
-            return
-        }
-        if let old = stage.prepared { stage.prepared = nil; stage.retire(old) }
-        stage.prepared = next
-        if next.journey.preloaded {
-            await loadHiddenRecordingFailure()
-        } else {
-            setReadiness(.ready(next.journey))
+        case .prepareNow:
+            stage.replacePrepared(with: next)
+            if next.journey.preloaded {
+                await loadHiddenRecordingFailure()
+            } else {
+                setReadiness(.ready(next.journey))
+            }
         }
     }
 }

@@ -18,10 +18,7 @@ extension JourneyHost {
         switch RendererTermination.decide(presented: isPresented, loaded: stage.prepared?.loaded ?? false) {
         case .endPresentation:
             presentation = .hidden
-            if let shown = stage.presented {
-                stage.presented = nil
-                stage.retire(shown)
-            }
+            stage.clearPresented()
             stage.prepared?.loaded = false
             note(.rendererTerminated, "\(reason): the presentation ended; the next preparation loads it again")
         case .markUnloaded:

@@ -31,6 +31,43 @@ final class PresentationStage {
         lease.release()
     }
 
+    /// Makes `next` the prepared content, releasing the old one's lease unless other content
+    /// uses it.
+    func replacePrepared(with next: JourneyHost.Prepared) {
+        if let old = prepared {
+            prepared = nil
+            retire(old)
+        }
+        prepared = next
+    }
+
+    /// Stages `next` for after dismissal (``StagingRule``), releasing a revision staged before.
+    func stage(_ next: JourneyHost.Prepared) {
+        if let old = staged {
+            staged = nil
+            retire(old)
+        }
+        staged = next
+    }
+
+    /// The staged revision becomes the prepared content once `shown` left the screen
+    /// (``DismissalRule/showStaged(preload:)``); the old prepared and the shown content are
+    /// released unless the new one uses their bundle.
+    func promoteStaged(after shown: JourneyHost.Prepared) {
+        let old = prepared
+        prepared = staged
+        staged = nil
+        if let old { retire(old) }
+        retire(shown)
+    }
+
+    /// Forgets what was on screen, releasing it unless other content uses it.
+    func clearPresented() {
+        guard let shown = presented else { return }
+        presented = nil
+        retire(shown)
+    }
+
     /// Discards prepared and staged content, releasing what nothing else uses.
     func releasePrepared() {
         let old = [prepared, staged]
