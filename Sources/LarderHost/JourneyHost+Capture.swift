@@ -6,9 +6,7 @@ extension JourneyHost {
     /// be delivered stay queued. Delivery needs no fresh authorisation.
     @discardableResult
     public func deliverCapturedEvents() async -> CaptureDelivery {
-        let sink = captureSink ?? HTTPCaptureSink(
-            endpoint: configuration.capture?.endpoint ?? configuration.requestOrigin.appendingPathComponent("capture"),
-            publishableKey: configuration.publishableKey, transport: transport)
+        let sink = captures.sink(for: configuration, transport: origin.transport)
         let queue: CaptureQueue
         do { queue = try captureQueue() } catch {
             note(.failed, "cannot open the capture queue: \(error)")
@@ -46,7 +44,7 @@ extension JourneyHost {
             noteContent(.captureDropped, "event \(id) arrived while hidden: not recorded")
             return
         }
-        enqueue(id: id, body: body, session: session, context: settings.context.merging(sessionContext) { $1 })
+        enqueue(id: id, body: body, session: session, context: settings.context.merging(stage.sessionContext) { $1 })
     }
 
     /// The presentation-started event: recorded when content becomes visible, never while
@@ -55,7 +53,7 @@ extension JourneyHost {
         guard let settings = configuration.capture else { return }
         enqueue(
             id: session.id + "/presented", body: Array(#"{"type":"presented"}"#.utf8), session: session,
-            context: settings.context.merging(sessionContext) { $1 })
+            context: settings.context.merging(stage.sessionContext) { $1 })
     }
 
     /// Queues an event: at once when no other connection is writing the capture queue (the
@@ -71,7 +69,7 @@ extension JourneyHost {
             event = CaptureEvent(
                 id: id, visitor: visitor, session: session.id, journey: session.journey, revision: session.revision,
                 bundle: session.bundle, context: context, body: body, created: clock.now)
-            if captureBacklog == nil, let inserted = try queue.enqueueWithoutWaiting(event) {
+            if !captures.isBacklogged, let inserted = try queue.enqueueWithoutWaiting(event) {
                 noteQueued(event, inserted: .success(inserted))
                 return
             }
@@ -79,9 +77,9 @@ extension JourneyHost {
             noteContent(.failed, "cannot queue event \(id): \(error)")
             return
         }
-        let previous = captureBacklog
-        captureBacklogCount += 1
-        captureBacklog = Task {
+        let previous = captures.backlog
+        captures.backlogCount += 1
+        captures.backlog = Task {
             await previous?.value
             let inserted: Result<Bool, HostError>
             do throws(HostError) {
@@ -89,8 +87,7 @@ extension JourneyHost {
             } catch {
                 inserted = .failure(error)
             }
-            captureBacklogCount -= 1
-            if captureBacklogCount == 0 { captureBacklog = nil }
+            captures.leftBacklog()
             noteQueued(event, inserted: inserted)
         }
     }
@@ -106,10 +103,10 @@ extension JourneyHost {
     /// Ends the bridge's counting period (a presentation begins or ends: each has its own rate
     /// limit) and notes what the period refused, if anything, in one entry.
     func endBridgePeriod() {
-        let counts = bridge.beginPeriod()
+        let counts = driver.bridge.beginPeriod()
         guard counts.refused > 0 else { return }
         let period = if case .presented(let session) = presentation { "session \(session.id)" } else { "while hidden" }
-        note(.bridgeRefused, "\(period): \(counts.refusalSummary(bridge.limits))")
+        note(.bridgeRefused, "\(period): \(counts.refusalSummary(driver.bridge.limits))")
     }
 
     func scheduleDelivery() {

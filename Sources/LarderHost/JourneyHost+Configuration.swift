@@ -22,7 +22,7 @@ extension JourneyHost {
         guard !disposed, new != configuration else { return }
         let change = ConfigurationChange.between(configuration, new)
         configuration = new
-        if change.contains(.downloads) { retireFetcher() }
+        if change.contains(.downloads) { origin.retireFetcher() }
         if change.contains(.embeddedDefault) { embeddedBundle = nil }
         if change.contains(.scope) { return await invalidate("configuration changed; prepared content discarded") }
         if change.contains(.trust), await discardUntrusted() { return }
@@ -39,7 +39,7 @@ extension JourneyHost {
         cancelRefresh()
         note(.invalidated, why)
         await endPresentation()
-        releasePrepared()
+        stage.releasePrepared()
         setReadiness(.idle)
         prepareInBackground()
     }
@@ -51,14 +51,6 @@ extension JourneyHost {
                 // prepare() records the failure in readiness and the timeline.
             }
         }
-    }
-
-    /// Keeps the bundle fetcher's downloads running (cancelled on disposal) and lets the next
-    /// fetch make a fetcher of the current configuration.
-    func retireFetcher() {
-        guard let kept = bundleFetcher else { return }
-        bundleFetcher = nil
-        retiredFetchers.append(kept.fetcher)
     }
 
     /// New trusted keys: the stored document is verified again against them
@@ -100,12 +92,12 @@ extension JourneyHost {
     /// Another embedded default: content prepared from the old one is prepared again: now
     /// when hidden; when shown, once dismissed (``dismiss()`` then finds nothing prepared).
     private func replaceEmbeddedContent() async {
-        guard let current = prepared, current.journey.source == .embedded else { return }
+        guard let current = stage.prepared, current.journey.source == .embedded else { return }
         guard case .presented = presentation else {
             return await invalidate("another embedded default: content prepared from the old one is prepared again")
         }
         note(.invalidated, "another embedded default: the open presentation keeps the old one, the next is prepared again")
-        prepared = nil
-        retire(current)
+        stage.prepared = nil
+        stage.retire(current)
     }
 }

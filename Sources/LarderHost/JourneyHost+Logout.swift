@@ -21,10 +21,10 @@ extension JourneyHost {
         preparation?.task.cancel()
         preparation = nil
         cancelRefresh()
-        liveFetches[scope]?.cancel()
-        liveFetches[scope] = nil
+        origin.liveFetches[scope]?.cancel()
+        origin.liveFetches[scope] = nil
         await endPresentation()
-        releasePrepared()
+        stage.releasePrepared()
         authorisedThisLaunch.remove(scope)
         setReadiness(.idle)
         let store = store

@@ -38,17 +38,17 @@ extension JourneyHost {
         let ids = journeys.filter { seen.insert($0).inserted }
         let base = configuration
         let generation = generation
-        progressMeter.start()
+        observation.progressMeter.start()
         var results: [PrefetchResult] = []
         for (index, id) in ids.enumerated() {
             let share = 1 / Double(ids.count)
-            progressMeter.step((Double(index) * share)...(Double(index + 1) * share))
+            observation.progressMeter.step((Double(index) * share)...(Double(index + 1) * share))
             var configuration = base
             configuration.journeyID = id
             results.append(await warm(configuration, generation: generation))
             guard generation == self.generation, !disposed else { throw HostError(.cancelled, "the configuration changed during the warm-up") }
         }
-        progressMeter.finish()
+        observation.progressMeter.finish()
         return results
     }
 
@@ -61,12 +61,12 @@ extension JourneyHost {
                 !record.isRemovedButKept, FreshnessPolicy(document).decision(age: clock.now.duration(since: renewed)) == .fresh
             {
                 note(.fresh, "warm-up: journey '\(id)' revision \(document.revision) is fresh in the cache")
-                progressMeter.report(1)
+                observation.progressMeter.report(1)
                 return PrefetchResult(journey: id, flow: try self.flow(document, renewed: renewed, source: .cache, stale: false))
             }
             switch await live(configuration, generation: generation) {
             case .authorised(let document, let renewed, let source):
-                progressMeter.report(1)
+                observation.progressMeter.report(1)
                 return PrefetchResult(journey: id, flow: try self.flow(document, renewed: renewed, source: source, stale: false))
             case .denied(let status):
                 return PrefetchResult(journey: id, error: HostError(.denied, "the origin denied journey '\(id)'", status: status))

@@ -15,12 +15,12 @@ extension JourneyHost {
     @discardableResult
     public func prepare() async throws(HostError) -> PreparedJourney {
         try checkUsable()
-        if case .presented = presentation, let shown = presented { return shown.journey }
-        if let current = prepared, let decision = freshness(of: current.journey), decision != .requiresFetch {
+        if case .presented = presentation, let shown = stage.presented { return shown.journey }
+        if let current = stage.prepared, let decision = freshness(of: current.journey), decision != .requiresFetch {
             if decision == .presentAndRefresh { refreshInBackground() }
             if current.isReady { return current.journey }
         }
-        if let current = prepared, current.journey.stale, current.isReady,
+        if let current = stage.prepared, current.journey.stale, current.isReady,
             let notBefore = try store.record(configuration.scope).notBefore, clock.now < notBefore
         {
             // Served stale and the origin may not be asked yet: nothing new to try.
@@ -60,38 +60,35 @@ extension JourneyHost {
     /// the bundle shown until then goes from the cache once nothing leases it, unless a scope
     /// still keeps it); content invalidated while shown is prepared again.
     public func dismiss() async {
-        guard case .presented(let session) = presentation, let shown = presented else { return }
+        guard case .presented(let session) = presentation, let shown = stage.presented else { return }
         endBridgePeriod()
         presentation = .hidden
-        presented = nil
+        stage.presented = nil
         note(.dismissed, "session \(session.id)")
-        if let staged {
-            self.staged = nil
-            let old = prepared
-            prepared = staged
-            if let old { retire(old) }
-            retire(shown)
-            if staged.journey.preloaded { await loadHiddenRecordingFailure() } else { await renderer.unload() }
-        } else if prepared == nil {
-            // What was shown was invalidated while open (another embedded default): the next
-            // presentation is prepared afresh.
-            retire(shown)
-            await renderer.unload()
+        switch DismissalRule.decide(
+            stagedPreloaded: stage.staged?.journey.preloaded, hasPrepared: stage.prepared != nil, shownPreloaded: shown.journey.preloaded)
+        {
+        case .showStaged(let preload):
+            stage.promoteStaged(after: shown)
+            if preload { await loadHiddenRecordingFailure() } else { await driver.renderer.unload() }
+        case .prepareAfresh:
+            stage.retire(shown)
+            await driver.renderer.unload()
             setReadiness(.idle)
             prepareInBackground()
-        } else if shown.journey.preloaded {
+        case .reset:
             do {
-                try await renderer.reset()
-                let stillShown = prepared?.content.lease === shown.content.lease
-                prepared?.loaded = stillShown
+                try await driver.renderer.reset()
+                let stillShown = stage.prepared?.content.lease === shown.content.lease
+                stage.prepared?.loaded = stillShown
             } catch {
-                await renderer.unload()
-                prepared?.loaded = false
+                await driver.renderer.unload()
+                stage.prepared?.loaded = false
             }
-        } else {
-            await renderer.unload()
+        case .unload:
+            await driver.renderer.unload()
         }
-        if let prepared { setReadiness(prepared.isReady ? .ready(prepared.journey) : .unloaded(prepared.journey)) }
+        if let prepared = stage.prepared { setReadiness(prepared.isReady ? .ready(prepared.journey) : .unloaded(prepared.journey)) }
         scheduleDelivery()
     }
 
@@ -99,9 +96,9 @@ extension JourneyHost {
     /// trims the cache's memory tier; an open presentation is kept.
     public func handleMemoryWarning() async {
         cache.handleMemoryPressure(.warning)
-        guard !disposed, case .hidden = presentation, let current = prepared, current.loaded else { return }
-        await renderer.unload()
-        prepared?.loaded = false
+        guard !disposed, case .hidden = presentation, let current = stage.prepared, current.loaded else { return }
+        await driver.renderer.unload()
+        stage.prepared?.loaded = false
         note(.unloaded, "memory warning: hidden renderer unloaded")
         setReadiness(.unloaded(current.journey))
     }
@@ -111,19 +108,19 @@ extension JourneyHost {
     /// The freshness decision for prepared content; nil when it has no authorised document
     /// (stale, embedded).
     func freshness(of journey: PreparedJourney) -> FreshnessPolicy.Decision? {
-        guard let document = prepared?.document, journey.revision == document.revision, let renewed = journey.renewed else { return nil }
+        guard let document = stage.prepared?.document, journey.revision == document.revision, let renewed = journey.renewed else { return nil }
         return freshness(of: document, renewed: renewed)
     }
 
     private func runPreparation(generation: Int) async throws(HostError) -> PreparedJourney {
         setReadiness(.preparing)
-        progressMeter.start()
+        observation.progressMeter.start()
         let starting = startRenderer()
         let flow: ResolvedFlow
         do throws(HostError) {
             flow = try await resolve()
             do throws(HostError) { try await Self.value(of: starting) } catch {
-                rendererStart = nil
+                driver.start = nil
                 throw error
             }
         } catch {
@@ -131,7 +128,7 @@ extension JourneyHost {
             throw error
         }
         guard generation == self.generation else { throw HostError(.cancelled, "the configuration changed") }
-        if var current = prepared, current.journey.bundle == flow.bundle, current.journey.revision == flow.revision {
+        if var current = stage.prepared, current.journey.bundle == flow.bundle, current.journey.revision == flow.revision {
             // The same content: keep the lease and the loaded renderer, take the new standing.
             current.journey.source = flow.source
             current.journey.renewed = flow.renewed
@@ -139,7 +136,7 @@ extension JourneyHost {
             current.journey.removed = flow.removed
             current.journey.fallbackReason = flow.fallbackReason
             current.document = flow.stale ? nil : flow.document
-            prepared = current
+            stage.prepared = current
         } else {
             let next: Prepared
             do { next = try await makePrepared(flow) } catch {
@@ -151,16 +148,15 @@ extension JourneyHost {
                 next.content.lease.release()
                 throw HostError(.cancelled, "the configuration changed")
             }
-            if let old = prepared { prepared = nil; retire(old) }
-            prepared = next
+            stage.replacePrepared(with: next)
         }
-        if prepared?.journey.preloaded == true {
+        if stage.prepared?.journey.preloaded == true {
             try await loadHidden()
         } else {
             note(.rendererReady, "direct presentation: the renderer starts when visible")
         }
-        guard generation == self.generation, let ready = prepared else { throw HostError(.cancelled, "the configuration changed") }
-        progressMeter.finish()
+        guard generation == self.generation, let ready = stage.prepared else { throw HostError(.cancelled, "the configuration changed") }
+        observation.progressMeter.finish()
         setReadiness(.ready(ready.journey))
         if flow.needsRefresh {
             refreshInBackground()
@@ -180,16 +176,16 @@ extension JourneyHost {
 
     /// Loads the prepared content into the renderer, hidden.
     func loadHidden() async throws(HostError) {
-        guard let current = prepared, current.journey.preloaded, !current.loaded else { return }
+        guard let current = stage.prepared, current.journey.preloaded, !current.loaded else { return }
         do {
-            try await renderer.load(current.content, visible: false)
+            try await driver.renderer.load(current.content, visible: false)
         } catch {
             note(.failed, "the renderer failed: \(error)")
             setReadiness(.failed(error.code))
             throw error
         }
-        guard prepared?.content.lease === current.content.lease else { return }
-        prepared?.loaded = true
+        guard stage.prepared?.content.lease === current.content.lease else { return }
+        stage.prepared?.loaded = true
         note(.rendererReady, "revision \(current.journey.revision) ready hidden")
         setReadiness(.ready(current.journey))
     }
@@ -197,7 +193,7 @@ extension JourneyHost {
     private func show(context: [String: String]) async throws(HostError) -> PresentationSession {
         let journey = try await prepare()
         if case .presented(let session) = presentation { return session }
-        guard let current = prepared, current.journey == journey || current.journey.bundle == journey.bundle else {
+        guard let current = stage.prepared, current.journey == journey || current.journey.bundle == journey.bundle else {
             throw HostError(.cancelled, "the prepared content changed")
         }
         let session = PresentationSession(
@@ -208,20 +204,20 @@ extension JourneyHost {
         } else {
             var content = current.content
             content.context = context
-            try await renderer.load(content, visible: true)
+            try await driver.renderer.load(content, visible: true)
         }
         // Past the deadline the caller was told it failed: do not show it after all.
         if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
         // The presentation gets its own rate limit from here.
         endBridgePeriod()
-        try await renderer.show(session)
+        try await driver.renderer.show(session)
         if Task.isCancelled {
-            try await renderer.reset()
+            try await driver.renderer.reset()
             throw HostError(.cancelled, "the presentation deadline passed")
         }
-        sessionContext = context
+        stage.sessionContext = context
         presentation = .presented(session)
-        presented = prepared
+        stage.presented = stage.prepared
         note(.presented, "session \(session.id): revision \(journey.revision) from \(journey.source.rawValue)")
         recordPresentation(session)
         return session
@@ -231,10 +227,11 @@ extension JourneyHost {
     /// prepared when both the renderer and the bundle support it.
     func makePrepared(_ flow: ResolvedFlow) async throws(HostError) -> Prepared {
         let lease = try await leaseBundle(flow.bundle)
-        let capable = renderer.supportsPreparation && lease.manifest.renderer.capabilities.isSuperset(of: [.prepare, .visibility])
+        let mode = PresentationMode.of(
+            rendererSupportsPreparation: driver.renderer.supportsPreparation, bundleCapabilities: lease.manifest.renderer.capabilities)
         let journey = PreparedJourney(
             journey: flow.journey, revision: flow.revision, bundle: flow.bundle, source: flow.source, renewed: flow.renewed,
-            stale: flow.stale, preloaded: capable, removed: flow.removed, fallbackReason: flow.fallbackReason)
+            stale: flow.stale, preloaded: mode == .prepared, removed: flow.removed, fallbackReason: flow.fallbackReason)
         return Prepared(
             journey: journey, document: flow.stale ? nil : flow.document,
             content: RenderContent(journey: flow.journey, revision: flow.revision, lease: lease, cache: cache), loaded: false)
@@ -245,25 +242,18 @@ extension JourneyHost {
         guard case .presented(let session) = presentation else { return }
         endBridgePeriod()
         presentation = .hidden
-        if let shown = presented { presented = nil; retire(shown) }
-        await renderer.unload()
-        prepared?.loaded = false
+        stage.clearPresented()
+        await driver.renderer.unload()
+        stage.prepared?.loaded = false
         note(.discarded, "session \(session.id) stopped")
     }
 
-    /// Releases a preparation's lease unless prepared, presented or staged content still uses it.
-    func retire(_ old: Prepared) {
-        let lease = old.content.lease
-        if prepared?.content.lease === lease || presented?.content.lease === lease || staged?.content.lease === lease { return }
-        lease.release()
-    }
-
     func startRenderer() -> Task<Void, any Error> {
-        if let rendererStart { return rendererStart }
+        if let start = driver.start { return start }
         listenToBridge()
         listenToRendererEvents()
-        let task = Task { [renderer, bridge] () async throws in try await renderer.start(bridge: bridge) }
-        rendererStart = task
+        let task = Task { [renderer = driver.renderer, bridge = driver.bridge] () async throws in try await renderer.start(bridge: bridge) }
+        driver.start = task
         return task
     }
 

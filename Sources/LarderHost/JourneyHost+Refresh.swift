@@ -6,16 +6,16 @@ extension JourneyHost {
     /// Tells the host whether the app is in the foreground. Refreshes run only in the
     /// foreground; coming back (a resume) refreshes at once when one is due, after any backoff.
     public func setForeground(_ isForeground: Bool) async {
-        guard !disposed, isForeground != foreground else { return }
-        foreground = isForeground
+        guard !disposed, isForeground != origin.schedule.foreground else { return }
+        origin.schedule.foreground = isForeground
         guard isForeground else {
-            let due = refreshDue
+            let due = origin.schedule.due
             cancelRefresh()
-            refreshDue = due
+            origin.schedule.due = due
             return
         }
-        guard let due = refreshDue ?? nextRefreshDate() else { return }
-        refreshDue = nil
+        guard let due = origin.schedule.due ?? nextRefreshDate() else { return }
+        origin.schedule.due = nil
         if due <= clock.now {
             await refreshNow(generation: generation)
         } else {
@@ -45,22 +45,22 @@ extension JourneyHost {
     func refreshInBackground() {
         cancelRefresh()
         let generation = generation
-        refreshTask = Task { [weak self] in _ = await self?.refreshNow(generation: generation, evenInBackground: true) }
+        origin.schedule.task = Task { [weak self] in _ = await self?.refreshNow(generation: generation, evenInBackground: true) }
     }
 
     /// Keeps one refresh scheduled: the earliest asked for.
     func scheduleRefresh(at date: Date) {
         guard !disposed else { return }
-        guard foreground else {
-            refreshDue = min(refreshDue ?? date, date)
+        guard origin.schedule.foreground else {
+            origin.schedule.due = min(origin.schedule.due ?? date, date)
             return
         }
-        if refreshTask != nil, let due = refreshDue, due <= date { return }
-        refreshTask?.cancel()
-        refreshDue = date
+        if origin.schedule.task != nil, let due = origin.schedule.due, due <= date { return }
+        origin.schedule.task?.cancel()
+        origin.schedule.due = date
         let generation = generation
         let clock = clock
-        refreshTask = Task { [weak self] in
+        origin.schedule.task = Task { [weak self] in
             do { try await clock.sleep(until: date) } catch { return }
             _ = await self?.refreshNow(generation: generation)
         }
@@ -68,14 +68,14 @@ extension JourneyHost {
     }
 
     func cancelRefresh() {
-        refreshTask?.cancel()
-        refreshTask = nil
-        refreshDue = nil
+        origin.schedule.task?.cancel()
+        origin.schedule.task = nil
+        origin.schedule.due = nil
     }
 
     /// When the shown or prepared content next needs a refresh.
     private func nextRefreshDate() -> Date? {
-        guard let current = presented ?? prepared, let document = current.document, let renewed = current.journey.renewed else {
+        guard let current = stage.presented ?? stage.prepared, let document = current.document, let renewed = current.journey.renewed else {
             return nil
         }
         return refreshDate(of: document, renewed: renewed)
@@ -85,9 +85,9 @@ extension JourneyHost {
     /// (or did not ask: in the background, or for an older configuration).
     @discardableResult
     func refreshNow(generation: Int, evenInBackground: Bool = false, force: Bool = false) async -> HostError? {
-        refreshTask = nil
-        refreshDue = nil
-        guard generation == self.generation, !disposed, foreground || evenInBackground else { return nil }
+        origin.schedule.task = nil
+        origin.schedule.due = nil
+        guard generation == self.generation, !disposed, origin.schedule.foreground || evenInBackground else { return nil }
         let outcome = await live(configuration, generation: generation, force: force)
         guard generation == self.generation, !disposed else { return nil }
         let document: JourneyDocument, renewed: Date, source: ContentSource
@@ -108,11 +108,17 @@ extension JourneyHost {
             return error
         }
         guard generation == self.generation, !disposed else { return nil }
-        // Nothing prepared: the stored state is current, and the next prepare() uses it.
-        guard presented != nil || prepared != nil else { return nil }
-        if let current = presented ?? prepared, current.journey.bundle == flow.bundle, current.journey.revision == flow.revision {
+        let current = stage.presented ?? stage.prepared
+        switch FreshnessRenewal.afterAuthorisation(
+            somethingPrepared: current != nil,
+            sameContent: current.map { $0.journey.bundle == flow.bundle && $0.journey.revision == flow.revision } ?? false)
+        {
+        case .none:
+            // Nothing prepared: the stored state is current, and the next prepare() uses it.
+            return nil
+        case .renewInPlace:
             renew(with: flow)
-        } else {
+        case .adopt:
             await adopt(flow)
         }
         if let due = nextRefreshDate() { scheduleRefresh(at: due) }
@@ -130,9 +136,9 @@ extension JourneyHost {
             current.document = flow.document
             return current
         }
-        prepared = renewed(prepared)
-        presented = renewed(presented)
-        if case .hidden = presentation, let prepared, prepared.isReady {
+        stage.prepared = renewed(stage.prepared)
+        stage.presented = renewed(stage.presented)
+        if case .hidden = presentation, let prepared = stage.prepared, prepared.isReady {
             setReadiness(.ready(prepared.journey))
         }
     }
@@ -153,9 +159,9 @@ extension JourneyHost {
             current.document = nil
             return current
         }
-        prepared = flagged(prepared)
-        presented = flagged(presented)
-        if case .hidden = presentation, let prepared, prepared.isReady { setReadiness(.ready(prepared.journey)) }
+        stage.prepared = flagged(stage.prepared)
+        stage.presented = flagged(stage.presented)
+        if case .hidden = presentation, let prepared = stage.prepared, prepared.isReady { setReadiness(.ready(prepared.journey)) }
     }
 
     /// A new revision: staged while a presentation is open, otherwise prepared now.
@@ -171,18 +177,17 @@ extension JourneyHost {
             next.content.lease.release()
             return
         }
-        if case .presented = presentation {
-            if let old = staged { staged = nil; retire(old) }
-            staged = next
+        switch StagingRule.placement(presentationOpen: stage.isPresented) {
+        case .stage:
+            stage.stage(next)
             note(.staged, "revision \(flow.revision) waits until the open presentation is dismissed")
-            return
-        }
-        if let old = prepared { prepared = nil; retire(old) }
-        prepared = next
-        if next.journey.preloaded {
-            await loadHiddenRecordingFailure()
-        } else {
-            setReadiness(.ready(next.journey))
+        case .prepareNow:
+            stage.replacePrepared(with: next)
+            if next.journey.preloaded {
+                await loadHiddenRecordingFailure()
+            } else {
+                setReadiness(.ready(next.journey))
+            }
         }
     }
 }

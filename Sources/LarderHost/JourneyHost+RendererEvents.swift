@@ -1,9 +1,8 @@
 extension JourneyHost {
     /// Starts handling what happens to the renderer by itself, in order (once).
     func listenToRendererEvents() {
-        guard rendererEventTask == nil, let incoming = rendererEvents else { return }
-        rendererEvents = nil
-        rendererEventTask = Task { [weak self] in
+        guard let incoming = driver.takeRendererEvents() else { return }
+        driver.rendererEventTask = Task { [weak self] in
             for await event in incoming {
                 guard let self else { return }
                 await self.handle(event)
@@ -16,21 +15,18 @@ extension JourneyHost {
         guard !disposed, case .terminated(let reason) = event else { return }
         let isPresented: Bool
         if case .presented = presentation { isPresented = true } else { isPresented = false }
-        switch RendererTermination.decide(presented: isPresented, loaded: prepared?.loaded ?? false) {
+        switch RendererTermination.decide(presented: isPresented, loaded: stage.prepared?.loaded ?? false) {
         case .endPresentation:
             presentation = .hidden
-            if let shown = presented {
-                presented = nil
-                retire(shown)
-            }
-            prepared?.loaded = false
+            stage.clearPresented()
+            stage.prepared?.loaded = false
             note(.rendererTerminated, "\(reason): the presentation ended; the next preparation loads it again")
         case .markUnloaded:
-            prepared?.loaded = false
+            stage.prepared?.loaded = false
             note(.rendererTerminated, "\(reason): the next preparation loads it again")
         case .record:
             note(.rendererTerminated, reason)
         }
-        if let prepared, prepared.journey.preloaded { setReadiness(.unloaded(prepared.journey)) }
+        if let prepared = stage.prepared, prepared.journey.preloaded { setReadiness(.unloaded(prepared.journey)) }
     }
 }

@@ -39,14 +39,7 @@ extension JourneyHost {
     /// Why this host's renderer cannot load a cached bundle; nil when it can. Remembered per
     /// bundle (a bundle never changes, nor does the host's renderer), so a launch decodes a
     /// manifest for the gate once.
-    func unfit(_ bundle: Digest) throws(HostError) -> String? {
-        if let known = gateVerdicts[bundle] { return known }
-        let manifest: Manifest
-        do { manifest = try cache.manifest(bundle) } catch { throw HostError(error) }
-        let verdict = RendererGate.mismatch(manifest.renderer, protocolVersion: renderer.protocolVersion, capabilities: renderer.capabilities)
-        gateVerdicts[bundle] = .some(verdict)
-        return verdict
-    }
+    func unfit(_ bundle: Digest) throws(HostError) -> String? { try driver.unfit(bundle, in: cache) }
 
     /// The revision to keep beside a newly authorised `document` whose bundle (this identity's,
     /// during a rollout) this renderer cannot load: the previous document when it fits and is cached, else the one kept

@@ -20,8 +20,8 @@ extension JourneyHost {
     func trustedRecord(_ scope: String) throws(HostError) -> ScopeRecord {
         var record = try store.record(scope)
         if let document = record.document, let refusal = try storedRefusal(of: document, scope: scope) {
-            if refusedStoredDocument != document {
-                refusedStoredDocument = document
+            if origin.refusedStoredDocument != document {
+                origin.refusedStoredDocument = document
                 note(.rejected, "rejected: cached revision \(document.revision): \(refusal); not used")
             }
             record.document = nil
@@ -37,10 +37,10 @@ extension JourneyHost {
         let trust = trust
         guard trust.isEnforced else { return nil }
         let accepted = try store.accepted(scope)
-        let remembered = verifiedDocument.map { $0.keys == trust.keys && $0.document == document } ?? false
+        let remembered = origin.verifiedDocument.map { $0.keys == trust.keys && $0.document == document } ?? false
         let verified = remembered || accepted.verified == SHA256Hasher.hash(document.canonicalBytes)
         let refusal = trust.refusal(of: document, now: clock.now, highestAccepted: accepted.revision, signatureVerified: verified)
-        if refusal == nil, !remembered { verifiedDocument = (document, trust.keys) }
+        if refusal == nil, !remembered { origin.verifiedDocument = (document, trust.keys) }
         return refusal
     }
 

@@ -9,40 +9,19 @@ import LarderTransport
 /// then keeps one hidden renderer ready within the freshness window; `present()` shows it at
 /// once, offline too. Every rule of freshness, denial, backoff and configuration change is
 /// described on the method it applies to; time, network and renderer are injected.
+///
+/// The host orchestrates only. Its state lives in components it owns, plain types isolated to
+/// it (no hop off the actor), none of which reads another's: ``HostObservation``,
+/// ``PresentationStage``, ``OriginLink`` (with its ``RefreshSchedule``), ``RendererDriver``
+/// and ``CaptureLane``. Each rule is one pure decision it performs (``FallbackChain``,
+/// ``FreshnessPolicy``, ``FreshnessRenewal``, ``Backoff``, ``DenialRule``, ``StagingRule``,
+/// ``DismissalRule``, ``PresentationMode``, ``RendererGate``, ``RendererTermination``,
+/// ``DocumentTrust``, ``ConfigurationChange``); README.md's host section maps each rule to
+/// its file and tests.
 public actor JourneyHost {
-    /// Prepared content: the authorised revision, the lease that keeps its bundle, and whether
-    /// the renderer currently holds it.
-    struct Prepared {
-        var journey: PreparedJourney
-        /// The authorised configuration document; nil for stale or embedded content, which is
-        /// never fresh.
-        var document: JourneyDocument?
-        var content: RenderContent
-        var loaded: Bool
-
-        /// Ready to show: loaded, or presented directly (nothing to load ahead).
-        var isReady: Bool { loaded || !journey.preloaded }
-    }
-
     let cache: LarderCache
-    let renderer: any JourneyRenderer
-    let transport: any HTTPTransport
     let clock: any HostClock
     let store: HostStore
-    let capturePath: String
-    /// Opened on first use: preparing and presenting need no capture storage.
-    var openedCaptureQueue: CaptureQueue?
-    /// The last of the captures waiting, in order, for a write lock another connection holds
-    /// on the capture queue; nil when none waits. Later captures queue behind it.
-    var captureBacklog: Task<Void, Never>?
-    /// How many captures wait in ``captureBacklog``.
-    var captureBacklogCount = 0
-    let captureSink: (any CaptureSink)?
-    /// Kept while the origin and the download limits stay the same, so two fetches of one
-    /// bundle (an old scope's still running after a configuration change) share one download.
-    var bundleFetcher: (origin: URL, download: BundleFetcher.Configuration, fetcher: BundleFetcher)?
-    /// Fetchers replaced by a configuration change: their downloads go on, until disposal.
-    var retiredFetchers: [BundleFetcher] = []
 
     /// The current configuration.
     public internal(set) var configuration: JourneyConfiguration
@@ -51,46 +30,24 @@ public actor JourneyHost {
     /// Scopes authorised by the origin since this host was created: after a restart a new
     /// presentation needs fresh authorisation.
     var authorisedThisLaunch: Set<String> = []
-    var prepared: Prepared?
-    /// A newer revision fetched while a presentation was open, shown after dismissal.
-    var staged: Prepared?
-    /// What is on screen, and the content it shows (kept apart from `prepared`).
-    var presentation: PresentationState = .hidden {
-        didSet {
-            guard presentation != oldValue else { return }
-            presentationObservers.yield(presentation)
-        }
-    }
-    let presentationObservers = Broadcast<PresentationState>()
-    /// Download progress of the latest preparation or warm-up.
-    let progressMeter = ProgressMeter()
-    var presented: Prepared?
-    /// The context the open presentation adds to its captures (``present(context:)``).
-    var sessionContext: [String: String] = [:]
-    var preparation: (generation: Int, task: Task<PreparedJourney, any Error>)?
-    var liveFetches: [String: Task<LiveOutcome, Never>] = [:]
-    var refreshTask: Task<Void, Never>?
-    var refreshDue: Date?
-    var foreground = true
-    var rendererStart: Task<Void, any Error>?
-    var embeddedBundle: Digest?
-    /// The last stored document whose signature checked out, and the keys it was checked
-    /// against: a launch verifies it once, not at every state read.
-    var verifiedDocument: (document: JourneyDocument, keys: [PublicKey])?
-    /// The last stored document the trusted keys refused, so the timeline says so once.
-    var refusedStoredDocument: JourneyDocument?
-    /// The renderer gate's verdict per bundle: nil when it fits, else why not.
-    var gateVerdicts: [Digest: String?] = [:]
+    /// Set by ``dispose()``: the host is unavailable from then on.
     var disposed = false
-    var readinessValue: Readiness = .idle
-    let readinessObservers = Broadcast<Readiness>()
-    var log = Timeline()
-    var bridgeTask: Task<Void, Never>?
-    var bridgeMessages: AsyncStream<BridgeMessage>?
-    /// What happens to the renderer by itself (``RendererEvent``), and the task that handles it.
-    var rendererEvents: AsyncStream<RendererEvent>?
-    var rendererEventTask: Task<Void, Never>?
-    let bridge: RendererBridge
+    /// The preparation under way, shared by concurrent ``prepare()`` calls of its generation.
+    var preparation: (generation: Int, task: Task<PreparedJourney, any Error>)?
+    /// The embedded default's bundle, once imported.
+    var embeddedBundle: Digest?
+
+    /// Readiness, presentation and progress streams, and the timeline.
+    let observation: HostObservation
+    /// What is prepared, staged and on screen.
+    let stage = PresentationStage()
+    /// The link to the origin: live fetches, bundle fetchers, trust's memory, refreshes.
+    let origin: OriginLink
+    /// The renderer, its start, the bridge and the gate's verdicts.
+    let driver: RendererDriver
+    /// The capture queue, its backlog and the sink.
+    let captures: CaptureLane
+    /// Where ``messages`` come from.
     let appMessages: AsyncStream<BridgeMessage>.Continuation
 
     /// Messages from the content for the app: dismiss, navigate, open link, purchase,
@@ -114,25 +71,19 @@ public actor JourneyHost {
         }
         self.configuration = configuration
         self.cache = cache
-        self.renderer = renderer
-        self.transport = transport
         self.clock = clock
         self.store = try HostStore(path: storage + "/host.sqlite")
-        self.capturePath = storage + "/capture.sqlite"
-        self.captureSink = captureSink
+        observation = HostObservation(clock: clock)
+        origin = OriginLink(transport: transport)
+        driver = RendererDriver(renderer: renderer, clock: clock)
+        captures = CaptureLane(path: storage + "/capture.sqlite", sink: captureSink)
         (messages, appMessages) = AsyncStream.makeStream(of: BridgeMessage.self)
-        let (incoming, continuation) = AsyncStream.makeStream(of: BridgeMessage.self)
-        let (events, eventContinuation) = AsyncStream.makeStream(of: RendererEvent.self)
-        bridge = RendererBridge(clock: clock, { message in continuation.yield(message) }, events: { event in eventContinuation.yield(event) })
-        bridgeMessages = incoming
-        rendererEvents = events
     }
 
     /// Starts passing renderer messages on, in order (once).
     func listenToBridge() {
-        guard bridgeTask == nil, let incoming = bridgeMessages else { return }
-        bridgeMessages = nil
-        bridgeTask = Task { [weak self] in
+        guard let incoming = driver.takeBridgeMessages() else { return }
+        driver.bridgeTask = Task { [weak self] in
             for await message in incoming {
                 guard let self else { return }
                 await self.receive(message)
@@ -141,61 +92,56 @@ public actor JourneyHost {
     }
 
     deinit {
-        bridgeTask?.cancel()
-        rendererEventTask?.cancel()
-        refreshTask?.cancel()
+        // The components cancel their own tasks as they go.
         preparation?.task.cancel()
     }
 
     // MARK: Observation
 
     /// How ready the host is to present.
-    public var readiness: Readiness { readinessValue }
+    public var readiness: Readiness { observation.readiness }
 
     /// Whether the journey is on screen.
     public var presentationState: PresentationState { presentation }
 
     /// The current readiness, then every change, until the host is disposed.
-    public func readinessUpdates() -> AsyncStream<Readiness> {
-        readinessObservers.subscribe(current: readinessValue)
-    }
+    public func readinessUpdates() -> AsyncStream<Readiness> { observation.readinessUpdates() }
 
     /// The current presentation state, then every change, until the host is disposed.
-    public func presentationUpdates() -> AsyncStream<PresentationState> {
-        presentationObservers.subscribe(current: presentation)
-    }
+    public func presentationUpdates() -> AsyncStream<PresentationState> { observation.presentationUpdates() }
 
     /// Progress (0…1) of the latest ``prepare()`` or ``prefetch(journeys:)``: its current
     /// value, then every rise, until the host is disposed. Each operation starts at 0, rises
     /// as its bundles download (a warm-up gives each journey an equal share) and ends at 1 when
     /// it succeeds; content already cached goes from 0 to 1 at once. For a progress bar.
-    public func progressUpdates() -> AsyncStream<Double> { progressMeter.subscribe() }
+    public func progressUpdates() -> AsyncStream<Double> { observation.progressMeter.subscribe() }
 
     /// What the host did and why, oldest first: its own last 500 entries, and the last 100
     /// that messages from the content caused (captures), so content cannot push the host's out.
     /// Messages the bridge refused are counted (``bridgeCounts()``), not listed.
-    public func timeline() -> [TimelineEntry] { log.entries }
+    public func timeline() -> [TimelineEntry] { observation.entries }
 
     /// What the content posted over the renderer bridge since the host was created: messages
     /// delivered, and those refused as too large, past the rate limit or malformed
     /// (``BridgeLimits``).
-    public func bridgeCounts() -> BridgeCounts { bridge.counts }
+    public func bridgeCounts() -> BridgeCounts { driver.bridge.counts }
 
-    func setReadiness(_ value: Readiness) {
-        guard value != readinessValue else { return }
-        readinessValue = value
-        readinessObservers.yield(value)
+    /// The presentation's state; setting it publishes a change to ``presentationUpdates()``.
+    var presentation: PresentationState {
+        get { stage.presentation }
+        set {
+            stage.presentation = newValue
+            observation.presentationChanged(to: newValue)
+        }
     }
+
+    func setReadiness(_ value: Readiness) { observation.setReadiness(value) }
 
     /// Adds one of the host's own entries to the timeline.
-    func note(_ kind: TimelineEntry.Kind, _ detail: String) {
-        log.append(TimelineEntry(time: clock.now, kind: kind, detail: detail), from: .host)
-    }
+    func note(_ kind: TimelineEntry.Kind, _ detail: String) { observation.note(kind, detail) }
 
     /// Adds an entry a message from the content caused (its own bound: see ``timeline()``).
-    func noteContent(_ kind: TimelineEntry.Kind, _ detail: String) {
-        log.append(TimelineEntry(time: clock.now, kind: kind, detail: detail), from: .content)
-    }
+    func noteContent(_ kind: TimelineEntry.Kind, _ detail: String) { observation.noteContent(kind, detail) }
 
     // MARK: Configuration and disposal
 
@@ -208,40 +154,26 @@ public actor JourneyHost {
         preparation?.task.cancel()
         preparation = nil
         cancelRefresh()
-        for task in liveFetches.values { task.cancel() }
-        if let fetcher = bundleFetcher?.fetcher { await fetcher.cancelAll() }
-        bridgeTask?.cancel()
+        for task in origin.liveFetches.values { task.cancel() }
+        if let fetcher = origin.currentFetcher { await fetcher.cancelAll() }
+        driver.bridgeTask?.cancel()
         endBridgePeriod()
-        rendererEventTask?.cancel()
+        driver.rendererEventTask?.cancel()
         presentation = .hidden
-        presented?.content.lease.release()
-        presented = nil
-        releasePrepared()
-        for fetcher in retiredFetchers { await fetcher.cancelAll() }
-        rendererStart?.cancel()
-        await renderer.stop()
+        stage.presented?.content.lease.release()
+        stage.presented = nil
+        stage.releasePrepared()
+        for fetcher in origin.retired { await fetcher.cancelAll() }
+        driver.start?.cancel()
+        await driver.renderer.stop()
         note(.disposed, "host disposed")
         setReadiness(.disposed)
-        readinessObservers.finish()
-        presentationObservers.finish()
-        progressMeter.close()
+        observation.finish()
         appMessages.finish()
     }
 
-    func releasePrepared() {
-        let old = [prepared, staged]
-        prepared = nil
-        staged = nil
-        for case let retired? in old { retire(retired) }
-    }
-
     /// The durable capture queue, opened on first use.
-    func captureQueue() throws(HostError) -> CaptureQueue {
-        if let openedCaptureQueue { return openedCaptureQueue }
-        let queue = try CaptureQueue(path: capturePath)
-        openedCaptureQueue = queue
-        return queue
-    }
+    func captureQueue() throws(HostError) -> CaptureQueue { try captures.queue() }
 
     func checkUsable() throws(HostError) {
         if disposed { throw HostError(.disposed, "the host was disposed") }

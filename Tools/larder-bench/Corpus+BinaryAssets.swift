@@ -2,50 +2,50 @@ import Foundation
 import Glibc
 
 extension Corpus {
-    static func pngChunk(_ o: inout [UInt8], _ type: String, _ data: [UInt8]) {
-        be32(&o, UInt32(data.count))
-        let start = o.count
-        o.append(contentsOf: type.utf8)
-        o.append(contentsOf: data)
-        be32(&o, crc32(o, from: start, to: o.count))
+    static func pngChunk(_ buffer: inout [UInt8], _ type: String, _ data: [UInt8]) {
+        be32(&buffer, UInt32(data.count))
+        let start = buffer.count
+        buffer.append(contentsOf: type.utf8)
+        buffer.append(contentsOf: data)
+        be32(&buffer, crc32(buffer, from: start, to: buffer.count))
     }
 
     /// A structurally valid PNG (signature, IHDR, sRGB, pHYs, IDAT..., IEND with correct CRCs)
     /// whose IDAT payload is high-entropy, like real deflate output. Exactly `size` bytes.
-    static func makePNG(size requested: Int, width: Int, height: Int, rng: inout RNG) -> [UInt8] {
+    static func makePNG(size requested: Int, width: Int, height: Int, random: inout RNG) -> [UInt8] {
         let size = max(requested, 120)
-        var o: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        o.reserveCapacity(size)
+        var buffer: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        buffer.reserveCapacity(size)
         var ihdr: [UInt8] = []
         be32(&ihdr, UInt32(width))
         be32(&ihdr, UInt32(height))
-        ihdr += [8, rng.chance(0.7) ? 6 : 2, 0, 0, 0]
-        pngChunk(&o, "IHDR", ihdr)
-        pngChunk(&o, "sRGB", [0])
+        ihdr += [8, random.chance(0.7) ? 6 : 2, 0, 0, 0]
+        pngChunk(&buffer, "IHDR", ihdr)
+        pngChunk(&buffer, "sRGB", [0])
         var phys: [UInt8] = []
         be32(&phys, 2835)
         be32(&phys, 2835)
         phys.append(1)
-        pngChunk(&o, "pHYs", phys)
-        let idatSpace = size - o.count - 12
+        pngChunk(&buffer, "pHYs", phys)
+        let idatSpace = size - buffer.count - 12
         let chunks = max(1, idatSpace / (8192 + 12))
         let payload = idatSpace - 12 * chunks
         let base = payload / chunks
         for c in 0..<chunks {
             let len = c == chunks - 1 ? payload - base * (chunks - 1) : base
-            be32(&o, UInt32(len))
-            let typeStart = o.count
-            o.append(contentsOf: "IDAT".utf8)
-            let dataStart = o.count
-            appendRandom(&o, len, &rng)
+            be32(&buffer, UInt32(len))
+            let typeStart = buffer.count
+            buffer.append(contentsOf: "IDAT".utf8)
+            let dataStart = buffer.count
+            appendRandom(&buffer, len, &random)
             if c == 0 && len >= 2 {
-                o[dataStart] = 0x78
-                o[dataStart + 1] = 0xDA
+                buffer[dataStart] = 0x78
+                buffer[dataStart + 1] = 0xDA
             }
-            be32(&o, crc32(o, from: typeStart, to: o.count))
+            be32(&buffer, crc32(buffer, from: typeStart, to: buffer.count))
         }
-        pngChunk(&o, "IEND", [])
-        return o
+        pngChunk(&buffer, "IEND", [])
+        return buffer
     }
 
     static let jpegLuma: [Int] = [
@@ -73,21 +73,21 @@ extension Corpus {
 
     /// A JPEG frame (SOI, APP0/JFIF, DQT, SOF0, DHT, SOS, entropy data with 0xFF stuffing, EOI)
     /// around high-entropy scan data. Exactly `size` bytes.
-    static func makeJPEG(size requested: Int, width: Int, height: Int, rng: inout RNG) -> [UInt8] {
+    static func makeJPEG(size requested: Int, width: Int, height: Int, random: inout RNG) -> [UInt8] {
         let size = max(requested, 1000)
-        var o: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10]
-        o.reserveCapacity(size)
-        o += Array("JFIF".utf8) + [0, 1, 1, 1, 0, 72, 0, 72, 0, 0]
-        let quality = rng.range(70, 92)
+        var buffer: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10]
+        buffer.reserveCapacity(size)
+        buffer += Array("JFIF".utf8) + [0, 1, 1, 1, 0, 72, 0, 72, 0, 0]
+        let quality = random.range(70, 92)
         let scale = 200 - 2 * quality
         for (id, table) in [jpegLuma, jpegChroma].enumerated() {
-            o += [0xFF, 0xDB, 0x00, 0x43, UInt8(id)]
-            for q in table { o.append(UInt8(max(1, min(255, (q * scale + 50) / 100)))) }
+            buffer += [0xFF, 0xDB, 0x00, 0x43, UInt8(id)]
+            for q in table { buffer.append(UInt8(max(1, min(255, (q * scale + 50) / 100)))) }
         }
-        o += [0xFF, 0xC0, 0x00, 0x11, 0x08]
-        be16(&o, height)
-        be16(&o, width)
-        o += [0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01]
+        buffer += [0xFF, 0xC0, 0x00, 0x11, 0x08]
+        be16(&buffer, height)
+        be16(&buffer, width)
+        buffer += [0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01]
         let dcLumaBits: [UInt8] = [0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0]
         let acLumaBits: [UInt8] = [0, 2, 1, 3, 3, 2, 4, 3, 5, 5, 4, 4, 0, 0, 1, 0x7D]
         let dcChromaBits: [UInt8] = [0, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0]
@@ -98,21 +98,21 @@ extension Corpus {
             (0x01, dcChromaBits, dcValues), (0x11, acChromaBits, jpegACValues),
         ]
         for (cls, bits, values) in tables {
-            o += [0xFF, 0xC4]
-            be16(&o, 2 + 1 + 16 + values.count)
-            o.append(cls)
-            o += bits
-            o += values
+            buffer += [0xFF, 0xC4]
+            be16(&buffer, 2 + 1 + 16 + values.count)
+            buffer.append(cls)
+            buffer += bits
+            buffer += values
         }
-        o += [0xFF, 0xDA, 0x00, 0x0C, 0x03, 0x01, 0x00, 0x02, 0x11, 0x03, 0x11, 0x00, 0x3F, 0x00]
-        let start = o.count
+        buffer += [0xFF, 0xDA, 0x00, 0x0C, 0x03, 0x01, 0x00, 0x02, 0x11, 0x03, 0x11, 0x00, 0x3F, 0x00]
+        let start = buffer.count
         let end = size - 2
         if end > start {
-            o.append(contentsOf: repeatElement(0, count: end - start))
-            o.withUnsafeMutableBufferPointer { buf in
+            buffer.append(contentsOf: repeatElement(0, count: end - start))
+            buffer.withUnsafeMutableBufferPointer { buf in
                 var pos = start
                 while pos < end {
-                    var v = rng.next()
+                    var v = random.next()
                     for _ in 0..<8 where pos < end {
                         let byte = UInt8(truncatingIfNeeded: v)
                         v >>= 8
@@ -133,13 +133,13 @@ extension Corpus {
                 }
             }
         }
-        o += [0xFF, 0xD9]
-        return o
+        buffer += [0xFF, 0xD9]
+        return buffer
     }
 
     /// Fallback when no TrueType files are installed: an sfnt file with a valid table directory
     /// (OS/2, cmap, glyf, head, hhea, hmtx, loca, maxp, name, post) and glyph-like outline data.
-    static func makeSyntheticFont(size requested: Int, family: String, rng: inout RNG) -> [UInt8] {
+    static func makeSyntheticFont(size requested: Int, family: String, random: inout RNG) -> [UInt8] {
         let size = max(requested, 4096)
         let tags = ["OS/2", "cmap", "glyf", "head", "hhea", "hmtx", "loca", "maxp", "name", "post"]
         var numGlyphs = max(16, min(3000, size / 180))
@@ -147,7 +147,7 @@ extension Corpus {
 
         var os2: [UInt8] = []
         be16(&os2, 4); be16(&os2, 1100); be16(&os2, 400); be16(&os2, 5); be16(&os2, 0)
-        while os2.count < 96 { be16(&os2, rng.chance(0.5) ? 0 : rng.range(0, 2048)) }
+        while os2.count < 96 { be16(&os2, random.chance(0.5) ? 0 : random.range(0, 2048)) }
         tables["OS/2"] = os2
 
         var cmap: [UInt8] = []
@@ -164,7 +164,7 @@ extension Corpus {
         var head: [UInt8] = []
         be32(&head, 0x0001_0000); be32(&head, 0x0001_0000); be32(&head, 0); be32(&head, 0x5F0F_3CF5)
         be16(&head, 0x000B); be16(&head, 2048)
-        for _ in 0..<4 { be32(&head, 0xD5A1_0000 &+ UInt32(rng.below(1 << 20))) }
+        for _ in 0..<4 { be32(&head, 0xD5A1_0000 &+ UInt32(random.below(1 << 20))) }
         be16(&head, 0xF800); be16(&head, 0xF900); be16(&head, 2400); be16(&head, 2200)
         be16(&head, 0); be16(&head, 8); be16(&head, 2); be16(&head, 1); be16(&head, 0)
         tables["head"] = head
@@ -208,12 +208,12 @@ extension Corpus {
         be16(&hhea, numGlyphs)
         tables["hhea"] = hhea
         be16(&maxp, numGlyphs)
-        for _ in 0..<13 { be16(&maxp, rng.range(0, 64)) }
+        for _ in 0..<13 { be16(&maxp, random.range(0, 64)) }
         tables["maxp"] = maxp
         var hmtx: [UInt8] = []
         for _ in 0..<numGlyphs {
-            be16(&hmtx, 900 + 50 * rng.below(16))
-            be16(&hmtx, 40 + 4 * rng.below(40))
+            be16(&hmtx, 900 + 50 * random.below(16))
+            be16(&hmtx, 40 + 4 * random.below(40))
         }
         tables["hmtx"] = hmtx
 
@@ -226,25 +226,25 @@ extension Corpus {
         for g in 0..<numGlyphs {
             be32(&loca, UInt32(glyf.count))
             let end = g == numGlyphs - 1 ? glyfLength : glyf.count + perGlyph
-            let contours = rng.range(1, 4)
+            let contours = random.range(1, 4)
             be16(&glyf, contours)
-            for _ in 0..<4 { be16(&glyf, 20 * rng.below(80)) }
+            for _ in 0..<4 { be16(&glyf, 20 * random.below(80)) }
             var point = 0
             for _ in 0..<contours {
-                point += rng.range(3, 24)
+                point += random.range(3, 24)
                 be16(&glyf, point)
             }
-            let hinting = rng.range(0, 24)
+            let hinting = random.range(0, 24)
             be16(&glyf, hinting)
-            for _ in 0..<hinting { glyf.append(instructions[rng.skewed(instructions.count)]) }
+            for _ in 0..<hinting { glyf.append(instructions[random.skewed(instructions.count)]) }
             while glyf.count < end {
-                let r = rng.below(20)
+                let r = random.below(20)
                 if r < 11 {
-                    glyf.append(flagSet[rng.skewed(flagSet.count)])
+                    glyf.append(flagSet[random.skewed(flagSet.count)])
                 } else if r < 19 {
-                    glyf.append(UInt8(rng.below(12) + rng.below(12)))
+                    glyf.append(UInt8(random.below(12) + random.below(12)))
                 } else {
-                    glyf.append(UInt8(truncatingIfNeeded: rng.next()))
+                    glyf.append(UInt8(truncatingIfNeeded: random.next()))
                 }
             }
             if glyf.count > end { glyf.removeLast(glyf.count - end) }
@@ -254,10 +254,10 @@ extension Corpus {
         tables["glyf"] = glyf
 
         // Table data: everything except glyf first (4-byte aligned), glyf last so the size is exact.
-        var o: [UInt8] = []
-        o.reserveCapacity(size)
-        be32(&o, 0x0001_0000)
-        be16(&o, tags.count); be16(&o, 128); be16(&o, 3); be16(&o, 16 * tags.count - 128)
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(size)
+        be32(&buffer, 0x0001_0000)
+        be16(&buffer, tags.count); be16(&buffer, 128); be16(&buffer, 3); be16(&buffer, 16 * tags.count - 128)
         var offset = 12 + 16 * tags.count
         var offsets = [String: Int]()
         for tag in tags where tag != "glyf" {
@@ -275,18 +275,18 @@ extension Corpus {
                 sum &+= word
                 i += 4
             }
-            o.append(contentsOf: tag.utf8)
-            be32(&o, sum)
-            be32(&o, UInt32(offsets[tag]!))
-            be32(&o, UInt32(data.count))
+            buffer.append(contentsOf: tag.utf8)
+            be32(&buffer, sum)
+            be32(&buffer, UInt32(offsets[tag]!))
+            be32(&buffer, UInt32(data.count))
         }
         for tag in tags where tag != "glyf" {
             let data = tables[tag]!
-            o += data
-            o.append(contentsOf: repeatElement(0, count: padded(data.count) - data.count))
+            buffer += data
+            buffer.append(contentsOf: repeatElement(0, count: padded(data.count) - data.count))
         }
-        o += glyf
-        return o
+        buffer += glyf
+        return buffer
     }
 
     /// Installed TrueType fonts, sorted by path, loaded on first use.

@@ -4,211 +4,211 @@ import Glibc
 extension Corpus.FolderGen {
     // MARK: JSON
 
-    mutating func jsonString(_ o: inout Out, _ kind: Int) {
-        o.byte(34)
+    mutating func jsonString(_ output: inout Output, _ kind: Int) {
+        output.byte(34)
         switch kind {
         case 0:
-            o.s(rng.pick(["plan", "prod", "offer", "exp", "item"]))
-            o.byte(95)
-            o.w(Vocab.words[rng.skewed(Vocab.words.count)])
-            o.byte(95)
-            o.int(rng.range(1, 99))
-        case 1: sentence(&o, 3, 12, end: 46)
-        case 5: o.hex(rng.next(), digits: 16)
+            output.append(random.pick(["plan", "prod", "offer", "exp", "item"]))
+            output.byte(95)
+            output.append(contentsOf: Vocab.words[random.skewed(Vocab.words.count)])
+            output.byte(95)
+            output.decimal(random.range(1, 99))
+        case 1: sentence(&output, 3, 12, end: 46)
+        case 5: output.hex(random.next(), digits: 16)
         case 6:
-            o.int(rng.range(2023, 2025))
-            o.byte(45)
-            let month = rng.range(1, 12), day = rng.range(1, 28)
-            if month < 10 { o.byte(48) }
-            o.int(month)
-            o.byte(45)
-            if day < 10 { o.byte(48) }
-            o.int(day)
-            o.s("T")
-            let hour = rng.range(0, 23)
-            if hour < 10 { o.byte(48) }
-            o.int(hour)
-            o.s(":00:00Z")
-        default: o.s(rng.pick(Vocab.modifiers))
+            output.decimal(random.range(2023, 2025))
+            output.byte(45)
+            let month = random.range(1, 12), day = random.range(1, 28)
+            if month < 10 { output.byte(48) }
+            output.decimal(month)
+            output.byte(45)
+            if day < 10 { output.byte(48) }
+            output.decimal(day)
+            output.append("T")
+            let hour = random.range(0, 23)
+            if hour < 10 { output.byte(48) }
+            output.decimal(hour)
+            output.append(":00:00Z")
+        default: output.append(random.pick(Vocab.modifiers))
         }
-        o.byte(34)
+        output.byte(34)
     }
 
     mutating func jsonFile(_ file: Asset) -> [UInt8] {
-        var o = Out(capacity: file.size + 4096)
-        let pretty = rng.chance(0.75)
-        func newline(_ o: inout Out, _ level: Int) {
+        var output = Output(capacity: file.size + 4096)
+        let pretty = random.chance(0.75)
+        func newline(_ output: inout Output, _ level: Int) {
             if pretty {
-                o.nl()
-                o.indent(level)
+                output.newline()
+                output.indent(level)
             }
         }
         let colon = pretty ? ": " : ":"
-        o.s("{")
-        newline(&o, 1)
-        o.s("\"schemaVersion\"")
-        o.s(colon)
-        o.int(rng.range(1, 4))
-        o.byte(44)
-        newline(&o, 1)
-        o.s("\"flow\"")
-        o.s(colon)
-        o.s("\"")
-        o.s(flow)
-        o.s("\",")
-        newline(&o, 1)
+        output.append("{")
+        newline(&output, 1)
+        output.append("\"schemaVersion\"")
+        output.append(colon)
+        output.decimal(random.range(1, 4))
+        output.byte(44)
+        newline(&output, 1)
+        output.append("\"flow\"")
+        output.append(colon)
+        output.append("\"")
+        output.append(flow)
+        output.append("\",")
+        newline(&output, 1)
         if file.name == "strings.json" {
-            o.s("\"locale\"")
-            o.s(colon)
-            o.s("\"en\",")
-            newline(&o, 1)
-            o.s("\"strings\"")
-            o.s(colon)
-            o.s("{")
+            output.append("\"locale\"")
+            output.append(colon)
+            output.append("\"en\",")
+            newline(&output, 1)
+            output.append("\"strings\"")
+            output.append(colon)
+            output.append("{")
             var first = true
-            while o.count + 8 < file.size || first {
-                if !first { o.byte(44) }
+            while output.count + 8 < file.size || first {
+                if !first { output.byte(44) }
                 first = false
-                newline(&o, 2)
-                o.byte(34)
-                o.s(rng.pick(Vocab.screens))
-                o.byte(46)
-                o.w(classes[rng.skewed(classes.count)])
-                if rng.chance(0.3) {
-                    o.byte(95)
-                    o.int(rng.range(1, 9))
+                newline(&output, 2)
+                output.byte(34)
+                output.append(random.pick(Vocab.screens))
+                output.byte(46)
+                output.append(contentsOf: classes[random.skewed(classes.count)])
+                if random.chance(0.3) {
+                    output.byte(95)
+                    output.decimal(random.range(1, 9))
                 }
-                o.byte(34)
-                o.s(colon)
-                jsonString(&o, 1)
+                output.byte(34)
+                output.append(colon)
+                jsonString(&output, 1)
             }
-            newline(&o, 1)
-            o.s("}")
+            newline(&output, 1)
+            output.append("}")
         } else {
-            let keyCount = rng.range(5, 11)
-            let fields = rng.sample(Vocab.jsonKeys, keyCount)
+            let keyCount = random.range(5, 11)
+            let fields = random.sample(Vocab.jsonKeys, keyCount)
             let keys = fields.map { $0.0 }
             let types = fields.map { $0.1 }
-            o.s("\"items\"")
-            o.s(colon)
-            o.s("[")
+            output.append("\"items\"")
+            output.append(colon)
+            output.append("[")
             var first = true
             var order = 0
-            while o.count + 8 < file.size || first {
-                if !first { o.byte(44) }
+            while output.count + 8 < file.size || first {
+                if !first { output.byte(44) }
                 first = false
                 order += 1
-                newline(&o, 2)
-                o.s("{")
+                newline(&output, 2)
+                output.append("{")
                 for (k, key) in keys.enumerated() {
-                    if k > 0 { o.byte(44) }
-                    newline(&o, 3)
-                    o.byte(34)
-                    o.s(key)
-                    o.byte(34)
-                    o.s(colon)
+                    if k > 0 { output.byte(44) }
+                    newline(&output, 3)
+                    output.byte(34)
+                    output.append(key)
+                    output.byte(34)
+                    output.append(colon)
                     switch types[k] {
-                    case 2: o.int(k == 0 ? order : rng.range(0, 30))
-                    case 3: price(&o)
-                    case 4: o.s(rng.chance(0.6) ? "true" : "false")
+                    case 2: output.decimal(k == 0 ? order : random.range(0, 30))
+                    case 3: price(&output)
+                    case 4: output.append(random.chance(0.6) ? "true" : "false")
                     case 7:
-                        o.s("[")
-                        let n = rng.range(0, 3)
+                        output.append("[")
+                        let n = random.range(0, 3)
                         for i in 0..<n {
-                            if i > 0 { o.s(pretty ? ", " : ",") }
-                            jsonString(&o, 9)
+                            if i > 0 { output.append(pretty ? ", " : ",") }
+                            jsonString(&output, 9)
                         }
-                        o.s("]")
+                        output.append("]")
                     case 8:
-                        o.s("{")
-                        o.s(pretty ? "\"amount\": " : "\"amount\":")
-                        price(&o)
-                        o.s(pretty ? ", \"currency\": \"" : ",\"currency\":\"")
-                        o.s(rng.pick(["USD", "USD", "EUR", "GBP"]))
-                        o.s("\"}")
-                    default: jsonString(&o, types[k])
+                        output.append("{")
+                        output.append(pretty ? "\"amount\": " : "\"amount\":")
+                        price(&output)
+                        output.append(pretty ? ", \"currency\": \"" : ",\"currency\":\"")
+                        output.append(random.pick(["USD", "USD", "EUR", "GBP"]))
+                        output.append("\"}")
+                    default: jsonString(&output, types[k])
                     }
                 }
-                newline(&o, 2)
-                o.s("}")
+                newline(&output, 2)
+                output.append("}")
             }
-            newline(&o, 1)
-            o.s("]")
+            newline(&output, 1)
+            output.append("]")
         }
-        newline(&o, 0)
-        o.s("}\n")
-        return o.b
+        newline(&output, 0)
+        output.append("}\n")
+        return output.bytes
     }
 
     // MARK: SVG
 
-    mutating func svgNumber(_ o: inout Out, _ scaled: Int, leadingSpace: Bool) {
-        if leadingSpace && scaled >= 0 { o.byte(32) }
-        o.fixed(scaled, places: 2, compact: true)
+    mutating func svgNumber(_ output: inout Output, _ scaled: Int, leadingSpace: Bool) {
+        if leadingSpace && scaled >= 0 { output.byte(32) }
+        output.fixed(scaled, places: 2, compact: true)
     }
 
     mutating func svgFile(_ file: Asset) -> [UInt8] {
-        var o = Out(capacity: file.size + 2048)
+        var output = Output(capacity: file.size + 2048)
         let w = file.width, h = file.height
-        o.s("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"")
-        o.int(w)
-        o.s("\" height=\"")
-        o.int(h)
-        o.s("\" viewBox=\"0 0 ")
-        o.int(w)
-        o.s(" ")
-        o.int(h)
-        o.s("\" fill=\"none\">\n")
+        output.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"")
+        output.decimal(w)
+        output.append("\" height=\"")
+        output.decimal(h)
+        output.append("\" viewBox=\"0 0 ")
+        output.decimal(w)
+        output.append(" ")
+        output.decimal(h)
+        output.append("\" fill=\"none\">\n")
         let span = max(w, h) * 100
-        while o.count + 40 < file.size {
-            if rng.chance(0.12) {
-                o.s(rng.chance(0.5) ? "  <circle cx=\"" : "  <ellipse cx=\"")
-                o.fixed(rng.below(w * 100), places: 2, compact: true)
-                o.s("\" cy=\"")
-                o.fixed(rng.below(h * 100), places: 2, compact: true)
-                o.s("\" r=\"")
-                o.fixed(rng.range(50, span / 4), places: 2, compact: true)
-                o.s("\" fill=\"")
-                o.w(palette[rng.skewed(palette.count)])
-                o.s("\"/>\n")
+        while output.count + 40 < file.size {
+            if random.chance(0.12) {
+                output.append(random.chance(0.5) ? "  <circle cx=\"" : "  <ellipse cx=\"")
+                output.fixed(random.below(w * 100), places: 2, compact: true)
+                output.append("\" cy=\"")
+                output.fixed(random.below(h * 100), places: 2, compact: true)
+                output.append("\" r=\"")
+                output.fixed(random.range(50, span / 4), places: 2, compact: true)
+                output.append("\" fill=\"")
+                output.append(contentsOf: palette[random.skewed(palette.count)])
+                output.append("\"/>\n")
                 continue
             }
-            o.s("  <path d=\"M")
-            o.fixed(rng.below(w * 100), places: 2, compact: true)
-            svgNumber(&o, rng.below(h * 100), leadingSpace: true)
-            let segments = rng.range(3, file.width <= 24 ? 12 : 40)
+            output.append("  <path d=\"M")
+            output.fixed(random.below(w * 100), places: 2, compact: true)
+            svgNumber(&output, random.below(h * 100), leadingSpace: true)
+            let segments = random.range(3, file.width <= 24 ? 12 : 40)
             for _ in 0..<segments {
                 let delta = max(60, span / 6)
-                switch rng.below(6) {
+                switch random.below(6) {
                 case 0, 1:
-                    o.byte(99)
-                    for i in 0..<6 { svgNumber(&o, rng.range(-delta, delta), leadingSpace: i > 0) }
+                    output.byte(99)
+                    for i in 0..<6 { svgNumber(&output, random.range(-delta, delta), leadingSpace: i > 0) }
                 case 2:
-                    o.byte(108)
-                    svgNumber(&o, rng.range(-delta, delta), leadingSpace: false)
-                    svgNumber(&o, rng.range(-delta, delta), leadingSpace: true)
+                    output.byte(108)
+                    svgNumber(&output, random.range(-delta, delta), leadingSpace: false)
+                    svgNumber(&output, random.range(-delta, delta), leadingSpace: true)
                 case 3:
-                    o.byte(rng.chance(0.5) ? 104 : 118)
-                    svgNumber(&o, rng.range(-delta, delta), leadingSpace: false)
+                    output.byte(random.chance(0.5) ? 104 : 118)
+                    svgNumber(&output, random.range(-delta, delta), leadingSpace: false)
                 case 4:
-                    o.byte(115)
-                    for i in 0..<4 { svgNumber(&o, rng.range(-delta, delta), leadingSpace: i > 0) }
+                    output.byte(115)
+                    for i in 0..<4 { svgNumber(&output, random.range(-delta, delta), leadingSpace: i > 0) }
                 default:
-                    o.byte(97)
-                    let r = rng.range(25, delta)
-                    svgNumber(&o, r, leadingSpace: false)
-                    svgNumber(&o, r, leadingSpace: true)
-                    o.s(" 0 0 ")
-                    o.int(rng.below(2))
-                    svgNumber(&o, rng.range(-delta, delta), leadingSpace: true)
-                    svgNumber(&o, rng.range(-delta, delta), leadingSpace: true)
+                    output.byte(97)
+                    let r = random.range(25, delta)
+                    svgNumber(&output, r, leadingSpace: false)
+                    svgNumber(&output, r, leadingSpace: true)
+                    output.append(" 0 0 ")
+                    output.decimal(random.below(2))
+                    svgNumber(&output, random.range(-delta, delta), leadingSpace: true)
+                    svgNumber(&output, random.range(-delta, delta), leadingSpace: true)
                 }
             }
-            o.s(rng.chance(0.7) ? "z\" fill=\"" : "\" stroke-width=\"1.5\" stroke-linecap=\"round\" stroke=\"")
-            if rng.chance(0.3) { o.s("currentColor") } else { o.w(palette[rng.skewed(palette.count)]) }
-            o.s(rng.chance(0.3) ? "\" fill-rule=\"evenodd\" clip-rule=\"evenodd\"/>\n" : "\"/>\n")
+            output.append(random.chance(0.7) ? "z\" fill=\"" : "\" stroke-width=\"1.5\" stroke-linecap=\"round\" stroke=\"")
+            if random.chance(0.3) { output.append("currentColor") } else { output.append(contentsOf: palette[random.skewed(palette.count)]) }
+            output.append(random.chance(0.3) ? "\" fill-rule=\"evenodd\" clip-rule=\"evenodd\"/>\n" : "\"/>\n")
         }
-        o.s("</svg>\n")
-        return o.b
+        output.append("</svg>\n")
+        return output.bytes
     }
 }

@@ -5,213 +5,213 @@ extension Corpus.FolderGen {
     // MARK: JavaScript
 
     mutating func camel(_ capitalizeFirst: Bool) -> [UInt8] {
-        var o = Out(capacity: 24)
-        let verb = rng.chance(0.6)
-        let first = verb ? Vocab.jsVerbs[rng.skewed(Vocab.jsVerbs.count)] : Vocab.jsNouns[rng.skewed(Vocab.jsNouns.count)]
-        if capitalizeFirst { o.capitalized(first) } else { o.w(first) }
-        o.capitalized(Vocab.jsNouns[rng.skewed(Vocab.jsNouns.count)])
-        if rng.chance(0.25) { o.capitalized(Vocab.jsNouns[rng.below(Vocab.jsNouns.count)]) }
-        return o.b
+        var output = Output(capacity: 24)
+        let verb = random.chance(0.6)
+        let first = verb ? Vocab.jsVerbs[random.skewed(Vocab.jsVerbs.count)] : Vocab.jsNouns[random.skewed(Vocab.jsNouns.count)]
+        if capitalizeFirst { output.capitalized(first) } else { output.append(contentsOf: first) }
+        output.capitalized(Vocab.jsNouns[random.skewed(Vocab.jsNouns.count)])
+        if random.chance(0.25) { output.capitalized(Vocab.jsNouns[random.below(Vocab.jsNouns.count)]) }
+        return output.bytes
     }
 
     mutating func jsPools() {
         jsProps = Vocab.jsMembers
         for _ in 0..<40 { jsProps.append(camel(false)) }
-        rng.shuffle(&jsProps)
+        random.shuffle(&jsProps)
         if jsMin {
             let pool = Vocab.shortNames
             jsLocals = Array(pool.prefix(24))
             jsFunctions = Array(pool.dropFirst(24).prefix(120))
-            rng.shuffle(&jsFunctions)
+            random.shuffle(&jsFunctions)
             jsClasses = Array(jsFunctions.prefix(16))
         } else {
             jsLocals = Vocab.jsNouns.prefix(40).map { $0 }
             for _ in 0..<30 { jsLocals.append(camel(false)) }
-            rng.shuffle(&jsLocals)
+            random.shuffle(&jsLocals)
             jsFunctions = []
             for _ in 0..<60 { jsFunctions.append(camel(false)) }
             jsClasses = []
             for _ in 0..<10 {
-                var o = Out(capacity: 32)
-                o.capitalized(Vocab.jsNouns[rng.below(Vocab.jsNouns.count)])
-                o.s(rng.pick(["Controller", "Store", "Service", "View", "Manager", "Tracker", "Client"]))
-                jsClasses.append(o.b)
+                var output = Output(capacity: 32)
+                output.capitalized(Vocab.jsNouns[random.below(Vocab.jsNouns.count)])
+                output.append(random.pick(["Controller", "Store", "Service", "View", "Manager", "Tracker", "Client"]))
+                jsClasses.append(output.bytes)
             }
         }
     }
 
-    mutating func sp(_ o: inout Out) { if !jsMin { o.byte(32) } }
-    mutating func jsIndent(_ o: inout Out, _ depth: Int) { if !jsMin { o.indent(depth) } }
-    mutating func jsEnd(_ o: inout Out) { if !jsMin { o.nl() } }
+    mutating func sp(_ output: inout Output) { if !jsMin { output.byte(32) } }
+    mutating func jsIndent(_ output: inout Output, _ depth: Int) { if !jsMin { output.indent(depth) } }
+    mutating func jsEnd(_ output: inout Output) { if !jsMin { output.newline() } }
 
-    mutating func jsLocal(_ o: inout Out) { o.w(jsLocals[rng.skewed(jsLocals.count)]) }
-    mutating func jsProp(_ o: inout Out) { o.w(jsProps[rng.skewed(jsProps.count)]) }
+    mutating func jsLocal(_ output: inout Output) { output.append(contentsOf: jsLocals[random.skewed(jsLocals.count)]) }
+    mutating func jsProp(_ output: inout Output) { output.append(contentsOf: jsProps[random.skewed(jsProps.count)]) }
 
-    mutating func jsString(_ o: inout Out) {
+    mutating func jsString(_ output: inout Output) {
         let q: UInt8 = jsMin ? 34 : 39
-        o.byte(q)
-        switch rng.below(6) {
-        case 0, 1: sentence(&o, 2, 8)
+        output.byte(q)
+        switch random.below(6) {
+        case 0, 1: sentence(&output, 2, 8)
         case 2:
-            o.s(rng.pick(Vocab.screens))
-            o.byte(95)
-            o.s(rng.pick(["viewed", "closed", "purchased", "selected", "started", "completed", "failed"]))
+            output.append(random.pick(Vocab.screens))
+            output.byte(95)
+            output.append(random.pick(["viewed", "closed", "purchased", "selected", "started", "completed", "failed"]))
         case 3:
-            o.byte(46)
-            o.w(classes[rng.skewed(classes.count)])
-        case 4: o.s(rng.pick(Vocab.jsEvents))
-        default: o.s(rng.pick(Vocab.modifiers))
+            output.byte(46)
+            output.append(contentsOf: classes[random.skewed(classes.count)])
+        case 4: output.append(random.pick(Vocab.jsEvents))
+        default: output.append(random.pick(Vocab.modifiers))
         }
-        o.byte(q)
+        output.byte(q)
     }
 
-    mutating func jsNumber(_ o: inout Out) {
-        switch rng.below(4) {
-        case 0: o.int(rng.pick([0, 1, 2, 3, 10, 100, 1000]))
-        case 1: o.int(rng.pick([16, 24, 60, 300, 500, 3600, 86400]))
-        case 2: price(&o)
-        default: o.int(rng.range(0, 999))
+    mutating func jsNumber(_ output: inout Output) {
+        switch random.below(4) {
+        case 0: output.decimal(random.pick([0, 1, 2, 3, 10, 100, 1000]))
+        case 1: output.decimal(random.pick([16, 24, 60, 300, 500, 3600, 86400]))
+        case 2: price(&output)
+        default: output.decimal(random.range(0, 999))
         }
     }
 
-    mutating func jsArgs(_ o: inout Out, _ depth: Int) {
-        o.byte(40)
-        let n = rng.range(0, 3)
+    mutating func jsArgs(_ output: inout Output, _ depth: Int) {
+        output.byte(40)
+        let n = random.range(0, 3)
         for i in 0..<n {
             if i > 0 {
-                o.byte(44)
-                sp(&o)
+                output.byte(44)
+                sp(&output)
             }
-            jsExpr(&o, depth + 1)
+            jsExpr(&output, depth + 1)
         }
-        o.byte(41)
+        output.byte(41)
     }
 
-    mutating func jsRef(_ o: inout Out) {
-        switch rng.below(4) {
+    mutating func jsRef(_ output: inout Output) {
+        switch random.below(4) {
         case 0:
-            o.s("this.")
-            jsProp(&o)
+            output.append("this.")
+            jsProp(&output)
         case 1:
-            jsLocal(&o)
-            o.byte(46)
-            jsProp(&o)
+            jsLocal(&output)
+            output.byte(46)
+            jsProp(&output)
         default:
-            jsLocal(&o)
+            jsLocal(&output)
         }
     }
 
-    mutating func jsExpr(_ o: inout Out, _ depth: Int) {
-        let r = depth > 2 ? rng.below(4) : rng.below(12)
+    mutating func jsExpr(_ output: inout Output, _ depth: Int) {
+        let r = depth > 2 ? random.below(4) : random.below(12)
         switch r {
-        case 0: jsRef(&o)
-        case 1: jsNumber(&o)
-        case 2: jsString(&o)
+        case 0: jsRef(&output)
+        case 1: jsNumber(&output)
+        case 2: jsString(&output)
         case 3:
-            jsRef(&o)
-            o.byte(46)
-            jsProp(&o)
+            jsRef(&output)
+            output.byte(46)
+            jsProp(&output)
         case 4:
-            jsRef(&o)
-            o.byte(46)
-            jsProp(&o)
-            jsArgs(&o, depth)
+            jsRef(&output)
+            output.byte(46)
+            jsProp(&output)
+            jsArgs(&output, depth)
         case 5:
-            if depth > 0 { o.byte(40) }
-            jsExpr(&o, depth + 1)
-            sp(&o)
-            o.s(rng.pick(["===", "!==", "&&", "||", "+", "-", "*", ">", "<=", "??"]))
-            sp(&o)
-            jsExpr(&o, depth + 1)
-            if depth > 0 { o.byte(41) }
+            if depth > 0 { output.byte(40) }
+            jsExpr(&output, depth + 1)
+            sp(&output)
+            output.append(random.pick(["===", "!==", "&&", "||", "+", "-", "*", ">", "<=", "??"]))
+            sp(&output)
+            jsExpr(&output, depth + 1)
+            if depth > 0 { output.byte(41) }
         case 6:
-            if depth > 0 { o.byte(40) }
-            o.byte(40)
-            jsLocal(&o)
-            o.byte(41)
-            sp(&o)
-            o.s("=>")
-            sp(&o)
-            jsExpr(&o, 3)
-            if depth > 0 { o.byte(41) }
+            if depth > 0 { output.byte(40) }
+            output.byte(40)
+            jsLocal(&output)
+            output.byte(41)
+            sp(&output)
+            output.append("=>")
+            sp(&output)
+            jsExpr(&output, 3)
+            if depth > 0 { output.byte(41) }
         case 7:
-            o.byte(123)
-            sp(&o)
-            let n = rng.range(1, 4)
+            output.byte(123)
+            sp(&output)
+            let n = random.range(1, 4)
             for i in 0..<n {
                 if i > 0 {
-                    o.byte(44)
-                    sp(&o)
+                    output.byte(44)
+                    sp(&output)
                 }
-                jsProp(&o)
-                o.byte(58)
-                sp(&o)
-                jsExpr(&o, depth + 1)
+                jsProp(&output)
+                output.byte(58)
+                sp(&output)
+                jsExpr(&output, depth + 1)
             }
-            sp(&o)
-            o.byte(125)
+            sp(&output)
+            output.byte(125)
         case 8:
-            o.byte(91)
-            let n = rng.range(1, 4)
+            output.byte(91)
+            let n = random.range(1, 4)
             for i in 0..<n {
                 if i > 0 {
-                    o.byte(44)
-                    sp(&o)
+                    output.byte(44)
+                    sp(&output)
                 }
-                if rng.chance(0.5) { jsString(&o) } else { jsNumber(&o) }
+                if random.chance(0.5) { jsString(&output) } else { jsNumber(&output) }
             }
-            o.byte(93)
+            output.byte(93)
         case 9:
-            if depth > 0 { o.byte(40) }
-            jsRef(&o)
-            sp(&o)
-            o.byte(63)
-            sp(&o)
-            jsExpr(&o, depth + 1)
-            sp(&o)
-            o.byte(58)
-            sp(&o)
-            jsExpr(&o, depth + 1)
-            if depth > 0 { o.byte(41) }
+            if depth > 0 { output.byte(40) }
+            jsRef(&output)
+            sp(&output)
+            output.byte(63)
+            sp(&output)
+            jsExpr(&output, depth + 1)
+            sp(&output)
+            output.byte(58)
+            sp(&output)
+            jsExpr(&output, depth + 1)
+            if depth > 0 { output.byte(41) }
         case 10:
-            o.s("new ")
-            o.w(rng.pick(jsClasses))
-            jsArgs(&o, depth)
+            output.append("new ")
+            output.append(contentsOf: random.pick(jsClasses))
+            jsArgs(&output, depth)
         default:
-            o.byte(33)
-            jsRef(&o)
+            output.byte(33)
+            jsRef(&output)
         }
     }
 
-    mutating func jsBlock(_ o: inout Out, _ depth: Int, _ count: Int, async: Bool) {
-        for _ in 0..<count { jsStatement(&o, depth, async: async) }
+    mutating func jsBlock(_ output: inout Output, _ depth: Int, _ count: Int, async: Bool) {
+        for _ in 0..<count { jsStatement(&output, depth, async: async) }
     }
 
-    mutating func jsBraced(_ o: inout Out, _ depth: Int, async: Bool, bound: [[UInt8]] = []) {
-        sp(&o)
-        o.byte(123)
-        jsEnd(&o)
+    mutating func jsBraced(_ output: inout Output, _ depth: Int, async: Bool, bound: [[UInt8]] = []) {
+        sp(&output)
+        output.byte(123)
+        jsEnd(&output)
         jsScopes.append(Set(bound))
-        jsBlock(&o, depth + 1, rng.range(1, 3), async: async)
+        jsBlock(&output, depth + 1, random.range(1, 3), async: async)
         jsScopes.removeLast()
-        jsIndent(&o, depth)
-        o.byte(125)
+        jsIndent(&output, depth)
+        output.byte(125)
     }
 
     /// Writes `const name = ` (or `let`/`var`) with a name not yet declared in this block.
     /// Returns false (writing nothing) when no fresh name was found.
-    mutating func jsDeclare(_ o: inout Out) -> Bool {
+    mutating func jsDeclare(_ output: inout Output) -> Bool {
         if jsMin {
-            o.s("var ")
-            jsLocal(&o)
+            output.append("var ")
+            jsLocal(&output)
             return true
         }
         for _ in 0..<4 {
-            let name = jsLocals[rng.skewed(jsLocals.count)]
+            let name = jsLocals[random.skewed(jsLocals.count)]
             if jsScopes.last?.contains(name) == true { continue }
             if !jsScopes.isEmpty { jsScopes[jsScopes.count - 1].insert(name) }
-            o.s(rng.chance(0.75) ? "const " : "let ")
-            o.w(name)
+            output.append(random.chance(0.75) ? "const " : "let ")
+            output.append(contentsOf: name)
             return true
         }
         return false
@@ -229,136 +229,136 @@ extension Corpus.FolderGen {
         return name
     }
 
-    mutating func jsStatement(_ o: inout Out, _ depth: Int, async: Bool) {
-        jsIndent(&o, depth)
-        var choice = rng.below(depth >= 4 ? 6 : 11)
+    mutating func jsStatement(_ output: inout Output, _ depth: Int, async: Bool) {
+        jsIndent(&output, depth)
+        var choice = random.below(depth >= 4 ? 6 : 11)
         if choice <= 1 || (choice == 5 && async && !json.isEmpty) {
-            if !jsDeclare(&o) { choice = 2 }
+            if !jsDeclare(&output) { choice = 2 }
         }
         switch choice {
         case 0, 1:
-            sp(&o)
-            o.byte(61)
-            sp(&o)
-            jsExpr(&o, 0)
-            o.byte(59)
+            sp(&output)
+            output.byte(61)
+            sp(&output)
+            jsExpr(&output, 0)
+            output.byte(59)
         case 2:
-            jsRef(&o)
-            o.byte(46)
-            jsProp(&o)
-            sp(&o)
-            o.byte(61)
-            sp(&o)
-            jsExpr(&o, 0)
-            o.byte(59)
+            jsRef(&output)
+            output.byte(46)
+            jsProp(&output)
+            sp(&output)
+            output.byte(61)
+            sp(&output)
+            jsExpr(&output, 0)
+            output.byte(59)
         case 3:
-            jsRef(&o)
-            o.byte(46)
-            jsProp(&o)
-            jsArgs(&o, 0)
-            o.byte(59)
+            jsRef(&output)
+            output.byte(46)
+            jsProp(&output)
+            jsArgs(&output, 0)
+            output.byte(59)
         case 4:
-            o.s("logger.")
-            o.s(rng.pick(["debug", "info", "warn", "error"]))
-            o.byte(40)
-            jsString(&o)
-            o.byte(44)
-            sp(&o)
-            jsLocal(&o)
-            o.s(");")
+            output.append("logger.")
+            output.append(random.pick(["debug", "info", "warn", "error"]))
+            output.byte(40)
+            jsString(&output)
+            output.byte(44)
+            sp(&output)
+            jsLocal(&output)
+            output.append(");")
         case 5:
             if async && !json.isEmpty {
-                sp(&o)
-                o.byte(61)
-                sp(&o)
-                o.s("await fetch(")
-                o.byte(jsMin ? 34 : 39)
-                o.s(rng.pick(json).path)
-                o.byte(jsMin ? 34 : 39)
-                o.s(").then(")
-                o.s(jsMin ? "e=>e.json()" : "(response) => response.json()")
-                o.s(");")
+                sp(&output)
+                output.byte(61)
+                sp(&output)
+                output.append("await fetch(")
+                output.byte(jsMin ? 34 : 39)
+                output.append(random.pick(json).path)
+                output.byte(jsMin ? 34 : 39)
+                output.append(").then(")
+                output.append(jsMin ? "e=>e.json()" : "(response) => response.json()")
+                output.append(");")
             } else {
-                o.s("return ")
-                jsExpr(&o, 0)
-                o.byte(59)
+                output.append("return ")
+                jsExpr(&output, 0)
+                output.byte(59)
             }
         case 6:
-            o.s("if")
-            sp(&o)
-            o.byte(40)
-            jsExpr(&o, 1)
-            o.byte(41)
-            jsBraced(&o, depth, async: async)
-            if rng.chance(0.35) {
-                sp(&o)
-                o.s("else")
-                jsBraced(&o, depth, async: async)
+            output.append("if")
+            sp(&output)
+            output.byte(40)
+            jsExpr(&output, 1)
+            output.byte(41)
+            jsBraced(&output, depth, async: async)
+            if random.chance(0.35) {
+                sp(&output)
+                output.append("else")
+                jsBraced(&output, depth, async: async)
             }
         case 7:
-            o.s(jsMin ? "for(var " : "for (const ")
-            jsLocal(&o)
-            o.s(" of ")
-            jsRef(&o)
-            o.byte(41)
-            jsBraced(&o, depth, async: async)
+            output.append(jsMin ? "for(var " : "for (const ")
+            jsLocal(&output)
+            output.append(" of ")
+            jsRef(&output)
+            output.byte(41)
+            jsBraced(&output, depth, async: async)
         case 8:
-            o.s("try")
-            jsBraced(&o, depth, async: async)
-            sp(&o)
-            o.s(jsMin ? "catch(e)" : "catch (error)")
-            sp(&o)
-            o.byte(123)
-            jsEnd(&o)
-            jsIndent(&o, depth + 1)
-            o.s("logger.error(")
-            jsString(&o)
-            o.s(jsMin ? ",e);" : ", error);")
-            jsEnd(&o)
-            jsIndent(&o, depth)
-            o.byte(125)
+            output.append("try")
+            jsBraced(&output, depth, async: async)
+            sp(&output)
+            output.append(jsMin ? "catch(e)" : "catch (error)")
+            sp(&output)
+            output.byte(123)
+            jsEnd(&output)
+            jsIndent(&output, depth + 1)
+            output.append("logger.error(")
+            jsString(&output)
+            output.append(jsMin ? ",e);" : ", error);")
+            jsEnd(&output)
+            jsIndent(&output, depth)
+            output.byte(125)
         case 9:
-            jsRef(&o)
-            o.s(".addEventListener(")
-            o.byte(jsMin ? 34 : 39)
-            o.s(rng.pick(Vocab.jsEvents))
-            o.byte(jsMin ? 34 : 39)
-            o.byte(44)
-            sp(&o)
-            let parameter = jsLocals[rng.skewed(jsLocals.count)]
-            o.byte(40)
-            o.w(parameter)
-            o.byte(41)
-            sp(&o)
-            o.s("=>")
-            jsBraced(&o, depth, async: false, bound: [parameter])
-            o.s(");")
+            jsRef(&output)
+            output.append(".addEventListener(")
+            output.byte(jsMin ? 34 : 39)
+            output.append(random.pick(Vocab.jsEvents))
+            output.byte(jsMin ? 34 : 39)
+            output.byte(44)
+            sp(&output)
+            let parameter = jsLocals[random.skewed(jsLocals.count)]
+            output.byte(40)
+            output.append(contentsOf: parameter)
+            output.byte(41)
+            sp(&output)
+            output.append("=>")
+            jsBraced(&output, depth, async: false, bound: [parameter])
+            output.append(");")
         default:
-            jsRef(&o)
-            sp(&o)
-            o.s(rng.pick(["=", "+=", "||="]))
-            sp(&o)
-            jsExpr(&o, 0)
-            o.byte(59)
+            jsRef(&output)
+            sp(&output)
+            output.append(random.pick(["=", "+=", "||="]))
+            sp(&output)
+            jsExpr(&output, 0)
+            output.byte(59)
         }
-        jsEnd(&o)
+        jsEnd(&output)
     }
 
-    mutating func jsParams(_ o: inout Out) -> [[UInt8]] {
-        o.byte(40)
-        let n = rng.range(0, 3)
+    mutating func jsParams(_ output: inout Output) -> [[UInt8]] {
+        output.byte(40)
+        let n = random.range(0, 3)
         var names: [[UInt8]] = []
         while names.count < n {
-            let name = jsLocals[rng.skewed(jsLocals.count)]
+            let name = jsLocals[random.skewed(jsLocals.count)]
             if names.contains(name) { continue }
             if !names.isEmpty {
-                o.byte(44)
-                sp(&o)
+                output.byte(44)
+                sp(&output)
             }
-            o.w(name)
+            output.append(contentsOf: name)
             names.append(name)
         }
-        o.byte(41)
+        output.byte(41)
         return names
     }
 
@@ -367,108 +367,108 @@ extension Corpus.FolderGen {
         jsPools()
         jsScopes = []
         jsTop = minified ? [[101], [116]] : [Array("FLOW_ID".utf8), Array("global".utf8)]
-        var o = Out(capacity: file.size + 16384)
-        o.s("/*! ")
-        o.s(flow)
-        o.s("/")
-        o.s(file.path)
-        o.s(" build ")
-        o.hex(rng.next(), digits: 8)
-        o.s(" */\n")
+        var output = Output(capacity: file.size + 16384)
+        output.append("/*! ")
+        output.append(flow)
+        output.append("/")
+        output.append(file.path)
+        output.append(" build ")
+        output.hex(random.next(), digits: 8)
+        output.append(" */\n")
         if jsMin {
-            o.s("!function(e,t){\"use strict\";")
+            output.append("!function(e,t){\"use strict\";")
         } else {
-            o.s("'use strict';\n\n(function (global) {\n  const FLOW_ID = '")
-            o.s(flow)
-            o.s("';\n\n")
+            output.append("'use strict';\n\n(function (global) {\n  const FLOW_ID = '")
+            output.append(flow)
+            output.append("';\n\n")
         }
         let depth = jsMin ? 0 : 1
-        while o.count + 40 < file.size {
-            let r = rng.below(10)
+        while output.count + 40 < file.size {
+            let r = random.below(10)
             if r < 6 {
-                let async = rng.chance(0.25)
-                jsIndent(&o, depth)
-                if async { o.s("async ") }
-                o.s("function ")
-                o.w(jsUnique(rng.pick(jsFunctions)))
-                let parameters = jsParams(&o)
-                sp(&o)
-                o.byte(123)
-                jsEnd(&o)
+                let async = random.chance(0.25)
+                jsIndent(&output, depth)
+                if async { output.append("async ") }
+                output.append("function ")
+                output.append(contentsOf: jsUnique(random.pick(jsFunctions)))
+                let parameters = jsParams(&output)
+                sp(&output)
+                output.byte(123)
+                jsEnd(&output)
                 jsScopes = [Set(parameters)]
-                jsBlock(&o, depth + 1, rng.range(2, 7), async: async)
-                jsIndent(&o, depth + 1)
-                o.s("return ")
-                jsExpr(&o, 0)
-                o.byte(59)
-                jsEnd(&o)
-                jsIndent(&o, depth)
-                o.byte(125)
+                jsBlock(&output, depth + 1, random.range(2, 7), async: async)
+                jsIndent(&output, depth + 1)
+                output.append("return ")
+                jsExpr(&output, 0)
+                output.byte(59)
+                jsEnd(&output)
+                jsIndent(&output, depth)
+                output.byte(125)
             } else if r < 8 {
-                jsIndent(&o, depth)
-                o.s("class ")
-                o.w(jsUnique(rng.pick(jsClasses)))
-                sp(&o)
-                o.byte(123)
-                jsEnd(&o)
-                let methods = rng.range(2, 5)
+                jsIndent(&output, depth)
+                output.append("class ")
+                output.append(contentsOf: jsUnique(random.pick(jsClasses)))
+                sp(&output)
+                output.byte(123)
+                jsEnd(&output)
+                let methods = random.range(2, 5)
                 for m in 0..<methods {
-                    jsIndent(&o, depth + 1)
+                    jsIndent(&output, depth + 1)
                     if m == 0 {
-                        o.s("constructor")
+                        output.append("constructor")
                     } else {
-                        jsProp(&o)
+                        jsProp(&output)
                     }
-                    let parameters = jsParams(&o)
-                    sp(&o)
-                    o.byte(123)
-                    jsEnd(&o)
+                    let parameters = jsParams(&output)
+                    sp(&output)
+                    output.byte(123)
+                    jsEnd(&output)
                     jsScopes = [Set(parameters)]
-                    jsBlock(&o, depth + 2, rng.range(1, 5), async: false)
-                    jsIndent(&o, depth + 1)
-                    o.byte(125)
-                    jsEnd(&o)
+                    jsBlock(&output, depth + 2, random.range(1, 5), async: false)
+                    jsIndent(&output, depth + 1)
+                    output.byte(125)
+                    jsEnd(&output)
                 }
-                jsIndent(&o, depth)
-                o.byte(125)
+                jsIndent(&output, depth)
+                output.byte(125)
             } else {
-                jsIndent(&o, depth)
+                jsIndent(&output, depth)
                 if jsMin {
-                    o.s("var ")
-                    o.w(jsUnique(rng.pick(jsFunctions)))
+                    output.append("var ")
+                    output.append(contentsOf: jsUnique(random.pick(jsFunctions)))
                 } else {
-                    o.s("const ")
-                    let a = Vocab.jsNouns[rng.skewed(Vocab.jsNouns.count)]
-                    let b = Vocab.jsNouns[rng.below(Vocab.jsNouns.count)]
-                    o.w(jsUnique((a + [95] + b).map { $0 >= 97 && $0 <= 122 ? $0 - 32 : $0 }))
+                    output.append("const ")
+                    let a = Vocab.jsNouns[random.skewed(Vocab.jsNouns.count)]
+                    let b = Vocab.jsNouns[random.below(Vocab.jsNouns.count)]
+                    output.append(contentsOf: jsUnique((a + [95] + b).map { $0 >= 97 && $0 <= 122 ? $0 - 32 : $0 }))
                 }
-                sp(&o)
-                o.byte(61)
-                sp(&o)
-                o.byte(123)
-                jsEnd(&o)
-                let n = rng.range(3, 9)
+                sp(&output)
+                output.byte(61)
+                sp(&output)
+                output.byte(123)
+                jsEnd(&output)
+                let n = random.range(3, 9)
                 for i in 0..<n {
-                    jsIndent(&o, depth + 1)
-                    jsProp(&o)
-                    o.byte(58)
-                    sp(&o)
-                    switch rng.below(4) {
-                    case 0: jsString(&o)
-                    case 1: jsNumber(&o)
-                    case 2: o.s(rng.chance(0.5) ? "true" : "false")
-                    default: jsExpr(&o, 2)
+                    jsIndent(&output, depth + 1)
+                    jsProp(&output)
+                    output.byte(58)
+                    sp(&output)
+                    switch random.below(4) {
+                    case 0: jsString(&output)
+                    case 1: jsNumber(&output)
+                    case 2: output.append(random.chance(0.5) ? "true" : "false")
+                    default: jsExpr(&output, 2)
                     }
-                    if i < n - 1 { o.byte(44) }
-                    jsEnd(&o)
+                    if i < n - 1 { output.byte(44) }
+                    jsEnd(&output)
                 }
-                jsIndent(&o, depth)
-                o.s("};")
+                jsIndent(&output, depth)
+                output.append("};")
             }
-            jsEnd(&o)
-            if !jsMin { o.nl() }
+            jsEnd(&output)
+            if !jsMin { output.newline() }
         }
-        o.s(jsMin ? "}(window,document);\n" : "})(window);\n")
-        return o.b
+        output.append(jsMin ? "}(window,document);\n" : "})(window);\n")
+        return output.bytes
     }
 }

@@ -4,39 +4,39 @@ import Glibc
 extension Corpus.FolderGen {
     // MARK: prose
 
-    mutating func sentence(_ o: inout Out, _ minWords: Int, _ maxWords: Int, end: UInt8? = nil) {
-        let n = rng.range(minWords, maxWords)
+    mutating func sentence(_ output: inout Output, _ minWords: Int, _ maxWords: Int, end: UInt8? = nil) {
+        let n = random.range(minWords, maxWords)
         for i in 0..<n {
-            let word = Vocab.words[rng.skewed(Vocab.words.count)]
+            let word = Vocab.words[random.skewed(Vocab.words.count)]
             if i == 0 {
-                o.capitalized(word)
+                output.capitalized(word)
             } else {
-                o.byte(32)
-                o.w(word)
-                if i < n - 1 && rng.chance(0.05) { o.byte(44) }
+                output.byte(32)
+                output.append(contentsOf: word)
+                if i < n - 1 && random.chance(0.05) { output.byte(44) }
             }
         }
-        if let end { o.byte(end) }
+        if let end { output.byte(end) }
     }
 
-    mutating func paragraph(_ o: inout Out, _ sentences: Int) {
+    mutating func paragraph(_ output: inout Output, _ sentences: Int) {
         for i in 0..<sentences {
-            if i > 0 { o.byte(32) }
-            sentence(&o, 5, 16, end: rng.chance(0.9) ? 46 : 33)
+            if i > 0 { output.byte(32) }
+            sentence(&output, 5, 16, end: random.chance(0.9) ? 46 : 33)
         }
     }
 
-    mutating func cls(_ o: inout Out) {
-        o.w(classes[rng.skewed(classes.count)])
-        if rng.chance(0.2) {
-            o.byte(32)
-            o.w(classes[rng.skewed(classes.count)])
+    mutating func cls(_ output: inout Output) {
+        output.append(contentsOf: classes[random.skewed(classes.count)])
+        if random.chance(0.2) {
+            output.byte(32)
+            output.append(contentsOf: classes[random.skewed(classes.count)])
         }
     }
 
-    mutating func price(_ o: inout Out) {
-        let dollars = rng.pick([0, 1, 2, 4, 4, 6, 9, 9, 12, 14, 19, 29, 39, 49, 59, 79, 99])
-        o.int(dollars)
-        o.s(rng.chance(0.8) ? ".99" : ".49")
+    mutating func price(_ output: inout Output) {
+        let dollars = random.pick([0, 1, 2, 4, 4, 6, 9, 9, 12, 14, 19, 29, 39, 49, 59, 79, 99])
+        output.decimal(dollars)
+        output.append(random.chance(0.8) ? ".99" : ".49")
     }
 }

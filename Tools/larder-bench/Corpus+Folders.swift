@@ -23,10 +23,10 @@ extension Corpus {
 
     struct FolderGen {
         typealias Asset = Corpus.Asset
-        typealias Out = Corpus.Out
+        typealias Output = Corpus.Output
         typealias Vocab = Corpus.Vocab
 
-        var rng: RNG
+        var random: RNG
         let flow: String
         var palette: [[UInt8]] = []
         var classes: [[UInt8]] = []
@@ -52,8 +52,8 @@ extension Corpus {
 
         init(flow: String, seed: UInt64) {
             self.flow = flow
-            rng = RNG(seed: seed)
-            _ = rng.next()
+            random = RNG(seed: seed)
+            _ = random.next()
         }
 
         // MARK: plan and write
@@ -64,20 +64,20 @@ extension Corpus {
         ) throws -> Int {
             makePalette()
             makeClasses()
-            let text = Int(Double(budget) * (0.33 + 0.04 * rng.unit()))
+            let text = Int(Double(budget) * (0.33 + 0.04 * random.unit()))
 
-            let screenCount = rng.range(2, 5)
-            screens = rng.sample(Vocab.screens, screenCount).map { Asset(name: $0 + ".html", dir: "", kind: .html, size: 0) }
-            let cssCount = rng.range(0, 2)
-            css = (["app.css"] + rng.sample(Vocab.extraCSS, cssCount)).map { Asset(name: $0, dir: "css", kind: .css, size: 0) }
-            let jsCount = rng.range(0, 3)
-            js = (["app.js", "vendor.js"] + rng.sample(Vocab.extraJS, jsCount)).map { Asset(name: $0, dir: "js", kind: .js, size: 0) }
-            let jsonCount = rng.range(1, 3)
-            json = (["config.json", "strings.json"] + rng.sample(Vocab.extraJSON, jsonCount)).map {
+            let screenCount = random.range(2, 5)
+            screens = random.sample(Vocab.screens, screenCount).map { Asset(name: $0 + ".html", dir: "", kind: .html, size: 0) }
+            let cssCount = random.range(0, 2)
+            css = (["app.css"] + random.sample(Vocab.extraCSS, cssCount)).map { Asset(name: $0, dir: "css", kind: .css, size: 0) }
+            let jsCount = random.range(0, 3)
+            js = (["app.js", "vendor.js"] + random.sample(Vocab.extraJS, jsCount)).map { Asset(name: $0, dir: "js", kind: .js, size: 0) }
+            let jsonCount = random.range(1, 3)
+            json = (["config.json", "strings.json"] + random.sample(Vocab.extraJSON, jsonCount)).map {
                 Asset(name: $0, dir: "data", kind: .json, size: 0)
             }
-            let svgCount = rng.range(2, 8)
-            svgs = (["logo.svg"] + rng.sample(Vocab.svgNames, svgCount)).map { Asset(name: $0, dir: "img", kind: .svg, size: 0) }
+            let svgCount = random.range(2, 8)
+            svgs = (["logo.svg"] + random.sample(Vocab.svgNames, svgCount)).map { Asset(name: $0, dir: "img", kind: .svg, size: 0) }
 
             // Text budgets.
             var vendorSize = 0
@@ -87,7 +87,7 @@ extension Corpus {
                 rest = max(text - vendorSize, text / 4)
             }
             var shares = [0.13, 0.15, 0.44, 0.18, 0.10]
-            for i in shares.indices { shares[i] *= 0.8 + 0.4 * rng.unit() }
+            for i in shares.indices { shares[i] *= 0.8 + 0.4 * random.unit() }
             let shareSum = shares.reduce(0, +)
             func part(_ i: Int) -> Int { Int(Double(rest) * shares[i] / shareSum) }
             let htmlSizes = split(part(0), [2.5] + screens.map { _ in 1.0 }, minimum: 1500)
@@ -139,12 +139,12 @@ extension Corpus {
                 func smallest(_ family: [Int]) -> Double {
                     Double(family.map { library.entries[$0].size }.min() ?? 0)
                 }
-                var family = library.families[rng.below(library.families.count)]
+                var family = library.families[random.below(library.families.count)]
                 for _ in 0..<8 where smallest(family) > ceiling {
-                    family = library.families[rng.below(library.families.count)]
+                    family = library.families[random.below(library.families.count)]
                 }
                 if smallest(family) > ceiling { family = library.families[library.smallestFamily] }
-                rng.shuffle(&family)
+                random.shuffle(&family)
                 let first = family.firstIndex { Double(library.entries[$0].size) <= ceiling }
                     ?? family.indices.min { library.entries[family[$0]].size < library.entries[family[$1]].size }!
                 family.swapAt(0, first)
@@ -172,13 +172,13 @@ extension Corpus {
             var indexRefs: [Asset] = []
             var cssRefs = [[Asset]](repeating: [], count: css.count)
             for asset in images + svgs where asset.name != "logo.svg" && asset.name != "hero.jpg" {
-                if rng.chance(0.55) {
+                if random.chance(0.55) {
                     indexRefs.append(asset)
                 } else {
-                    cssRefs[rng.below(css.count)].append(asset)
+                    cssRefs[random.below(css.count)].append(asset)
                 }
             }
-            rng.shuffle(&indexRefs)
+            random.shuffle(&indexRefs)
 
             // Write everything.
             try sink.makeDirectory(flow)
@@ -189,15 +189,15 @@ extension Corpus {
                 if let source = face.source {
                     bytes = try library.bytes(of: source)
                 } else {
-                    bytes = Corpus.makeSyntheticFont(size: face.size, family: face.family, rng: &rng)
+                    bytes = Corpus.makeSyntheticFont(size: face.size, family: face.family, random: &random)
                 }
                 written += bytes.count
                 try sink.write(flow + "/fonts/" + face.fileName, .font, bytes)
             }
             for image in images {
                 let bytes = image.name.hasSuffix(".png")
-                    ? Corpus.makePNG(size: image.size, width: image.width, height: image.height, rng: &rng)
-                    : Corpus.makeJPEG(size: image.size, width: image.width, height: image.height, rng: &rng)
+                    ? Corpus.makePNG(size: image.size, width: image.width, height: image.height, random: &random)
+                    : Corpus.makeJPEG(size: image.size, width: image.width, height: image.height, random: &random)
                 try sink.write(flow + "/" + image.path, .image, bytes)
             }
             for file in svgs { try sink.write(flow + "/" + file.path, .svg, svgFile(file)) }
@@ -211,10 +211,10 @@ extension Corpus {
             try sink.write(flow + "/index.html", .html, page(index, isIndex: true, refs: indexRefs))
             for screen in screens {
                 var refs: [Asset] = []
-                let extra = rng.range(0, 4)
+                let extra = random.range(0, 4)
                 for _ in 0..<extra {
-                    let pool = rng.chance(0.6) ? images : svgs
-                    if !pool.isEmpty { refs.append(rng.pick(pool)) }
+                    let pool = random.chance(0.6) ? images : svgs
+                    if !pool.isEmpty { refs.append(random.pick(pool)) }
                 }
                 try sink.write(flow + "/" + screen.name, .html, page(screen, isIndex: false, refs: refs))
             }
@@ -223,46 +223,46 @@ extension Corpus {
 
         mutating func split(_ total: Int, _ weights: [Double], minimum: Int) -> [Int] {
             var w = weights
-            for i in w.indices { w[i] *= 0.7 + 0.6 * rng.unit() }
+            for i in w.indices { w[i] *= 0.7 + 0.6 * random.unit() }
             let sum = max(w.reduce(0, +), 1e-9)
             return w.map { max(minimum, Int(Double(total) * $0 / sum)) }
         }
 
         mutating func makePalette() {
-            palette = rng.sample(Vocab.colors, rng.range(5, 8)).map { Array($0.utf8) }
-            let extra = rng.range(3, 6)
+            palette = random.sample(Vocab.colors, random.range(5, 8)).map { Array($0.utf8) }
+            let extra = random.range(3, 6)
             for _ in 0..<extra {
-                var o = Out(capacity: 7)
-                o.byte(35)
-                o.hex(rng.next(), digits: 6)
-                palette.append(o.b)
+                var output = Output(capacity: 7)
+                output.byte(35)
+                output.hex(random.next(), digits: 6)
+                palette.append(output.bytes)
             }
         }
 
         mutating func makeClasses() {
-            let blockCount = rng.range(10, 18)
-            let blocks = rng.sample(Vocab.blocks, blockCount)
+            let blockCount = random.range(10, 18)
+            let blocks = random.sample(Vocab.blocks, blockCount)
             for block in blocks {
                 classes.append(Array(block.utf8))
-                let elementCount = rng.range(2, 5)
-                for element in rng.sample(Vocab.elements, elementCount) {
+                let elementCount = random.range(2, 5)
+                for element in random.sample(Vocab.elements, elementCount) {
                     classes.append(Array("\(block)__\(element)".utf8))
-                    if rng.chance(0.2) {
-                        classes.append(Array("\(block)__\(element)--\(rng.pick(Vocab.modifiers))".utf8))
+                    if random.chance(0.2) {
+                        classes.append(Array("\(block)__\(element)--\(random.pick(Vocab.modifiers))".utf8))
                     }
                 }
-                let modifierCount = rng.range(0, 3)
-                for modifier in rng.sample(Vocab.modifiers, modifierCount) {
+                let modifierCount = random.range(0, 3)
+                for modifier in random.sample(Vocab.modifiers, modifierCount) {
                     classes.append(Array("\(block)--\(modifier)".utf8))
                 }
             }
-            rng.shuffle(&classes)
+            random.shuffle(&classes)
         }
 
         mutating func planImages(_ budget: Int) {
             var counters: [String: Int] = [:]
-            var heroFraction = 0.15 + 0.25 * rng.unit()
-            if rng.chance(0.15) { heroFraction = 0.5 + 0.2 * rng.unit() }
+            var heroFraction = 0.15 + 0.25 * random.unit()
+            if random.chance(0.15) { heroFraction = 0.5 + 0.2 * random.unit() }
             var hero = Asset(
                 name: "hero.jpg", dir: "img", kind: .image,
                 size: min(1_000_000, max(1500, Int(Double(budget) * heroFraction))))
@@ -273,11 +273,11 @@ extension Corpus {
                     hero.size += rest
                     break
                 }
-                let png = rng.chance(0.5)
+                let png = random.chance(0.5)
                 let minSize = png ? 400 : 1200
-                var size = rng.logUniform(minSize, 450_000)
+                var size = random.logUniform(minSize, 450_000)
                 if rest - size < 1500 { size = rest }
-                let base = png ? rng.pick(Vocab.pngBases) : rng.pick(Vocab.jpgBases)
+                let base = png ? random.pick(Vocab.pngBases) : random.pick(Vocab.jpgBases)
                 let n = counters[base, default: 0] + 1
                 counters[base] = n
                 others.append(Asset(name: "\(base)-\(n).\(png ? "png" : "jpg")", dir: "img", kind: .image, size: size))
@@ -288,7 +288,7 @@ extension Corpus {
             for i in images.indices {
                 let png = images[i].name.hasSuffix(".png")
                 let pixels = Double(images[i].size) * (png ? 0.6 : 7.0)
-                let aspect = rng.pick(aspects)
+                let aspect = random.pick(aspects)
                 let w = max(1, Int((pixels * aspect).squareRoot()))
                 images[i].width = w
                 images[i].height = max(1, Int(pixels / Double(w)))

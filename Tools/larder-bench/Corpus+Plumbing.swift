@@ -163,38 +163,38 @@ extension Corpus {
     }
 
     /// Growable byte buffer with the few formatting helpers the generators need.
-    struct Out {
-        var b: [UInt8] = []
-        init(capacity: Int) { b.reserveCapacity(capacity) }
-        var count: Int { b.count }
+    struct Output {
+        var bytes: [UInt8] = []
+        init(capacity: Int) { bytes.reserveCapacity(capacity) }
+        var count: Int { bytes.count }
 
-        mutating func s(_ text: String) { b.append(contentsOf: text.utf8) }
-        mutating func w(_ bytes: [UInt8]) { b.append(contentsOf: bytes) }
-        mutating func byte(_ c: UInt8) { b.append(c) }
-        mutating func nl() { b.append(10) }
+        mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
+        mutating func append(contentsOf more: [UInt8]) { bytes.append(contentsOf: more) }
+        mutating func byte(_ c: UInt8) { bytes.append(c) }
+        mutating func newline() { bytes.append(10) }
         mutating func indent(_ level: Int) {
-            for _ in 0..<(2 * level) { b.append(32) }
+            for _ in 0..<(2 * level) { bytes.append(32) }
         }
         /// `word` with its first letter upper-cased.
         mutating func capitalized(_ word: [UInt8]) {
             guard let first = word.first else { return }
-            b.append(first >= 97 && first <= 122 ? first - 32 : first)
-            b.append(contentsOf: word[1...])
+            bytes.append(first >= 97 && first <= 122 ? first - 32 : first)
+            bytes.append(contentsOf: word[1...])
         }
-        mutating func int(_ value: Int) {
+        mutating func decimal(_ value: Int) {
             var v = value
             if v < 0 {
-                b.append(45)
+                bytes.append(45)
                 v = -v
             }
             if v < 10 {
-                b.append(48 + UInt8(v))
+                bytes.append(48 + UInt8(v))
                 return
             }
             var div = 1
             while div <= v / 10 { div *= 10 }
             while div > 0 {
-                b.append(48 + UInt8(v / div))
+                bytes.append(48 + UInt8(v / div))
                 v %= div
                 div /= 10
             }
@@ -203,7 +203,7 @@ extension Corpus {
         mutating func fixed(_ scaled: Int, places: Int, compact: Bool = false) {
             var v = scaled
             if v < 0 {
-                b.append(45)
+                bytes.append(45)
                 v = -v
             }
             var p = 1
@@ -217,13 +217,13 @@ extension Corpus {
                     digits -= 1
                 }
             }
-            if !(compact && whole == 0 && digits > 0) { int(whole) }
+            if !(compact && whole == 0 && digits > 0) { decimal(whole) }
             if digits > 0 {
-                b.append(46)
+                bytes.append(46)
                 var div = 1
                 for _ in 1..<digits { div *= 10 }
                 while div > 0 {
-                    b.append(48 + UInt8(frac / div))
+                    bytes.append(48 + UInt8(frac / div))
                     frac %= div
                     div /= 10
                 }
@@ -233,7 +233,7 @@ extension Corpus {
             let table: [UInt8] = Array("0123456789abcdef".utf8)
             var shift = (digits - 1) * 4
             while shift >= 0 {
-                b.append(table[Int((value >> UInt64(shift)) & 0xF)])
+                bytes.append(table[Int((value >> UInt64(shift)) & 0xF)])
                 shift -= 4
             }
         }
@@ -258,25 +258,25 @@ extension Corpus {
         return c ^ 0xFFFF_FFFF
     }
 
-    static func be16(_ o: inout [UInt8], _ v: Int) {
-        o.append(UInt8(truncatingIfNeeded: v >> 8))
-        o.append(UInt8(truncatingIfNeeded: v))
+    static func be16(_ buffer: inout [UInt8], _ v: Int) {
+        buffer.append(UInt8(truncatingIfNeeded: v >> 8))
+        buffer.append(UInt8(truncatingIfNeeded: v))
     }
 
-    static func be32(_ o: inout [UInt8], _ v: UInt32) {
-        o.append(UInt8(truncatingIfNeeded: v >> 24))
-        o.append(UInt8(truncatingIfNeeded: v >> 16))
-        o.append(UInt8(truncatingIfNeeded: v >> 8))
-        o.append(UInt8(truncatingIfNeeded: v))
+    static func be32(_ buffer: inout [UInt8], _ v: UInt32) {
+        buffer.append(UInt8(truncatingIfNeeded: v >> 24))
+        buffer.append(UInt8(truncatingIfNeeded: v >> 16))
+        buffer.append(UInt8(truncatingIfNeeded: v >> 8))
+        buffer.append(UInt8(truncatingIfNeeded: v))
     }
 
-    /// Appends `count` PRNG bytes to `o`.
-    static func appendRandom(_ o: inout [UInt8], _ count: Int, _ rng: inout RNG) {
+    /// Appends `count` PRNG bytes to `buffer`.
+    static func appendRandom(_ buffer: inout [UInt8], _ count: Int, _ random: inout RNG) {
         guard count > 0 else { return }
-        let start = o.count
-        o.append(contentsOf: repeatElement(0, count: count))
-        o.withUnsafeMutableBytes { raw in
-            rng.fill(UnsafeMutableRawBufferPointer(rebasing: raw[start..<(start + count)]))
+        let start = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: count))
+        buffer.withUnsafeMutableBytes { raw in
+            random.fill(UnsafeMutableRawBufferPointer(rebasing: raw[start..<(start + count)]))
         }
     }
 }

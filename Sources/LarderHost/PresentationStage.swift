@@ -1,0 +1,78 @@
+/// What is prepared, what waits staged, and what is on screen, with the presentation's state
+/// and the context the open session adds to its captures.
+///
+/// Owned by and isolated to one ``JourneyHost``; it holds no other component's state. Each
+/// piece of content holds a lease on its bundle; ``retire(_:)`` releases a lease once none of
+/// the three uses it.
+final class PresentationStage {
+    /// The content the next presentation shows.
+    var prepared: JourneyHost.Prepared?
+    /// A newer revision fetched while a presentation was open, shown after dismissal
+    /// (``StagingRule``).
+    var staged: JourneyHost.Prepared?
+    /// What is on screen (kept apart from ``prepared``).
+    var presented: JourneyHost.Prepared?
+    /// Whether the journey is on screen, and in which session.
+    var presentation: PresentationState = .hidden
+    /// The context the open presentation adds to its captures (``JourneyHost/present(context:)``).
+    var sessionContext: [String: String] = [:]
+
+    /// Whether a presentation is open.
+    var isPresented: Bool {
+        if case .presented = presentation { return true }
+        return false
+    }
+
+    /// Releases a piece of content's lease unless prepared, presented or staged content still
+    /// uses it.
+    func retire(_ old: JourneyHost.Prepared) {
+        let lease = old.content.lease
+        if prepared?.content.lease === lease || presented?.content.lease === lease || staged?.content.lease === lease { return }
+        lease.release()
+    }
+
+    /// Makes `next` the prepared content, releasing the old one's lease unless other content
+    /// uses it.
+    func replacePrepared(with next: JourneyHost.Prepared) {
+        if let old = prepared {
+            prepared = nil
+            retire(old)
+        }
+        prepared = next
+    }
+
+    /// Stages `next` for after dismissal (``StagingRule``), releasing a revision staged before.
+    func stage(_ next: JourneyHost.Prepared) {
+        if let old = staged {
+            staged = nil
+            retire(old)
+        }
+        staged = next
+    }
+
+    /// The staged revision becomes the prepared content once `shown` left the screen
+    /// (``DismissalRule/showStaged(preload:)``); the old prepared and the shown content are
+    /// released unless the new one uses their bundle.
+    func promoteStaged(after shown: JourneyHost.Prepared) {
+        let old = prepared
+        prepared = staged
+        staged = nil
+        if let old { retire(old) }
+        retire(shown)
+    }
+
+    /// Forgets what was on screen, releasing it unless other content uses it.
+    func clearPresented() {
+        guard let shown = presented else { return }
+        presented = nil
+        retire(shown)
+    }
+
+    /// Discards prepared and staged content, releasing what nothing else uses.
+    func releasePrepared() {
+        let old = [prepared, staged]
+        prepared = nil
+        staged = nil
+        for case let retired? in old { retire(retired) }
+    }
+}
