@@ -46,6 +46,9 @@ public struct HostError: Error, Sendable, CustomStringConvertible {
         /// The host's own storage (its state or its capture queue) failed;
         /// ``HostError/storageError`` says how, when it is known.
         public static let storage = Code("storage")
+        /// An app event's name (``JourneyHost/track(_:properties:)``) is not
+        /// `^[a-z][a-z0-9_:]*$` (at most 100 characters); the message names it.
+        public static let invalidEventName = Code("invalid-event-name")
         /// The host was disposed and cannot present any more.
         public static let disposed = Code("disposed")
         /// The work was cancelled, for example by a configuration change.

@@ -60,7 +60,7 @@ extension JourneyHost {
     /// usual case, so the timeline says what happened before the caller goes on); otherwise
     /// off the actor once the lock is free, behind the captures already waiting, while the
     /// presentation goes on.
-    private func enqueue(id: String, body: [UInt8], session: PresentationSession, context: [String: String]) {
+    func enqueue(id: String, body: [UInt8], session: PresentationSession, context: [String: String]) {
         let queue: CaptureQueue
         let event: CaptureEvent
         do {

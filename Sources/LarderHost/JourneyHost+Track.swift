@@ -1,0 +1,52 @@
+import Foundation
+import LarderFormat
+
+extension JourneyHost {
+    /// Queues an event of the app's own [seed 002] (a paywall button outside the flow, a
+    /// purchase the store confirmed) with the captured answers: the same queue, order,
+    /// attribution and delivery. It belongs to the open presentation, or, when none is open,
+    /// to the prepared revision with no session.
+    /// - Parameters:
+    ///   - name: lowercase ASCII letters, digits, `_` and `:`, starting with a letter, at most
+    ///     100 characters (`paywall:closed`, `trial_started`).
+    ///   - properties: sent in the event's body beside its name.
+    /// - Returns: the event's id, or nil when capture is off (``JourneyConfiguration/capture``).
+    /// - Throws: ``HostError/Code/invalidEventName`` naming a name that breaks the rule;
+    ///   ``HostError/Code/unavailable`` when nothing is prepared or presented to attribute it
+    ///   to; ``HostError/Code/disposed`` after ``dispose()``.
+    @discardableResult
+    public func track(_ name: String, properties: [String: String] = [:]) throws(HostError) -> String? {
+        try checkUsable()
+        guard Self.isValidEventName(name) else {
+            throw HostError(
+                .invalidEventName, "'\(name)' is not an event name: use lowercase letters, digits, '_' and ':', starting with a letter (at most 100)")
+        }
+        guard let settings = configuration.capture else { return nil }
+        let session: PresentationSession
+        var context = settings.context
+        if case .presented(let open) = presentation {
+            session = open
+            context.merge(stage.sessionContext) { $1 }
+        } else if let prepared = stage.prepared?.journey {
+            session = PresentationSession(id: "", journey: prepared.journey, revision: prepared.revision, bundle: prepared.bundle)
+        } else {
+            throw HostError(.unavailable, "nothing prepared or presented to attribute event '\(name)' to: prepare the journey first")
+        }
+        let id = "track/" + UUID().uuidString.lowercased()
+        let body = JSONValue.object([
+            "type": .string("track"), "name": .string(name), "properties": .object(properties.mapValues(JSONValue.string)),
+        ])
+        enqueue(id: id, body: body.canonicalBytes, session: session, context: context)
+        return id
+    }
+
+    /// `^[a-z][a-z0-9_:]*$`, at most 100 characters.
+    static func isValidEventName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first), bytes.count <= 100 else { return false }
+        return bytes.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":")
+        }
+    }
+}
