@@ -1,5 +1,6 @@
 import Foundation
 import LarderFormat
+import LarderSystem
 
 extension OriginPublisher {
     /// Publishes archives to a target that is not a local folder (an object store) in the
@@ -47,20 +48,31 @@ extension OriginPublisher {
     public static func upload(folder: String, to target: some PublishTarget) throws(PackFailure) -> PublishReport {
         var report = PublishReport(bundles: [], journey: nil, changed: [])
         do throws(PublishError) {
-            let objects = try files(in: folder, "objects").filter { !$0.hasPrefix(".") }
-            let plain = objects.filter { !$0.hasSuffix(".gz") }.map { "objects/" + $0 }
-            let compressed = objects.filter { $0.hasSuffix(".gz") }.map { "objects/" + $0 }
             let bundles = try files(in: folder, "bundles")
             let archives = bundles.filter { $0.hasSuffix(".tar.gz") && !$0.hasPrefix(".") }.map { "bundles/" + $0 }
             let manifests = bundles.filter { !$0.contains(".") }.map { "bundles/\($0)/manifest.json" }
                 .filter { FileManager.default.fileExists(atPath: folder + "/" + $0) }
+            // A bundle whose manifest the target has is complete there (the manifest goes
+            // last): its objects, archive and manifest are not sent again.
+            var complete = Set<String>()
+            var completeObjects = Set<String>()
+            for manifestPath in manifests where try target.size(of: manifestPath) != nil {
+                let bytes = try PublishError.local { () throws(FormatError) -> [UInt8] in try ReadableFile(path: folder + "/" + manifestPath).readAll(limit: 64 << 20) }
+                let manifest = try PublishError.local { () throws(FormatError) -> Manifest in try Manifest(decoding: bytes) }
+                complete.insert(manifestPath)
+                complete.insert("bundles/\(SHA256Hasher.hash(bytes).hex).tar.gz")
+                for file in manifest.files { completeObjects.insert(file.digest.hex) }
+            }
+            let objects = try files(in: folder, "objects").filter { !$0.hasPrefix(".") && !completeObjects.contains(String($0.prefix(64))) }
+            let plain = objects.filter { !$0.hasSuffix(".gz") }.map { "objects/" + $0 }
+            let compressed = objects.filter { $0.hasSuffix(".gz") }.map { "objects/" + $0 }
             var written = 0
-            for group in [plain, compressed, archives] {
+            for group in [plain, compressed, archives.filter { !complete.contains($0) }] {
                 let sent = try send(group, from: folder, to: target)
                 report.changed += sent
                 if group == plain { written = sent.count }
             }
-            report.changed += try send(manifests, from: folder, to: target)
+            report.changed += try send(manifests.filter { !complete.contains($0) }, from: folder, to: target)
             for manifestPath in manifests {
                 let bytes = try PublishError.local { () throws(FormatError) -> [UInt8] in try ReadableFile(path: folder + "/" + manifestPath).readAll(limit: 64 << 20) }
                 let manifest = try PublishError.local { () throws(FormatError) -> Manifest in try Manifest(decoding: bytes) }
@@ -115,23 +127,27 @@ extension OriginPublisher {
     }
 
     /// Puts each file of `folder` at the same path of the target where absent, a few at a
-    /// time; returns the paths this call wrote.
+    /// time (none more once one failed); returns the paths this call wrote.
     private static func send(_ paths: [String], from folder: String, to target: some PublishTarget) throws(PublishError) -> [String] {
-        let outcomes = paths.parallelMap { path -> Result<Bool, PublishError> in
+        let failed = Locked(false)
+        let outcomes = paths.parallelMap { path -> Result<Bool, PublishError>? in
+            guard !failed.withLock({ $0 }) else { return nil }
             do throws(PublishError) {
                 guard let content = OriginContent(path: path) else { throw PublishError(.local, "not a file of an origin", path: folder + "/" + path) }
                 let name = (path as NSString).lastPathComponent
                 let sha256: Digest? = content == .object ? try PublishError.local { () throws(FormatError) -> Digest in try Digest(hex: name) } : nil
                 return .success(try target.putIfAbsent(path, from: folder + "/" + path, sha256: sha256, content: content))
             } catch {
+                failed.withLock { $0 = true }
                 return .failure(error)
             }
         }
         var written: [String] = []
         for (path, outcome) in zip(paths, outcomes) {
             switch outcome {
-            case .success(let wrote): if wrote { written.append(path) }
-            case .failure(let error): throw error
+            case .success(let wrote)?: if wrote { written.append(path) }
+            case .failure(let error)?: throw error
+            case nil: continue  // skipped because another failed: its error is thrown in this loop
             }
         }
         return written

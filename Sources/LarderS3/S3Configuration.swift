@@ -61,8 +61,9 @@ public struct S3Configuration: Sendable {
         let bucket = String(rest.prefix { $0 != "/" })
         let allowed = bucket.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
         guard (3...63).contains(bucket.utf8.count), allowed else { return nil }
-        var prefix = String(rest.dropFirst(bucket.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-        guard !prefix.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) || prefix.isEmpty
+        var prefix = String(rest.dropFirst(bucket.count).dropFirst())
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        guard prefix.isEmpty || !prefix.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0.isEmpty || $0 == "." || $0 == ".." })
         else { return nil }
         if !prefix.isEmpty { prefix += "/" }
         return (bucket, prefix)

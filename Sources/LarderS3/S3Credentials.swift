@@ -55,3 +55,10 @@ public struct S3Credentials: Sendable {
         return values
     }
 }
+
+/// The secret and the token never show in a description, a debug print or a test failure.
+extension S3Credentials: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String { "S3Credentials(\(accessKeyID), secret hidden\(sessionToken == nil ? "" : ", session token hidden"))" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["accessKeyID": accessKeyID]) }
+}

@@ -79,7 +79,7 @@ import Testing
         try s3.server.clearLog()
         let again = try await s3.publish(["--from", folder])
         #expect(again.status == 0, "\(again)")
-        #expect(s3.puts.allSatisfy { $0.hasSuffix(" 412") } && !s3.server.requests.contains { $0.contains("journeys/") && $0.hasPrefix("PUT ") }, "\(s3.puts)")
+        #expect(s3.puts.isEmpty, "\(s3.puts)")  // the bundles are complete in the bucket, the journey as new
         let current = try #require(try s3.journey("j").0)
         let fetched = try await LarderProcess.run(
             ["cache", "fetch", current.bundle.description, "--origin", s3.deviceOrigin, "--cache", s3.work.path + "/cache"],
