@@ -131,7 +131,7 @@ let package = Package(
         .testTarget(
             name: "LarderIntegrationTests",
             dependencies: [
-                "larder", "LarderTransport", "LarderCache", "LarderPack", "LarderFormat", "LarderHost", "LarderSystem", "LarderTestSupport",
+                "larder", "LarderTransport", "LarderCache", "LarderPack", "LarderFormat", "LarderHost", "LarderS3", "LarderSystem", "LarderTestSupport",
             ]),
     ]
 )

@@ -15,17 +15,18 @@ struct S3Client: Sendable {
     /// Sends one request, retried while it fails in a way that may pass.
     /// - Parameters:
     ///   - path: the origin path (empty for the bucket itself).
+    ///   - query: a query string for the request, e.g. `uploads`.
     ///   - headers: fields besides the signature's, e.g. `If-None-Match: *`.
     ///   - payloadHash: the body's SHA-256 in hex, signed as `x-amz-content-sha256`.
     /// - Returns: the answer, whatever its status, once it is not worth retrying.
     /// - Throws: ``PublishError/Code/unavailable`` after the last 5xx or `SlowDown`,
     ///   ``PublishError/Code/connection`` after the last failed connection.
-    func send(_ method: String, _ path: String, headers: [String] = [], body: S3Body = .none, payloadHash: String = emptyPayloadHash)
-        throws(PublishError) -> S3Answer
-    {
+    func send(
+        _ method: String, _ path: String, query: String? = nil, headers: [String] = [], body: S3Body = .none, payloadHash: String = emptyPayloadHash
+    ) throws(PublishError) -> S3Answer {
         var fields = headers + ["x-amz-content-sha256: \(payloadHash)"]
         if let token = configuration.credentials.sessionToken { fields.append("x-amz-security-token: \(token)") }
-        let url = configuration.url(for: path)
+        let url = configuration.url(for: path) + (query.map { "?" + $0 } ?? "")
         let credentials = configuration.credentials
         var pause = configuration.firstRetryPause
         var last = ""

@@ -22,6 +22,12 @@ public struct S3Configuration: Sendable {
     /// between them (doubled each time, up to 2 s).
     public var attempts: Int = 5
     public var firstRetryPause: Duration = .milliseconds(100)
+    /// Files larger than this go up in parts (multipart upload), each ``partSize`` bytes but
+    /// the last; S3 takes at most 5 GB in one PUT, and a part sent again after a failure costs
+    /// less than the whole file.
+    public var multipartThreshold: Int64 = 64 << 20
+    /// At least 5 MiB (S3's smallest part but the last).
+    public var partSize: Int64 = 16 << 20
     /// The longest one request may take.
     public var timeout: Duration = .seconds(300)
 

@@ -10,6 +10,8 @@ enum S3Body: Sendable {
     case none
     case bytes([UInt8])
     case file(path: String, size: Int64)
+    /// `length` bytes of a file from `offset` (one part of a multipart upload).
+    case fileRange(path: String, offset: Int64, length: Int64)
 }
 
 /// One answer: status, header fields (lowercased names) and up to a bounded body.
@@ -55,6 +57,8 @@ final class S3Request {
     private var answerBody: [UInt8] = []
     private var file: ReadableFile?
     private var bytesOffset = 0
+    /// Bytes of a file range still to send.
+    private var rangeLeft: Int64 = 0
     private var readFailure: String?
 
     /// - Parameters:
@@ -118,6 +122,15 @@ final class S3Request {
                 throw S3ConnectionFailure(message: "cannot read \(path) to send it: \(error.message)")
             }
             codes += upload(easy, size: size, context: context)
+        case .fileRange(let path, let offset, let length):
+            do throws(FormatError) { file = try ReadableFile(path: path) } catch {
+                throw S3ConnectionFailure(message: "cannot read \(path) to send it: \(error.message)")
+            }
+            guard let file, lseek(file.descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
+                throw S3ConnectionFailure(message: "cannot seek to byte \(offset) of \(path)")
+            }
+            rangeLeft = length
+            codes += upload(easy, size: length, context: context)
         }
         if let failed = codes.first(where: { $0 != CURLE_OK }) {
             throw S3ConnectionFailure(message: "libcurl refused an option: \(String(cString: curl_easy_strerror(failed)))")
@@ -177,6 +190,21 @@ final class S3Request {
             return count
         case .file:
             do throws(FormatError) { return try file?.read(into: buffer) ?? 0 } catch {
+                readFailure = "cannot read the file being sent: \(error.message)"
+                return nil
+            }
+        case .fileRange:
+            guard rangeLeft > 0 else { return 0 }
+            let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(min(Int64(buffer.count), rangeLeft))])
+            do throws(FormatError) {
+                let count = try file?.read(into: slice) ?? 0
+                guard count > 0 else {
+                    readFailure = "the file being sent ended \(rangeLeft) bytes early"
+                    return nil
+                }
+                rangeLeft -= Int64(count)
+                return count
+            } catch {
                 readFailure = "cannot read the file being sent: \(error.message)"
                 return nil
             }

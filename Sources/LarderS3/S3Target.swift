@@ -12,7 +12,8 @@ import LarderPack
 /// none), so a publisher that lost a race learns it from a 412 and reads again. Each file is
 /// sent from disk through libcurl's read callback, signed by libcurl (AWS Signature V4) with
 /// the body's SHA-256 as `x-amz-content-sha256`, and carries the `Content-Type` and
-/// `Cache-Control` the nginx origin would serve it with.
+/// `Cache-Control` the nginx origin would serve it with. Files above
+/// ``S3Configuration/multipartThreshold`` go up in parts (S3Target+Multipart.swift).
 public struct S3Target: PublishTarget {
     let client: S3Client
 
@@ -46,6 +47,7 @@ public struct S3Target: PublishTarget {
 
     public func putIfAbsent(_ path: String, from source: String, sha256: Digest?, content: OriginContent) throws(PublishError) -> Bool {
         let size = try Self.size(ofLocal: source)
+        if size > configuration.multipartThreshold { return try putInParts(path, from: source, size: size, content: content) }
         let hash: String
         if let sha256 { hash = sha256.hex } else { hash = try Self.hash(of: source) }
         var headers = Self.headers(for: content, acl: configuration.acl)
@@ -59,10 +61,7 @@ public struct S3Target: PublishTarget {
             guard let existing = try self.size(of: path) ?? (answer.status == 409 ? size : nil) else {
                 throw PublishError(.unexpected, "PUT answered \(answer.status) but the key is not there", path: name + "/" + path)
             }
-            guard existing == size else {
-                throw PublishError(.damaged, "is \(existing) bytes in the bucket where \(size) were published; delete it and publish again", path: name + "/" + path)
-            }
-            return false
+            return try sameSize(existing, size, path)
         default: throw client.unexpected(answer, "PUT", path)
         }
     }
