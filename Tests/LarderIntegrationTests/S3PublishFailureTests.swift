@@ -99,8 +99,11 @@ import Testing
         var none = s3.server.environment
         none["AWS_ACCESS_KEY_ID"] = ""
         none["AWS_SHARED_CREDENTIALS_FILE"] = s3.work.path + "/no-such-file"
+        var wrongToken = s3.server.environment.merging(s3.server.sessionCredentials) { $1 }
+        wrongToken["AWS_SESSION_TOKEN"] = "not-the-token"
         let cases: [(String, [String: String]?, String?, [String], String)] = [
             ("wrong secret", wrongSecret, nil, [], "the signature does not match"),
+            ("wrong session token", wrongToken, nil, [], "does not know these credentials (InvalidToken"),
             ("unknown key", unknownKey, nil, [], "does not know these credentials (InvalidAccessKeyId"),
             ("no credentials", none, nil, [], "no credentials: set AWS_ACCESS_KEY_ID"),
             ("not S3", nil, nginx.base.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")), [], "not as an S3 service does"),

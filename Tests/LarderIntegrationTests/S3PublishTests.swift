@@ -62,6 +62,30 @@ import Testing
         #expect((report["changed"] as? [Any])?.isEmpty == true, "\(again.stdout)")
     }
 
+    /// Temporary credentials (AWS_SESSION_TOKEN, sent as x-amz-security-token), signed
+    /// documents and a rollback, all in a bucket.
+    @Test func signedRevisionsAndARollbackWithTemporaryCredentials() async throws {
+        let s3 = try S3Fixture()
+        let environment = s3.server.environment.merging(s3.server.sessionCredentials) { $1 }
+        let keys = try await LarderProcess.run(["keys", "generate", "release", "--out", s3.work.path + "/keys"])
+        #expect(keys.status == 0, "\(keys)")
+        let sign = ["--sign", s3.work.path + "/keys/release.pem"]
+        let archives = try ["onboarding", "paywall"].map { try s3.work.pack(sampleBundles + "/" + $0) }
+        for archive in archives {
+            let outcome = try await s3.publish([archive.archivePath, "--journey", "j"] + sign, environment: environment)
+            #expect(outcome.status == 0 && outcome.stdout.contains("signed by"), "\(outcome)")
+        }
+        let rolledBack = try await s3.publish(["--journey", "j", "--rollback"] + sign, environment: environment)
+        #expect(rolledBack.status == 0, "\(rolledBack)")
+        let (document, history) = try s3.journey("j")
+        #expect(document?.revision == 3 && document?.bundle == archives[0].bundleDigest && document?.signature != nil, "\(String(describing: document))")
+        #expect(history.entries.map(\.revision) == [1, 2, 3] && history.entries.last?.rollbackTo == 1)
+        let prepared = try await LarderProcess.run(
+            ["journey", "prepare", "--origin", s3.deviceOrigin, "--key", "pk_any", "--journey", "j", "--cache", s3.work.path + "/device",
+             "--trust", s3.work.path + "/keys/release.pub", "--json"], watchdog: .seconds(120))
+        #expect(prepared.status == 0 && prepared.stdout.contains(archives[0].bundleDigest.description), "\(prepared) \(prepared.stdout.prefix(1500))")
+    }
+
     @Test func anOriginFolderMovesToABucket() async throws {
         let s3 = try S3Fixture(prefix: "moved")
         let folder = s3.work.path + "/origin"

@@ -10,6 +10,9 @@ final class S3Server: @unchecked Sendable {
     let port: Int
     let accessKeyID: String
     let secretAccessKey: String
+    /// An assumed role's temporary credentials: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and
+    /// `AWS_SESSION_TOKEN`.
+    let sessionCredentials: [String: String]
     private let pid: pid_t
 
     static let python = "/opt/larder-moto/bin/python"
@@ -54,6 +57,9 @@ final class S3Server: @unchecked Sendable {
         guard keys.count == 2 else { throw IntegrationError("s3-server.py wrote no credentials") }
         accessKeyID = keys[0]
         secretAccessKey = keys[1]
+        let session = Self.read(run + "/session").split(separator: "\n").map(String.init)
+        guard session.count == 3 else { throw IntegrationError("s3-server.py wrote no session credentials") }
+        sessionCredentials = ["AWS_ACCESS_KEY_ID": session[0], "AWS_SECRET_ACCESS_KEY": session[1], "AWS_SESSION_TOKEN": session[2]]
     }
 
     deinit {

@@ -5,8 +5,8 @@ moto 5.2.5 in /opt/larder-moto), with a request log and injected faults.
     /opt/larder-moto/bin/python Tools/s3/s3-server.py <run-dir> [--bucket NAME]... [--auth]
 
 Picks a free port, creates the buckets, and with --auth creates an IAM user allowed
-everything, writes its keys to <run-dir>/credentials (two lines: access key id, secret), and
-from then on checks every request's AWS Signature V4 (moto's INITIAL_NO_AUTH_ACTION_COUNT).
+everything, writes its keys to <run-dir>/credentials (two lines: access key id, secret) and an
+assumed role's temporary ones to <run-dir>/session (id, secret, session token), and from then on checks every request's AWS Signature V4 (moto's INITIAL_NO_AUTH_ACTION_COUNT).
 Then writes <run-dir>/port and serves until SIGTERM. <run-dir>/requests.log gets one line per
 request: `METHOD /path?query STATUS`.
 
@@ -145,6 +145,18 @@ def main():
         with open(os.path.join(arguments.run, "credentials.tmp"), "w") as file:
             file.write(key["AccessKeyId"] + "\n" + key["SecretAccessKey"] + "\n")
         os.rename(os.path.join(arguments.run, "credentials.tmp"), os.path.join(arguments.run, "credentials"))
+        # Temporary credentials too (an assumed role's, with a session token moto checks).
+        iam.create_role(
+            RoleName="larder-publisher",
+            AssumeRolePolicyDocument='{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}]}')
+        iam.put_role_policy(
+            RoleName="larder-publisher", PolicyName="everything",
+            PolicyDocument='{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}')
+        sts = session.client("sts", endpoint_url=endpoint)
+        role = sts.assume_role(RoleArn="arn:aws:iam::123456789012:role/larder-publisher", RoleSessionName="tests")["Credentials"]
+        with open(os.path.join(arguments.run, "session.tmp"), "w") as file:
+            file.write(role["AccessKeyId"] + "\n" + role["SecretAccessKey"] + "\n" + role["SessionToken"] + "\n")
+        os.rename(os.path.join(arguments.run, "session.tmp"), os.path.join(arguments.run, "session"))
         settings.INITIAL_NO_AUTH_ACTION_COUNT = 0
         auth["enabled"] = True
     with open(os.path.join(arguments.run, "port.tmp"), "w") as file:
