@@ -13,6 +13,9 @@ import Testing
         let setup = try await s3.publish(archives)  // the bundles, once
         #expect(setup.status == 0, "\(setup)")
         for round in 0..<20 {
+            // Each reads the history, then waits half a second for the answer: both read the
+            // same revision, and one of them loses the race for the write.
+            try s3.server.fault("delay", method: "GET", contains: "journeys/j.history.json", count: 2)
             let running = try archives.map { try s3.start([$0, "--journey", "j"]) }
             for process in running {
                 let outcome = await process.wait(watchdog: .seconds(120))

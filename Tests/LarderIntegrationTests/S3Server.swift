@@ -93,7 +93,8 @@ final class S3Server: @unchecked Sendable {
     func clearLog() throws { try Data().write(to: URL(fileURLWithPath: run + "/requests.log")) }
 
     /// Makes the next `count` requests with `method` whose path contains `text` fail:
-    /// `500`, `slowdown` (503 SlowDown) or `drop` (the connection closed without an answer).
+    /// `500`, `slowdown` (503 SlowDown) or `drop` (the connection closed without an answer); or
+    /// answer them 500 ms late (`delay`).
     func fault(_ action: String, method: String = "PUT", contains text: String, count: Int = 1000) throws {
         _ = try Origin.shell(["curl", "-sf", "-X", "POST", "\(endpoint)/_larder/fault?method=\(method)&contains=\(text)&count=\(count)&action=\(action)"])
     }

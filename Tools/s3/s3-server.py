@@ -12,10 +12,11 @@ request: `METHOD /path?query STATUS`.
 
 Faults, for the next COUNT requests whose method is METHOD and whose path contains TEXT:
 
-    POST /_larder/fault?method=PUT&contains=objects/&count=3&action=500|slowdown|drop
+    POST /_larder/fault?method=PUT&contains=objects/&count=3&action=500|slowdown|drop|delay
     POST /_larder/clear
 
-`drop` closes the connection without an answer, after reading the request's body.
+`drop` closes the connection without an answer, after reading the request's body; `delay`
+answers as usual but holds the answer back for 500 ms (so two clients read the same state).
 """
 import argparse
 import os
@@ -23,6 +24,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 import urllib.parse
 
 from moto import settings
@@ -83,6 +85,12 @@ def middleware(app, log_path):
             start_response("204 No Content", [])
             return [b""]
         action = take_fault(method, path)
+        if action == "delay":
+            result = call_app(app, environ, start_response)
+            with log_lock:
+                log.write(f"{method} {path}{'?' + query if query else ''} delayed\n")
+            time.sleep(0.5)
+            return result
         if action is not None:
             length = int(environ.get("CONTENT_LENGTH") or 0)
             if length:
