@@ -23,6 +23,11 @@ extension OriginPublisher {
             guard JourneyPublication.isValidJourneyID(journey.id) else {
                 throw PackFailure([PackError(.invalidConfiguration, "journey id '\(journey.id)' may use only letters, digits, '_', '-' and '.', and may not end in '.history'")])
             }
+            if let key = journey.key {
+                throw PackFailure([
+                    PackError(.invalidConfiguration, "\(target.name) has no access maps to grant '\(key)': a CDN in front gates journeys by X-Larder-Key (README)")
+                ])
+            }
         }
         var report = PublishReport(bundles: [], journey: nil, changed: [])
         do throws(PublishError) {
