@@ -17,7 +17,8 @@ struct S3Client: Sendable {
     ///   - path: the origin path (empty for the bucket itself).
     ///   - query: a query string for the request, e.g. `uploads`.
     ///   - headers: fields besides the signature's, e.g. `If-None-Match: *`.
-    ///   - payloadHash: the body's SHA-256 in hex, signed as `x-amz-content-sha256`.
+    ///   - payloadHash: the body's SHA-256 in hex, signed as `x-amz-content-sha256` (AWS checks
+    ///     the body against it; moto 5.2.5 only signs it, so the tests check the stored bytes).
     /// - Returns: the answer, whatever its status, once it is not worth retrying.
     /// - Throws: ``PublishError/Code/unavailable`` after the last 5xx or `SlowDown`,
     ///   ``PublishError/Code/connection`` after the last failed connection.
