@@ -8,6 +8,8 @@ import LarderPack
 /// pauses, and turns the answers that mean a wrong setup into typed errors.
 struct S3Client: Sendable {
     let configuration: S3Configuration
+    /// The handles, and their open connections, the requests reuse.
+    let connections = S3Connections()
 
     /// SHA-256 of no bytes, the payload hash of a request without a body.
     static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -40,7 +42,7 @@ struct S3Client: Sendable {
                 method: method, url: url, headers: fields, body: body, signing: "aws:amz:\(configuration.region):s3",
                 userPassword: credentials.accessKeyID + ":" + credentials.secretAccessKey, timeout: configuration.timeout)
             let answer: S3Answer
-            do throws(S3ConnectionFailure) { answer = try request.perform() } catch {
+            do throws(S3ConnectionFailure) { answer = try request.perform(on: connections) } catch {
                 last = error.message
                 continue
             }

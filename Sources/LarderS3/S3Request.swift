@@ -77,9 +77,12 @@ final class S3Request {
     /// Sends the request and waits for the whole answer.
     /// - Throws: ``S3ConnectionFailure`` when there is no complete answer (refused, dropped,
     ///   timed out, the local file unreadable).
-    func perform() throws(S3ConnectionFailure) -> S3Answer {
-        guard let easy = curl_easy_init() else { throw S3ConnectionFailure(message: "libcurl cannot make a handle") }
-        defer { curl_easy_cleanup(easy) }
+    /// - Parameter connections: where the handle comes from and goes back to, with the
+    ///   connection it keeps open.
+    func perform(on connections: S3Connections) throws(S3ConnectionFailure) -> S3Answer {
+        guard let easy = connections.take() else { throw S3ConnectionFailure(message: "libcurl cannot make a handle") }
+        var completed = false
+        defer { connections.giveBack(easy, reusable: completed) }
         var list: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(list) }
         // libcurl adds `Expect: 100-continue` to large uploads after signing; an empty
@@ -142,6 +145,7 @@ final class S3Request {
             let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
             throw S3ConnectionFailure(message: detail)
         }
+        completed = true
         return S3Answer(status: status, headers: answerHeaders, body: answerBody)
     }
 

@@ -15,6 +15,7 @@ let usage = """
            larder-bench render [--runs <n>] [--colds <n>]
            larder-bench render --soak [--cycles <n>] [--unloads <n>]
            larder-bench firstlaunch [--runs <n>]
+           larder-bench publish [--size-mb <n>] [--runs <n>]
            larder-bench corpus <dir> [--size-mb <n>]
 
     Generates a corpus of mixed web assets (default 200 MB) unless --corpus is given, then times
@@ -38,7 +39,10 @@ let usage = """
     tbf) and times, from an empty cache, 'larder journey prepare --renderer webkit' of each sample packed with the font
     pipeline and with "woff2": false against the engine loading the unpacked folder from nginx
     (gzip on), with the bytes the link carried; and 'larder pack' with an empty and a warm font
-    cache.
+    cache. 'publish' starts moto's S3 server on 127.0.0.1 (Tools/s3) and times 'larder publish
+    --origin s3://…' of the packed corpus (default 200 MB) against 's3cmd sync' and 'rclone sync'
+    of the origin folder the same publish writes, each into a new bucket, with the requests the
+    server saw and peak memory.
     Exits 1 when a target is missed.
     """
 
@@ -116,6 +120,17 @@ do {
     case "render-cold" where arguments.count == 3:
         try RenderBenchmark.runColdChild(cache: arguments[1], bundle: arguments[2])
         exit(0)
+    case "publish":
+        let given = flags(arguments.dropFirst(), allowed: ["--size-mb", "--runs"])
+        var options = PublishBenchmark.Options()
+        options.sizeMB = given["--size-mb"].flatMap { Int($0) } ?? options.sizeMB
+        options.runs = given["--runs"].flatMap { Int($0) } ?? options.runs
+        guard options.runs > 0, options.sizeMB > 0 else {
+            print(usage)
+            exit(64)
+        }
+        let repository = URL(fileURLWithPath: binFolder).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        exit(try PublishBenchmark.run(options, larder: larder, repository: repository) ? 0 : 1)
     case "pack", "cache", "transport":
         guard FileManager.default.isExecutableFile(atPath: larder) else {
             print("larder-bench: build the CLI first (swift build -c release --product larder); not found at \(larder)")
