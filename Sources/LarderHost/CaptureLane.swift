@@ -15,6 +15,10 @@ final class CaptureLane {
     var backlog: Task<Void, Never>?
     /// How many captures wait in ``backlog``.
     var backlogCount = 0
+    /// When queued events are delivered unasked (``CaptureDrain``).
+    var drain = CaptureDrain()
+    /// The drain run under way, if any.
+    var drainTask: Task<Void, Never>?
     /// Where captured events go; nil posts them to the capture endpoint.
     private let sink: (any CaptureSink)?
 

@@ -3,9 +3,9 @@
 ///
 /// Every field of ``JourneyConfiguration`` has its entry here but the deadlines
 /// (``JourneyConfiguration/fetchDeadline``, ``JourneyConfiguration/presentationDeadline``) and
-/// the capture settings: those are read each time they are used (the next fetch, presentation,
-/// event or delivery), so storing the new configuration applies them, and they invalidate
-/// nothing.
+/// the capture settings and the startup policy: those are read each time they are used (the
+/// next fetch, presentation, preparation, event or delivery), so storing the new configuration
+/// applies them, and they invalidate nothing.
 struct ConfigurationChange: OptionSet, Sendable, Hashable, CustomStringConvertible {
     let rawValue: Int
 

@@ -4,7 +4,9 @@ import Foundation
 /// fetch deadline, then the stale cache, then the embedded default.
 ///
 /// Two pure decisions over values; ``JourneyHost`` performs what they return. Denied content
-/// is never part of the chain: a denial ends it.
+/// is never part of the chain: a denial ends it. A forced refresh (``JourneyHost/prepare(forceRefresh:)``,
+/// seed 002's `forceRefresh: true`) skips the first link: it needs a live answer, and without
+/// one it falls back along the rest of the chain (``fallbackReason(forced:failure:)``).
 enum FallbackChain {
     /// The first link: what to do before asking the origin.
     enum Opening: Sendable, Equatable {
@@ -26,11 +28,13 @@ enum FallbackChain {
     ///   - notBefore: when the backoff ends, if one is on.
     ///   - now: the time.
     ///   - fetchRunning: a request for the scope is already on its way (it is shared).
+    ///   - forceRefresh: the caller wants a live answer: fresh content is not served from the
+    ///     cache (a backoff still holds: only ``JourneyHost/refresh(force:)`` asks during one).
     static func opening(
         freshness: FreshnessPolicy.Decision?, complete: Bool, removedButKept: Bool, notBefore: Date?, now: Date,
-        fetchRunning: Bool
+        fetchRunning: Bool, forceRefresh: Bool = false
     ) -> Opening {
-        if let freshness, freshness != .requiresFetch, complete, !removedButKept {
+        if !forceRefresh, let freshness, freshness != .requiresFetch, complete, !removedButKept {
             return .serveFresh(refreshInBackground: freshness == .presentAndRefresh)
         }
         if let notBefore, now < notBefore, !fetchRunning { return .backingOff(until: notBefore) }
@@ -47,7 +51,22 @@ enum FallbackChain {
     }
 
     /// The links after a live fetch that failed, timed out or was not made.
-    /// - Parameter staleComplete: the stored state (read again after asking) has a document
-    ///   whose bundle is complete in the cache.
-    static func rest(staleComplete: Bool) -> Rest { staleComplete ? .serveStale : .embeddedOrFail }
+    /// - Parameters:
+    ///   - staleComplete: the stored state (read again after asking) has a document whose
+    ///     bundle is complete in the cache.
+    ///   - staleAllowed: the startup policy lets the stale cache serve
+    ///     (``StartupRule/servesStale(policy:authorisedThisLaunch:)``).
+    static func rest(staleComplete: Bool, staleAllowed: Bool = true) -> Rest {
+        staleComplete && staleAllowed ? .serveStale : .embeddedOrFail
+    }
+
+    /// Why a forced refresh is served from the rest of the chain: nil when it was not forced
+    /// (the timeline says why), else the live link's failure, for the caller who asked for a
+    /// live answer and did not get one.
+    /// - Parameters:
+    ///   - forced: the resolution was a forced refresh.
+    ///   - failure: why the live link gave no answer.
+    static func fallbackReason(forced: Bool, failure: String) -> String? {
+        forced ? "a forced refresh got no live answer (\(failure)); the rest of the fallback chain serves it" : nil
+    }
 }

@@ -69,6 +69,9 @@ public struct JourneyConfiguration: Sendable, Equatable {
     public var trustedKeys: [PublicKey]
     /// What a confirmed 404 does to cached content.
     public var removedJourney: RemovedJourneyPolicy
+    /// What a new launch shows before the origin answered in it: ask first (the default),
+    /// the cache first, or nothing without fresh authorisation.
+    public var startup: StartupPolicy = .askOriginFirst
 
     public init(
         publishableKey: String, journeyID: String, identity: JourneyIdentity? = nil, origin: URL,

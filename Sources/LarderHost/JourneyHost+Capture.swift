@@ -3,16 +3,23 @@ import LarderFormat
 
 extension JourneyHost {
     /// Delivers queued captures in order (a bounded number of batches); events that could not
-    /// be delivered stay queued. Delivery needs no fresh authorisation.
+    /// be delivered stay queued. Delivery needs no fresh authorisation. A drain the host began
+    /// by itself (``CaptureDrain``) is waited out first.
     @discardableResult
     public func deliverCapturedEvents() async -> CaptureDelivery {
+        await captures.drainTask?.value
+        return await deliverQueued(maxBatches: 100)
+    }
+
+    /// Delivers at most `maxBatches` batches of queued captures, in order.
+    private func deliverQueued(maxBatches: Int) async -> CaptureDelivery {
         let sink = captures.sink(for: configuration, transport: origin.transport)
         let queue: CaptureQueue
         do { queue = try captureQueue() } catch {
             note(.failed, "cannot open the capture queue: \(error)")
             return CaptureDelivery(delivered: 0, remaining: 0, error: error)
         }
-        let delivery = await queue.deliver(to: sink, batchSize: configuration.capture?.batchSize ?? 50)
+        let delivery = await queue.deliver(to: sink, batchSize: configuration.capture?.batchSize ?? 50, maxBatches: maxBatches)
         for refusal in delivery.refused { noteContent(.captureRefused, refusal.reason.description) }
         if delivery.delivered > 0 { note(.delivered, "\(delivery.delivered) captured events delivered, \(delivery.remaining) queued") }
         return delivery
@@ -109,8 +116,25 @@ extension JourneyHost {
         note(.bridgeRefused, "\(period): \(counts.refusalSummary(driver.bridge.limits))")
     }
 
-    func scheduleDelivery() {
+    /// A dismissal delivers what was queued (``CaptureDrain``).
+    func scheduleDelivery() { drainCaptures(.dismissed) }
+
+    /// Performs ``CaptureDrain``'s decision on a trigger: a bounded run off the caller's path.
+    func drainCaptures(_ trigger: CaptureDrain.Trigger) {
         guard !disposed else { return }
-        Task { [weak self] in await self?.deliverCapturedEvents() }
+        performDrain(captures.drain.trigger(trigger))
+    }
+
+    private func performDrain(_ action: CaptureDrain.Action) {
+        guard case .deliver(let maxBatches) = action else { return }
+        captures.drainTask = Task { [weak self] in
+            guard let self else { return }
+            await self.runDrain(maxBatches: maxBatches)
+        }
+    }
+
+    private func runDrain(maxBatches: Int) async {
+        let delivery = await deliverQueued(maxBatches: maxBatches)
+        performDrain(captures.drain.finished(failed: delivery.error != nil && delivery.remaining > 0))
     }
 }

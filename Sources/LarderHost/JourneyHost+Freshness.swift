@@ -7,12 +7,21 @@ extension FreshnessPolicy {
 }
 
 extension JourneyHost {
-    /// How fresh `document`, renewed at `renewed`, is now: `.requiresFetch` unless the current
-    /// scope was authorised in this launch (a new process asks the origin first) and the
-    /// trusted keys still accept the document (it may have expired since).
+    /// How fresh `document`, renewed at `renewed`, is now: `.requiresFetch` when the trusted
+    /// keys no longer accept it (it may have expired since); before the origin authorised the
+    /// current scope in this launch, what the startup policy says (``StartupRule``: by default
+    /// a new process asks the origin first); then the document's freshness window.
     func freshness(of document: JourneyDocument, renewed: Date) -> FreshnessPolicy.Decision {
-        guard authorisedThisLaunch.contains(configuration.scope), isStillTrusted(document) else { return .requiresFetch }
-        return FreshnessPolicy(document).decision(age: clock.now.duration(since: renewed))
+        guard isStillTrusted(document) else { return .requiresFetch }
+        return StartupRule.freshness(
+            policy: configuration.startup, authorisedThisLaunch: authorisedThisLaunch.contains(configuration.scope),
+            window: FreshnessPolicy(document), age: clock.now.duration(since: renewed))
+    }
+
+    /// Whether the stale cache may serve a new presentation of the current scope
+    /// (``StartupRule/servesStale(policy:authorisedThisLaunch:)``).
+    var servesStale: Bool {
+        StartupRule.servesStale(policy: configuration.startup, authorisedThisLaunch: authorisedThisLaunch.contains(configuration.scope))
     }
 
     /// When content of `document` renewed at `renewed` is next due for a refresh.

@@ -30,6 +30,8 @@ extension JourneyHost {
         let scope = configuration.scope
         var record: ScopeRecord
         do { record = try trustedRecord(scope) } catch { return .failed(error) }
+        // A success after a failure: the connection returned, queued captures drain.
+        let answeredAfterFailure = record.failures > 0
         if !force, let notBefore = record.notBefore, clock.now < notBefore { return .failed(backingOff(until: notBefore)) }
         let client = ConfigurationClient(transport: origin.transport, clock: clock)
         let answer = await client.fetch(
@@ -57,6 +59,7 @@ extension JourneyHost {
                 try await authorise(record, scope: scope)
                 note(.fetched, "200: revision \(document.revision), bundle \(try assignedBundle(document).hex.prefix(12))"
                     + (document.rollout.map { " (rollout of \(document.bundle.hex.prefix(12)) to \($0.percent)%)" } ?? ""))
+                drainCaptures(.originAnswered(afterFailure: answeredAfterFailure))
                 return .authorised(document, renewed: now, source: .network)
             case .notModified:
                 guard let document = record.document else {
@@ -79,6 +82,7 @@ extension JourneyHost {
                 try await recordVerification(of: document, for: scope)
                 try await authorise(record, scope: scope)
                 note(.revalidated, "304: revision \(document.revision) is still current")
+                drainCaptures(.originAnswered(afterFailure: answeredAfterFailure))
                 return .authorised(document, renewed: now, source: .revalidated)
             case .denied(let status):
                 return try await perform(DenialRule.denied(status: status), record, configuration)

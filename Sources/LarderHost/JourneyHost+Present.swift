@@ -11,25 +11,45 @@ extension JourneyHost {
     /// fresh (younger than the refresh interval, authorised since launch) returns at once; one
     /// in the window's second half also returns at once and refreshes in the background. An
     /// unloaded preparation (memory warning) is rebuilt from the cache within the window.
+    /// - Parameter forceRefresh: skip the fresh cache, prepared content included, and ask the
+    ///   origin (``resolveFlow(forceRefresh:)``): the same revision is renewed in place, a new
+    ///   one prepared; without a live answer the rest of the fallback chain serves it, its
+    ///   ``PreparedJourney/fallbackReason`` saying why. While a presentation is open it asks
+    ///   as ``refresh(force:)`` does without `force` (a new revision is staged) and returns
+    ///   what is shown. A backoff still holds (only `refresh(force: true)` asks during one).
     /// - Throws: ``HostError``; ``HostError/Code/denied`` after the origin denied the scope.
     @discardableResult
-    public func prepare() async throws(HostError) -> PreparedJourney {
+    public func prepare(forceRefresh: Bool = false) async throws(HostError) -> PreparedJourney {
         try checkUsable()
-        if case .presented = presentation, let shown = stage.presented { return shown.journey }
-        if let current = stage.prepared, let decision = freshness(of: current.journey), decision != .requiresFetch {
+        if case .presented = presentation, let shown = stage.presented {
+            if forceRefresh { await refreshNow(generation: generation, evenInBackground: true) }
+            return stage.presented?.journey ?? shown.journey
+        }
+        if !forceRefresh, let current = stage.prepared, let decision = freshness(of: current.journey), decision != .requiresFetch {
             if decision == .presentAndRefresh { refreshInBackground() }
             if current.isReady { return current.journey }
         }
-        if let current = stage.prepared, current.journey.stale, current.isReady,
+        if !forceRefresh, let current = stage.prepared, current.journey.stale, current.isReady, servesStale,
             let notBefore = try store.record(configuration.scope).notBefore, clock.now < notBefore
         {
             // Served stale and the origin may not be asked yet: nothing new to try.
             return current.journey
         }
+        // A forced refresh shares only a forced preparation: it waits out one that may serve
+        // the cache, then starts its own.
+        while forceRefresh, let running = preparation, running.generation == generation, !running.forced {
+            do { _ = try await running.task.value } catch {
+                // Its caller gets its error; this one asks the origin itself.
+            }
+            // Finished: its caller clears it too, perhaps after this call goes on.
+            if preparation?.task == running.task { preparation = nil }
+        }
         if let running = preparation, running.generation == generation { return try await Self.value(of: running.task) }
         let generation = generation
-        let task = Task { () async throws -> PreparedJourney in try await self.runPreparation(generation: generation) }
-        preparation = (generation, task)
+        let task = Task { () async throws -> PreparedJourney in
+            try await self.runPreparation(generation: generation, forceRefresh: forceRefresh)
+        }
+        preparation = (generation, task, forceRefresh)
         defer { if preparation?.task == task { preparation = nil } }
         return try await Self.value(of: task)
     }
@@ -112,13 +132,13 @@ extension JourneyHost {
         return freshness(of: document, renewed: renewed)
     }
 
-    private func runPreparation(generation: Int) async throws(HostError) -> PreparedJourney {
+    private func runPreparation(generation: Int, forceRefresh: Bool) async throws(HostError) -> PreparedJourney {
         setReadiness(.preparing)
         observation.progressMeter.start()
         let starting = startRenderer()
         let flow: ResolvedFlow
         do throws(HostError) {
-            flow = try await resolve()
+            flow = try await resolve(forceRefresh: forceRefresh)
             do throws(HostError) { try await Self.value(of: starting) } catch {
                 driver.start = nil
                 throw error

@@ -4,7 +4,8 @@ import LarderFormat
 
 extension JourneyHost {
     /// Tells the host whether the app is in the foreground. Refreshes run only in the
-    /// foreground; coming back (a resume) refreshes at once when one is due, after any backoff.
+    /// foreground; coming back (a resume) refreshes at once when one is due, after any backoff,
+    /// and delivers queued captures (``CaptureDrain``).
     public func setForeground(_ isForeground: Bool) async {
         guard !disposed, isForeground != origin.schedule.foreground else { return }
         origin.schedule.foreground = isForeground
@@ -15,6 +16,7 @@ extension JourneyHost {
             origin.schedule.due = due
             return
         }
+        drainCaptures(.foregrounded)
         guard let due = origin.schedule.due ?? nextRefreshDate() else { return }
         origin.schedule.due = nil
         if due <= clock.now {

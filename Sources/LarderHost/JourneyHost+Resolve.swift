@@ -30,27 +30,31 @@ public struct ResolvedFlow: Sendable, Equatable {
 extension JourneyHost {
     /// Resolves the flow, walking the fallback chain: fresh cache, a live fetch with a hard
     /// deadline, the stale cache, the embedded default.
+    /// - Parameter forceRefresh: skip the fresh cache and ask the origin (seed 002's
+    ///   `forceRefresh: true`, behind a pull to refresh): without a live answer within the
+    ///   deadline (or during a backoff, which still holds) the rest of the chain serves the
+    ///   flow, its ``ResolvedFlow/fallbackReason`` saying why.
     /// - Throws: ``HostError/Code/denied`` when the origin denied the scope (denied content
     ///   is never reused), otherwise the live fetch's error when nothing can be shown.
-    public func resolveFlow() async throws(HostError) -> ResolvedFlow {
+    public func resolveFlow(forceRefresh: Bool = false) async throws(HostError) -> ResolvedFlow {
         try checkUsable()
-        return try await resolve()
+        return try await resolve(forceRefresh: forceRefresh)
     }
 
-    /// ``resolveFlow()`` for callers to whom a missing flow is normal: nil when there is
-    /// nothing to show (the app then shows its own screen).
-    public func resolveFlowIfAvailable() async -> ResolvedFlow? {
-        do { return try await resolveFlow() } catch { return nil }
+    /// ``resolveFlow(forceRefresh:)`` for callers to whom a missing flow is normal: nil when
+    /// there is nothing to show (the app then shows its own screen).
+    public func resolveFlowIfAvailable(forceRefresh: Bool = false) async -> ResolvedFlow? {
+        do { return try await resolveFlow(forceRefresh: forceRefresh) } catch { return nil }
     }
 
     /// The flow to show: the fallback chain, then the renderer gate.
-    func resolve() async throws(HostError) -> ResolvedFlow {
-        let flow = try await resolveAuthorised()
+    func resolve(forceRefresh: Bool = false) async throws(HostError) -> ResolvedFlow {
+        let flow = try await resolveAuthorised(forceRefresh: forceRefresh)
         return try await gated(flow)
     }
 
     /// The fallback chain, before the renderer gate.
-    private func resolveAuthorised() async throws(HostError) -> ResolvedFlow {
+    private func resolveAuthorised(forceRefresh: Bool) async throws(HostError) -> ResolvedFlow {
         let configuration = configuration
         let generation = generation
         let scope = configuration.scope
@@ -61,11 +65,16 @@ extension JourneyHost {
         let asked: Bool
         switch FallbackChain.opening(
             freshness: decision, complete: complete, removedButKept: record.isRemovedButKept, notBefore: record.notBefore, now: start,
-            fetchRunning: origin.liveFetches[scope] != nil)
+            fetchRunning: origin.liveFetches[scope] != nil, forceRefresh: forceRefresh)
         {
         case .serveFresh(let refreshInBackground):
             guard let document = record.document, let renewed = record.renewed else { preconditionFailure("fresh without a document") }
-            note(.fresh, "revision \(document.revision) is \(DurationText.describe(start.duration(since: renewed))) old: shown from the cache")
+            let age = DurationText.describe(start.duration(since: renewed))
+            if authorisedThisLaunch.contains(scope) {
+                note(.fresh, "revision \(document.revision) is \(age) old: shown from the cache")
+            } else {
+                note(.fresh, "cache first: revision \(document.revision) (\(age) old) shown from the cache, revalidated behind it")
+            }
             var flow = try flow(document, renewed: renewed, source: .cache, stale: false)
             flow.needsRefresh = refreshInBackground
             return flow
@@ -74,13 +83,14 @@ extension JourneyHost {
             outcome = .failed(backingOff(until: notBefore))
             asked = false
         case .askOrigin:
+            if forceRefresh { note(.forced, "a forced refresh: the cached render is skipped, asking the origin") }
             outcome = try await Deadline.run(clock: clock, until: start.adding(configuration.fetchDeadline)) {
                 await self.live(configuration, generation: generation)
             }
             asked = true
             guard generation == self.generation else { throw HostError(.cancelled, "the configuration changed") }
         }
-        let failure: HostError
+        var failure: HostError
         switch outcome {
         case .authorised(let document, let renewed, let source)?:
             return try flow(document, renewed: renewed, source: source, stale: false)
@@ -93,20 +103,26 @@ extension JourneyHost {
             failure = HostError(.unavailable, "the origin did not answer within \(DurationText.describe(configuration.fetchDeadline))")
         }
         let (latest, latestComplete) = asked ? try storedState(scope) : (record, complete)
-        switch FallbackChain.rest(staleComplete: latest.document != nil && latestComplete) {
+        let staleAllowed = servesStale
+        if !staleAllowed, let withheld = latest.document, latestComplete {
+            note(.failed, "require authorisation: revision \(withheld.revision) is not shown after a restart without fresh authorisation")
+            failure.message += "; the cached revision \(withheld.revision) is not shown before the origin authorises it in this launch (startup: require-authorisation)"
+        }
+        switch FallbackChain.rest(staleComplete: latest.document != nil && latestComplete, staleAllowed: staleAllowed) {
         case .serveStale:
             guard let document = latest.document else { preconditionFailure("stale without a document") }
             let age = latest.renewed.map { DurationText.describe(clock.now.duration(since: $0)) } ?? "unknown"
             note(.servedStale, "revision \(document.revision) from the cache (\(age) old): \(failure.message)")
             var flow = try flow(document, renewed: latest.renewed, source: .cache, stale: true)
             flow.removed = latest.isRemovedButKept
+            flow.fallbackReason = FallbackChain.fallbackReason(forced: forceRefresh, failure: failure.message)
             return flow
         case .embeddedOrFail:
             if let embedded = try await embeddedDefault() {
                 note(.embedded, "the embedded default: \(failure.message)")
                 return ResolvedFlow(
                     journey: configuration.journeyID, revision: 0, bundle: embedded, source: .embedded, renewed: nil, document: nil,
-                    stale: false)
+                    stale: false, fallbackReason: FallbackChain.fallbackReason(forced: forceRefresh, failure: failure.message))
             }
             throw failure
         }

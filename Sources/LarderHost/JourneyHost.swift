@@ -32,8 +32,9 @@ public actor JourneyHost {
     var authorisedThisLaunch: Set<String> = []
     /// Set by ``dispose()``: the host is unavailable from then on.
     var disposed = false
-    /// The preparation under way, shared by concurrent ``prepare()`` calls of its generation.
-    var preparation: (generation: Int, task: Task<PreparedJourney, any Error>)?
+    /// The preparation under way, shared by concurrent ``prepare(forceRefresh:)`` calls of its
+    /// generation (a forced one only by forced calls).
+    var preparation: (generation: Int, task: Task<PreparedJourney, any Error>, forced: Bool)?
     /// The embedded default's bundle, once imported.
     var embeddedBundle: Digest?
 

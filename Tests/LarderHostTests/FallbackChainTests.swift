@@ -14,6 +14,7 @@ struct FallbackChainTests {
         /// Seconds from now when the backoff ends (negative: it ended); nil: none.
         var backoff: Int?
         var fetchRunning = false
+        var forceRefresh = false
         var expected: Expected
 
         enum Expected: Sendable, Equatable {
@@ -37,13 +38,20 @@ struct FallbackChainTests {
         Opening(name: "backoff ended", freshness: .requiresFetch, backoff: -1, expected: .askOrigin),
         Opening(name: "backoff ends now", freshness: nil, backoff: 0, expected: .askOrigin),
         Opening(name: "backoff, a fetch already on its way is shared", freshness: nil, backoff: 60, fetchRunning: true, expected: .askOrigin),
+        Opening(name: "forced: fresh content is not served from the cache", freshness: .fresh, forceRefresh: true, expected: .askOrigin),
+        Opening(name: "forced: nor content in the window's second half", freshness: .presentAndRefresh, forceRefresh: true, expected: .askOrigin),
+        Opening(name: "forced: too old", freshness: .requiresFetch, forceRefresh: true, expected: .askOrigin),
+        Opening(name: "forced: no stored document", freshness: nil, complete: false, forceRefresh: true, expected: .askOrigin),
+        Opening(name: "forced: a backoff still holds, fresh or not", freshness: .fresh, backoff: 60, forceRefresh: true, expected: .backingOff),
+        Opening(name: "forced: backoff ended", freshness: .fresh, backoff: -1, forceRefresh: true, expected: .askOrigin),
+        Opening(name: "forced: a fetch on its way is shared", freshness: .fresh, backoff: 60, fetchRunning: true, forceRefresh: true, expected: .askOrigin),
     ])
     func opening(_ row: Opening) {
         let clock = ManualClock()
         let notBefore = row.backoff.map { clock.now.addingTimeInterval(TimeInterval($0)) }
         let decision = FallbackChain.opening(
             freshness: row.freshness, complete: row.complete, removedButKept: row.removedButKept, notBefore: notBefore,
-            now: clock.now, fetchRunning: row.fetchRunning)
+            now: clock.now, fetchRunning: row.fetchRunning, forceRefresh: row.forceRefresh)
         switch (decision, row.expected) {
         case (.serveFresh(let refresh), .serveFresh(let expected)): #expect(refresh == expected)
         case (.backingOff(let until), .backingOff): #expect(until == notBefore)
@@ -58,6 +66,16 @@ struct FallbackChainTests {
     ])
     func rest(_ staleComplete: Bool, _ expected: FallbackChain.Rest) {
         #expect(FallbackChain.rest(staleComplete: staleComplete) == expected)
+    }
+
+    @Test("Served from the rest of the chain: a forced refresh is told why, a plain one is not", arguments: [true, false])
+    func fallbackReason(_ forced: Bool) {
+        let reason = FallbackChain.fallbackReason(forced: forced, failure: "offline")
+        if forced {
+            #expect(reason?.contains("forced refresh") == true && reason?.contains("offline") == true)
+        } else {
+            #expect(reason == nil)
+        }
     }
 
     @Test("A backoff ends on the manual clock: asked again once its time comes")

@@ -1,7 +1,8 @@
 import LarderHost
 
 /// Options of `journey prepare|present` that choose host rules: what a removed journey does,
-/// and an explicit refresh that ignores the backoff.
+/// an explicit refresh that ignores the backoff, a preparation that skips the fresh cache, and
+/// the startup policy.
 enum HostRuleOptions {
     static let onRemoved = OptionSpec(
         names: ["--on-removed"], value: "policy",
@@ -9,7 +10,13 @@ enum HostRuleOptions {
     static let force = OptionSpec(
         names: ["--force"], value: nil,
         help: "Ask the origin first even during a backoff, as a user's explicit refresh does (still with If-None-Match).")
-    static let all = [onRemoved, force]
+    static let forceRefresh = OptionSpec(
+        names: ["--force-refresh"], value: nil,
+        help: "Skip the fresh cache and ask the origin (without an answer the fallback chain serves it, saying why); a backoff still holds.")
+    static let startup = OptionSpec(
+        names: ["--startup"], value: "policy",
+        help: "Before the origin answered in this run: ask-origin-first (default: ask, then serve the cache stale), cache-first (show the cache at once, revalidate behind it) or require-authorisation (show nothing downloaded without an answer).")
+    static let all = [onRemoved, force, forceRefresh, startup]
     static let identity = OptionSpec(
         names: ["--identity"], value: "id",
         help: "The signed-in person's id (attribution, and part of the scope: 'logout' clears one identity's scope).")
@@ -19,6 +26,17 @@ enum HostRuleOptions {
         guard let text = parsed.value(onRemoved.names[0]) else { return .discard }
         guard let policy = RemovedJourneyPolicy(rawValue: text) else {
             throw UsageError(message: "Invalid '--on-removed <policy>': '\(text)' (use discard or keep)", command: command)
+        }
+        return policy
+    }
+
+    /// The `--startup` policy; ask-origin-first when not given.
+    static func startupPolicy(_ parsed: ParsedArguments, command: CommandSpec) throws(UsageError) -> StartupPolicy {
+        guard let text = parsed.value(startup.names[0]) else { return .askOriginFirst }
+        guard let policy = StartupPolicy(rawValue: text) else {
+            throw UsageError(
+                message: "Invalid '--startup <policy>': '\(text)' (use ask-origin-first, cache-first or require-authorisation)",
+                command: command)
         }
         return policy
     }

@@ -176,12 +176,13 @@ enum JourneyCommand {
         }
         let screenshot = capture
         let force = parsed.flag(HostRuleOptions.force.names[0])
+        let forceRefresh = parsed.flag(HostRuleOptions.forceRefresh.names[0])
         let bar = ProgressBar(label: "preparing", quiet: parsed.flag("--json") || action == .status || action == .logout)
         var outcome = waitFor {
             let drawing = Task { for await fraction in await host.progressUpdates() { bar.update(fraction: fraction) } }
             defer { drawing.cancel() }
             return await perform(
-                action, host: host, started: started, screenshot: screenshot, force: force, context: context,
+                action, host: host, started: started, screenshot: screenshot, force: force, forceRefresh: forceRefresh, context: context,
                 logout: parsed.flag("--all") ? .everything : .journey)
         }
         bar.finish()
@@ -221,6 +222,7 @@ enum JourneyCommand {
         configuration.download.requestTimeout = try DurationOption.value(
             timeoutOption, in: parsed, default: configuration.download.requestTimeout, command: spec)
         configuration.removedJourney = try HostRuleOptions.removedJourney(parsed, command: spec)
+        configuration.startup = try HostRuleOptions.startupPolicy(parsed, command: spec)
         configuration.identity = parsed.value(HostRuleOptions.identity.names[0]).map(JourneyIdentity.init(externalID:))
         return configuration
     }
@@ -245,11 +247,12 @@ enum JourneyCommand {
     /// - Parameters:
     ///   - screenshot: takes a PNG of the renderer: after preparing, or while presented.
     ///   - force: ask the origin first whatever the backoff (``JourneyHost/refresh(force:)``).
+    ///   - forceRefresh: prepare skipping the fresh cache (``JourneyHost/prepare(forceRefresh:)``).
     ///   - context: the presentation's (``JourneyHost/present(context:)``).
     ///   - extent: what `logout` discards.
     static func perform(
         _ action: Action, host: JourneyHost, started: Date, screenshot: (@Sendable () async throws(HostError) -> [UInt8])? = nil,
-        force: Bool = false, context: [String: String] = [:], logout extent: LogoutExtent = .journey
+        force: Bool = false, forceRefresh: Bool = false, context: [String: String] = [:], logout extent: LogoutExtent = .journey
     ) async -> JourneyOutcome {
         var outcome = JourneyOutcome(started: started)
         var forcedFailure: HostError?
@@ -263,10 +266,10 @@ enum JourneyCommand {
             }
             switch action {
             case .prepare:
-                outcome.prepared = try await host.prepare()
+                outcome.prepared = try await host.prepare(forceRefresh: forceRefresh)
                 if let screenshot { outcome.png = try await screenshot() }
             case .present:
-                outcome.prepared = try await host.prepare()
+                outcome.prepared = try await host.prepare(forceRefresh: forceRefresh)
                 outcome.session = try await host.present(context: context)
                 if let screenshot { outcome.png = try await screenshot() }
                 await host.dismiss()

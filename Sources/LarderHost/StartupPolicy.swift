@@ -1,0 +1,46 @@
+/// What a new launch shows before the origin has answered in it.
+///
+/// The seeds disagree. The Journeys host (seed 000) requires fresh authorisation for new
+/// presentations after a restart; the funnel and flow-session SDKs (seeds 002, 004) render the
+/// cached copy at once and revalidate it in the background. Once the origin has authorised the
+/// scope in this launch, the freshness window decides as usual whatever the policy.
+public enum StartupPolicy: String, Sendable, Equatable, CaseIterable {
+    /// Ask the origin first, within ``JourneyConfiguration/fetchDeadline``; when it cannot
+    /// answer, serve the cached revision flagged stale (the default).
+    case askOriginFirst = "ask-origin-first"
+    /// Show the cached revision at once (whatever its age; its bundle complete, its document
+    /// still trusted) and revalidate it behind it: a new revision replaces it for the next
+    /// presentation, never the one open (seeds 002, 004).
+    case cacheFirst = "cache-first"
+    /// No new presentation of downloaded content without fresh authorisation in this launch:
+    /// when the origin cannot answer the cached revision is not shown (the embedded default,
+    /// which the app ships, still is), and the live link's error is thrown (seed 000).
+    case requireAuthorisation = "require-authorisation"
+}
+
+/// The startup rule: how ``StartupPolicy`` bends the fallback chain for a scope the origin has
+/// not yet authorised in this launch. Two pure decisions ``JourneyHost`` performs.
+enum StartupRule {
+    /// How fresh stored content is for a new presentation.
+    /// - Parameters:
+    ///   - policy: the configuration's startup policy.
+    ///   - authorisedThisLaunch: the origin authorised the scope since the host was created.
+    ///   - window: the freshness window the document asks for.
+    ///   - age: how long ago the origin last authorised it.
+    /// - Returns: the window's decision once authorised in this launch; before that,
+    ///   `.presentAndRefresh` for ``StartupPolicy/cacheFirst`` (shown at once, revalidated
+    ///   behind it), `.requiresFetch` otherwise (the origin is asked first).
+    static func freshness(
+        policy: StartupPolicy, authorisedThisLaunch: Bool, window: FreshnessPolicy, age: Duration
+    ) -> FreshnessPolicy.Decision {
+        if authorisedThisLaunch { return window.decision(age: age) }
+        return policy == .cacheFirst ? .presentAndRefresh : .requiresFetch
+    }
+
+    /// Whether the stale cache may serve a new presentation the origin did not answer for:
+    /// always once authorised in this launch, before that unless the policy is
+    /// ``StartupPolicy/requireAuthorisation``.
+    static func servesStale(policy: StartupPolicy, authorisedThisLaunch: Bool) -> Bool {
+        authorisedThisLaunch || policy != .requireAuthorisation
+    }
+}
