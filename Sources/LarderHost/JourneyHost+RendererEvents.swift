@@ -17,6 +17,7 @@ extension JourneyHost {
         if case .presented = presentation { isPresented = true } else { isPresented = false }
         switch RendererTermination.decide(presented: isPresented, loaded: stage.prepared?.loaded ?? false) {
         case .endPresentation:
+            finishSession(.failure)
             presentation = .hidden
             stage.clearPresented()
             stage.prepared?.loaded = false
