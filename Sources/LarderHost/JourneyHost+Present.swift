@@ -68,11 +68,11 @@ extension JourneyHost {
     /// Ends the open presentation as ``dismiss()`` describes; `ending` says who ended it.
     func close(_ ending: PresentationOutcomeRule.Ending) async {
         guard case .presented(let session) = presentation, let shown = stage.presented else { return }
-        finishSession(ending)
+        let outcome = finishSession(ending)
         endBridgePeriod()
         presentation = .hidden
         stage.presented = nil
-        note(.dismissed, "session \(session.id)")
+        note(.dismissed, "session \(session.id)" + (outcome.map { ": " + $0 } ?? ""))
         switch DismissalRule.decide(
             stagedPreloaded: stage.staged?.journey.preloaded, hasPrepared: stage.prepared != nil, shownPreloaded: shown.journey.preloaded)
         {
@@ -255,13 +255,13 @@ extension JourneyHost {
     /// - Parameter ending: who ended it (``PresentationOutcomeRule``).
     func endPresentation(_ ending: PresentationOutcomeRule.Ending) async {
         guard case .presented(let session) = presentation else { return }
-        finishSession(ending)
+        let outcome = finishSession(ending)
         endBridgePeriod()
         presentation = .hidden
         stage.clearPresented()
         await driver.renderer.unload()
         stage.prepared?.loaded = false
-        note(.discarded, "session \(session.id) stopped")
+        note(.discarded, "session \(session.id) stopped" + (outcome.map { ": " + $0 } ?? ""))
     }
 
     func startRenderer() -> Task<Void, any Error> {

@@ -49,16 +49,19 @@ extension JourneyHost {
     /// Ends the open session's record (``PresentationOutcomeRule``): publishes its result and
     /// leaves the coordinator. Call while ``presentation`` still holds the session; nothing
     /// when none is open.
-    func finishSession(_ ending: PresentationOutcomeRule.Ending) {
-        guard case .presented(let session) = presentation else { return }
+    /// - Returns: the outcome and last screen, for the timeline entry the caller writes
+    ///   ("dismissed on screen screen-2.html"); nil when no session was open.
+    @discardableResult
+    func finishSession(_ ending: PresentationOutcomeRule.Ending) -> String? {
+        guard case .presented(let session) = presentation else { return nil }
         let activity = stage.activity
         let outcome = PresentationOutcomeRule.decide(
             ending: ending, purchaseRequested: activity.purchaseRequested, restoreRequested: activity.restoreRequested)
         stage.activity = SessionActivity()
         observation.screenChanged(to: nil)
         coordinator.release(presenterID)
-        note(.ended, "session \(session.id): \(outcome.rawValue)" + (activity.screen.map { " on screen \($0.id)" } ?? ""))
         observation.presentationEnded(PresentationResult(session: session, outcome: outcome, screen: activity.screen, ended: clock.now))
+        return outcome.rawValue + (activity.screen.map { " on screen \($0.id)" } ?? "")
     }
 
     /// Takes the screen in the coordinator; a host presenting until now ends as replaced.

@@ -167,7 +167,7 @@ public actor JourneyHost {
         driver.bridgeTask?.cancel()
         endBridgePeriod()
         driver.rendererEventTask?.cancel()
-        finishSession(.app)
+        let outcome = finishSession(.app)
         presentation = .hidden
         stage.presented?.content.lease.release()
         stage.presented = nil
@@ -175,7 +175,7 @@ public actor JourneyHost {
         for fetcher in origin.retired { await fetcher.cancelAll() }
         driver.start?.cancel()
         await driver.renderer.stop()
-        note(.disposed, "host disposed")
+        note(.disposed, "host disposed" + (outcome.map { "; the open presentation ended: " + $0 } ?? ""))
         setReadiness(.disposed)
         observation.finish()
         appMessages.finish()

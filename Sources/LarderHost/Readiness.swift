@@ -62,8 +62,6 @@ public struct TimelineEntry: Sendable, Equatable {
         case backingOff = "backing-off", notFound = "not-found", bundleFetched = "bundle-fetched"
         case rendererReady = "renderer-ready", presented, dismissed, staged, unloaded, refreshScheduled = "refresh-scheduled"
         case rendererTerminated = "renderer-terminated"
-        /// A presentation ended: its outcome (``PresentationOutcome``).
-        case ended
         case removed, rendererGate = "renderer-gate", logout, forced
         case discarded, captured, captureDropped = "capture-dropped", captureRefused = "capture-refused", delivered, deadline, disposed, invalidated
         case bridgeRefused = "bridge-refused"

@@ -25,7 +25,7 @@ struct OnePresentationTests {
         // Ended before the new one showed.
         #expect(replaced.map { $0.ended <= fixture.clock.now } == true)
         #expect(onboardingRenderer.record.resets == 1)
-        #expect(await onboarding.timeline().contains { $0.kind == .ended && $0.detail.hasPrefix("session \(first.id): replaced") })
+        #expect(await onboarding.timeline().contains { $0.kind == .dismissed && $0.detail == "session \(first.id): replaced on screen index.html" })
 
         // And back: the onboarding flow replaces the paywall.
         let third = try await onboarding.present()

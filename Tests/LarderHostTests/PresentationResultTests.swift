@@ -52,7 +52,7 @@ struct PresentationResultTests {
         #expect(result?.ended == fixture.clock.now)
         #expect(await host.presentationState == .hidden)
         #expect(await host.currentScreen == nil)
-        #expect(await host.timeline().contains { $0.kind == .ended && $0.detail == "session \(session.id): \(outcome.rawValue) on screen \(screen)" })
+        #expect(await host.timeline().contains { $0.kind == .dismissed && $0.detail == "session \(session.id): \(outcome.rawValue) on screen \(screen)" })
         // Every message still reached the app.
         #expect(await Self.received(messages.count, from: host) == messages)
         await host.dispose()
@@ -154,6 +154,7 @@ struct PresentationResultTests {
         await host.refresh()
         #expect(await host.presentationState == .hidden)
         #expect(await host.waitForCompletion()?.outcome == .failed)
+        #expect(await host.timeline().contains { $0.kind == .discarded && $0.detail.hasSuffix(" stopped: failed on screen index.html") })
         await host.dispose()
     }
 }
