@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "LarderCache", targets: ["LarderCache"]),
         .library(name: "LarderTransport", targets: ["LarderTransport"]),
         .library(name: "LarderHost", targets: ["LarderHost"]),
+        .library(name: "LarderS3", targets: ["LarderS3"]),
         .library(name: "LarderWebKit", targets: ["LarderWebKit"]),
         .executable(name: "larder", targets: ["larder"]),
         .executable(name: "larder-webkit", targets: ["larder-webkit"]),
@@ -71,6 +72,10 @@ let package = Package(
         .target(
             name: "LarderTransport",
             dependencies: ["LarderCache", "LarderFormat", "LarderSystem", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
+        // Publishing to an S3 bucket: requests signed by libcurl (AWS Signature V4).
+        .target(
+            name: "LarderS3",
+            dependencies: ["LarderPack", "LarderFormat", "LarderSystem", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
         .target(name: "LarderHost", dependencies: ["LarderCache", "LarderTransport", "LarderFormat", "LarderSystem"]),
         // The web engine: only the CLI, the benchmarks and apps use it, never the other modules.
         .target(name: "LarderWebKit", dependencies: ["LarderHost", "LarderCache", "LarderFormat", "LarderSystem", "CWebKitGTK"]),
@@ -79,7 +84,7 @@ let package = Package(
         // without loading WebKitGTK; it hands `render` and `journey --renderer webkit` to
         // `larder-webkit` (found next to it), the same commands with the engine.
         .target(
-            name: "LarderCLI", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderSystem"],
+            name: "LarderCLI", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderS3", "LarderSystem"],
             path: "Tools/LarderCLI"),
         .executableTarget(name: "larder", dependencies: ["LarderCLI"], path: "Tools/larder"),
         .executableTarget(
@@ -122,10 +127,11 @@ let package = Package(
         .testTarget(
             name: "LarderWebKitTests",
             dependencies: ["LarderWebKit", "LarderHost", "LarderCache", "LarderFormat", "LarderPack", "LarderTestSupport"]),
+        .testTarget(name: "LarderS3Tests", dependencies: ["LarderS3", "LarderPack", "LarderFormat"]),
         .testTarget(
             name: "LarderIntegrationTests",
             dependencies: [
-                "larder", "LarderTransport", "LarderCache", "LarderPack", "LarderFormat", "LarderHost", "LarderSystem", "LarderTestSupport",
+                "larder", "LarderTransport", "LarderCache", "LarderPack", "LarderFormat", "LarderHost", "LarderS3", "LarderSystem", "LarderTestSupport",
             ]),
     ]
 )

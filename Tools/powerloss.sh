@@ -91,11 +91,10 @@ if [ -n "$replay" ]; then
   [ -f "$replay/run" ] || fail "$replay is not a reproduction folder (no run file)"
   size=$(stat -c %s "$replay/log/base.img")
   truncate -s "$size" "$work/state.img"
-  attach "$work/state.img"
-  device=$attached
   mkdir "$work/state-mnt"
   mounts+=("$work/state-mnt")
-  "$tool" replay "$replay" --device "$device" --mount "$work/state-mnt" --state-file "$work/state.img"
+  # The explorer attaches a new loop device to state.img for each state (autoclear).
+  "$tool" replay "$replay" --mount "$work/state-mnt" --state-file "$work/state.img"
   exit $?
 fi
 
@@ -193,14 +192,12 @@ origin_run=""
 label=$durability
 [ "$skip_syncs" = 1 ] && label="$durability, syncs skipped"
 truncate -s "$size" "$work/state.img"
-attach "$work/state.img"
-device=$attached
 mkdir "$work/state-mnt"
 mounts+=("$work/state-mnt")
 reproduction="$PWD/$out/reproductions/$fs-$durability$([ "$skip_syncs" = 1 ] && echo -skip-syncs)-seed$seed-$(date +%Y%m%d-%H%M%S)"
 # Its last line is the summary, also written to $work/summary.
 "$tool" explore --log "$work/log" --archives "$archives" --probe "$probe" \
-  --journey-key "$key" --journey-origin "$url" --fs "$fs" --device "$device" --mount "$work/state-mnt" \
+  --journey-key "$key" --journey-origin "$url" --fs "$fs" --mount "$work/state-mnt" \
   --state-file "$work/state.img" --states "$states" --seed "$seed" --subsets "$subsets" \
   --durability "$label" --reproduction "$reproduction" --summary "$work/summary"
 bad=$(sed -n 's/.*: \([0-9][0-9]*\) bad.*/\1/p' "$work/summary" 2>/dev/null)

@@ -6,7 +6,8 @@
 # when no display is set), and web content as Debian packages it (Font Awesome 4.7, Bootstrap 4,
 # jQuery UI's base theme, MathJax 2.7, the Read-the-Docs theme, the Python 3.11 docs), which the
 # real-world packing tests pack, and FUSE 3 with the ext4 and btrfs tools and gcc (the power-loss
-# explorer, Tools/powerloss.sh). Idempotent, and quiet when nothing
+# explorer, Tools/powerloss.sh), python3-venv and moto's S3 server in /opt/larder-moto (the S3
+# publishing tests, Tools/s3). Idempotent, and quiet when nothing
 # is missing. Needs root or sudo only when something must be installed. The nginx package's
 # own system service is never started.
 set -euo pipefail
@@ -14,7 +15,7 @@ set -euo pipefail
 packages=(pkg-config zlib1g-dev libdeflate-dev libarchive-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev libwebkit2gtk-4.1-dev xvfb xauth nginx tar gzip pigz curl openssl
   libharfbuzz-dev libwoff-dev libbrotli-dev iproute2
   fonts-font-awesome libjs-bootstrap4 libjs-jquery-ui-theme-base libjs-mathjax sphinx-rtd-theme-common python3-doc
-  fuse3 libfuse3-dev e2fsprogs btrfs-progs gcc)
+  fuse3 libfuse3-dev e2fsprogs btrfs-progs gcc python3-venv)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -36,6 +37,17 @@ if ((${#missing[@]})); then
     trap '$sudo rm -f "$policy"' EXIT
   fi
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# moto's standalone S3 server, which the S3 publishing tests start on 127.0.0.1 (Tools/s3), in a
+# virtual environment of its own (Debian's python3 keeps pip out of the system's packages). The
+# version is pinned: it is the one whose conditional writes the tests were checked against.
+moto=/opt/larder-moto
+if ! "$moto/bin/python" -c 'import moto.server' >/dev/null 2>&1; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo /usr/bin/python3 -m venv "$moto"
+  $sudo "$moto/bin/pip" install -q --disable-pip-version-check 'moto[server]==5.2.5' >/dev/null
 fi
 
 # SwiftPM passes on only -I/-l-style flags from pkg-config and warns, on every build, about the

@@ -29,6 +29,10 @@ static inline CURLcode larder_easy_set_write_function(CURL *handle, CURLoption o
     return curl_easy_setopt(handle, option, value);
 }
 
+static inline CURLcode larder_easy_set_read_function(CURL *handle, curl_read_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_READFUNCTION, value);
+}
+
 static inline CURLcode larder_easy_get_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

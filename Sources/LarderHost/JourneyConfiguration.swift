@@ -54,6 +54,11 @@ public struct JourneyConfiguration: Sendable, Equatable {
     public var fetchDeadline: Duration
     /// How long a presentation may take to become ready.
     public var presentationDeadline: Duration
+    /// How long a presentation waits after the app returned to the foreground
+    /// (``JourneyHost/setForeground(_:)``) before it appears, so it does not cover the app
+    /// while the user is still finding their place: 0.5 s by default, clamped to 0…999 ms
+    /// (``ForegroundGrace``).
+    public var foregroundGrace: Duration = .milliseconds(500)
     /// The limits of bundle downloads, which may go on in the background past
     /// ``fetchDeadline``.
     public var download: BundleFetcher.Configuration

@@ -214,6 +214,7 @@ extension JourneyHost {
             content.context = context
             try await driver.renderer.load(content, visible: true)
         }
+        try await waitOutForegroundGrace()
         // Past the deadline the caller was told it failed: do not show it after all.
         if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
         // One presentation at a time: another host's goes first.
@@ -235,6 +236,17 @@ extension JourneyHost {
         // A host that began presenting meanwhile ends now.
         await claimScreen()
         return session
+    }
+
+    /// Waits, when the app came back to the foreground less than the grace ago, until the
+    /// grace has passed (``ForegroundGrace``).
+    private func waitOutForegroundGrace() async throws(HostError) {
+        guard
+            let end = ForegroundGrace.appearance(
+                returnedToForeground: origin.schedule.returnedToForeground, now: clock.now, grace: configuration.foregroundGrace)
+        else { return }
+        note(.foregroundGrace, "appears at the end of the foreground grace, in \(DurationText.describe(seconds: end.timeIntervalSince(clock.now)))")
+        do { try await clock.sleep(until: end) } catch { throw HostError(.cancelled, "the presentation was cancelled during the foreground grace") }
     }
 
     /// Leases a resolved flow's bundle and decides between prepared and direct presentation:

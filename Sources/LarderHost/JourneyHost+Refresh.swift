@@ -8,6 +8,7 @@ extension JourneyHost {
     public func setForeground(_ isForeground: Bool) async {
         guard !disposed, isForeground != origin.schedule.foreground else { return }
         origin.schedule.foreground = isForeground
+        if isForeground { origin.schedule.returnedToForeground = clock.now }
         guard isForeground else {
             let due = origin.schedule.due
             cancelRefresh()

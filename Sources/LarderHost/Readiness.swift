@@ -64,7 +64,7 @@ public struct TimelineEntry: Sendable, Equatable {
         case rendererTerminated = "renderer-terminated"
         case removed, rendererGate = "renderer-gate", logout, forced
         case discarded, captured, captureDropped = "capture-dropped", captureRefused = "capture-refused", delivered, deadline, disposed, invalidated
-        case bridgeRefused = "bridge-refused"
+        case bridgeRefused = "bridge-refused", foregroundGrace = "foreground-grace"
     }
 
     public var time: Date

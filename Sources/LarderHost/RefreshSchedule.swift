@@ -13,6 +13,9 @@ final class RefreshSchedule {
     var due: Date?
     /// Whether the app is in the foreground.
     var foreground = true
+    /// When the app last came back to the foreground (nil: it has not, since the host
+    /// started); a presentation waits out ``ForegroundGrace`` from then.
+    var returnedToForeground: Date?
 
     deinit { task?.cancel() }
 

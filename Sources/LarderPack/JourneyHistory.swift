@@ -42,7 +42,7 @@ public struct JourneyHistory: Sendable, Equatable {
         do { return try parse(try ReadableFile(path: full).readAll(limit: maximumBytes), path: full) } catch { throw error.at(path: full) }
     }
 
-    private static func parse(_ bytes: [UInt8], path full: String) throws(FormatError) -> JourneyHistory {
+    static func parse(_ bytes: [UInt8], path full: String) throws(FormatError) -> JourneyHistory {
         guard case .array(let values) = try JSONValue.parse(bytes, maximumValues: 1 << 20) else {
             throw FormatError(.invalidManifest, "a journey history is a JSON array", path: full)
         }

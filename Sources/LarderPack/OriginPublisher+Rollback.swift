@@ -13,29 +13,57 @@ extension OriginPublisher {
     ///     with another bundle.
     /// - Throws: ``PackFailure`` naming what is missing (no such journey, revision or bundle).
     public static func rollback(_ publication: JourneyPublication, to revision: Int64?, origin: String) throws(PackFailure) -> PublishReport {
-        var changed: [String] = []
         do throws(FormatError) {
-            let neverPublished = FormatError(.invalidManifest, "journey '\(publication.id)' was never published to \(origin)")
-            guard try currentDocument(journey: publication.id, origin: origin) != nil else { throw neverPublished }
-            // Read again holding the lock: another publish may have come first.
-            let lock = try OriginLock(origin: origin)
-            defer { withExtendedLifetime(lock) {} }
-            guard let current = try currentDocument(journey: publication.id, origin: origin) else { throw neverPublished }
-            let target = try JourneyHistory.read(journey: publication.id, origin: origin).rollbackTarget(from: current, to: revision)
-            let manifest = origin + "/bundles/\(target.bundle.hex)/manifest.json"
-            guard FileManager.default.fileExists(atPath: manifest) else {
-                throw FormatError(
-                    .missingEntry, "revision \(target.revision)'s bundle \(target.bundle) is no longer on the origin; publish its archive again",
-                    path: manifest)
+            guard try currentDocument(journey: publication.id, origin: origin) != nil else { throw neverPublished(publication, origin) }
+            let target = LocalFolderTarget(folder: origin)
+            do {
+                // Read again holding the lock: another publish may have come first.
+                return try target.changingMutableFiles { () throws(PublishError) -> PublishReport in
+                    try rollback(publication, to: revision, target: target)
+                }
+            } catch {
+                throw error.formatError
             }
-            var publication = publication
-            publication.refresh = current.refresh
-            let document = try publishRevision(
-                of: publication, after: current, bundle: target.bundle, rollbackTo: target.revision, origin: origin, changed: &changed)
-            return PublishReport(bundles: [], journey: document, changed: changed)
         } catch {
             let code: PackError.Code = error.code == .io ? .outputFailed : .invalidConfiguration
             throw PackFailure([PackError(code, error.message, path: error.path)])
         }
     }
+
+    /// ``rollback(_:to:origin:)`` on any target, retried from a fresh read when another
+    /// publisher changed the journey meanwhile. The caller holds
+    /// ``PublishTarget/changingMutableFiles(_:)``.
+    public static func rollback(_ publication: JourneyPublication, to revision: Int64?, target: some PublishTarget) throws(PublishError) -> PublishReport {
+        for attempt in 0..<journeyAttempts {
+            pauseAfterLosingRace(attempt)
+            var changed: [String] = []
+            let state = try JourneyState.read(journey: publication.id, from: target)
+            guard let current = state.document else { throw PublishError(neverPublished(publication, target.name)) }
+            let chosen = try PublishError.local { () throws(FormatError) -> JourneyHistory.Entry in try state.history.rollbackTarget(from: current, to: revision) }
+            let manifest = "bundles/\(chosen.bundle.hex)/manifest.json"
+            guard try target.size(of: manifest) != nil else {
+                throw PublishError(
+                    FormatError(
+                        .missingEntry, "revision \(chosen.revision)'s bundle \(chosen.bundle) is no longer on the origin; publish its archive again",
+                        path: target.name + "/" + manifest))
+            }
+            var publication = publication
+            publication.refresh = current.refresh
+            if let document = try writeRevision(
+                of: publication, state: state, bundle: chosen.bundle, rollout: nil, rollbackTo: chosen.revision, target: target, changed: &changed)
+            {
+                return PublishReport(bundles: [], journey: document, changed: changed)
+            }
+        }
+        throw contended(publication, target)
+    }
+
+    private static func neverPublished(_ publication: JourneyPublication, _ origin: String) -> FormatError {
+        FormatError(.invalidManifest, "journey '\(publication.id)' was never published to \(origin)")
+    }
+}
+
+extension PublishError {
+    /// The format error this stands for: its cause, or an I/O error with its message.
+    var formatError: FormatError { cause ?? FormatError(.io, message, path: path) }
 }

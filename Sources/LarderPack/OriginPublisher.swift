@@ -108,9 +108,7 @@ public enum OriginPublisher {
             for archive in archives { report.bundles.append(try publishBundle(archive, to: origin, changed: &report.changed)) }
             if let journey, let last = report.bundles.last {
                 var changed = report.changed
-                report.journey = try OriginLock.holding(origin) { () throws(FormatError) -> JourneyDocument in
-                    try publishJourney(journey, bundle: last.digest, to: origin, changed: &changed)
-                }
+                report.journey = try publishJourney(journey, bundle: last.digest, to: origin, changed: &changed)
                 report.changed = changed
             }
         } catch {
@@ -122,7 +120,7 @@ public enum OriginPublisher {
 
     /// Verifies an archive entry by entry while writing its objects, then its manifest and
     /// the archive itself.
-    private static func publishBundle(_ archive: String, to origin: String, changed: inout [String]) throws(FormatError) -> PublishReport.Bundle {
+    static func publishBundle(_ archive: String, to origin: String, changed: inout [String]) throws(FormatError) -> PublishReport.Bundle {
         let reader = try ArchiveReader(path: archive)
         let (manifest, manifestBytes) = try BundleVerifier.readManifest(from: reader)
         let digest = SHA256Hasher.hash(manifestBytes)
@@ -187,34 +185,27 @@ public enum OriginPublisher {
         return PublishReport.Bundle(name: manifest.name, digest: digest, objectsWritten: objectsWritten, filesWritten: written.count)
     }
 
+    /// Points the journey at `bundle` holding the folder's lock, and grants its key.
     private static func publishJourney(
         _ publication: JourneyPublication, bundle: Digest, to origin: String, changed: inout [String]
     ) throws(FormatError) -> JourneyDocument {
-        let previous = try currentDocument(journey: publication.id, origin: origin)
-        let rollout = try Self.rollout(of: publication, bundle: bundle, after: previous)
-        let document: JourneyDocument
-        if let previous, previous.bundle == bundle, previous.refresh == publication.refresh, previous.rollout == rollout {
-            if let signingKey = publication.signingKey {
-                // Re-signing renews the expiry; the revision stays.
-                var renewed = previous
-                renewed.expires = iso(publication.now.addingTimeInterval(TimeInterval(publication.validity)))
-                try renewed.sign(with: signingKey)
-                if renewed != previous { try writeDocument(renewed, in: origin, changed: &changed) }
-                document = renewed
-            } else {
-                document = previous
+        let target = LocalFolderTarget(folder: origin)
+        do {
+            return try target.changingMutableFiles { () throws(PublishError) -> JourneyDocument in
+                let document = try publishJourney(publication, bundle: bundle, target: target, changed: &changed)
+                let maps = AccessMaps(origin: origin)
+                try PublishError.local { () throws(FormatError) in
+                    if let key = publication.key {
+                        changed += try maps.grantHoldingLock(key, journey: publication.id)
+                    } else {
+                        changed += try maps.createMissing()
+                    }
+                }
+                return document
             }
-        } else {
-            document = try publishRevision(
-                of: publication, after: previous, bundle: bundle, rollout: rollout, rollbackTo: nil, origin: origin, changed: &changed)
+        } catch {
+            throw error.formatError
         }
-        let maps = AccessMaps(origin: origin)
-        if let key = publication.key {
-            changed += try maps.grantHoldingLock(key, journey: publication.id)
-        } else {
-            changed += try maps.createMissing()
-        }
-        return document
     }
 
     /// The journey's published document, nil before its first publish.
@@ -242,59 +233,6 @@ public enum OriginPublisher {
         let stable = previous.rollout?.previous ?? previous.bundle
         guard stable != bundle else { return nil }
         return JourneyDocument.Rollout(percent: percent, previous: stable)
-    }
-
-    /// Writes the next revision of a journey (one above `previous`), pointing at `bundle`,
-    /// signed when the publication has a key, and appends it to the journey's history.
-    /// - Throws: ``FormatError/Code/limitExceeded`` when `previous` is at the highest revision
-    ///   there is (`Int64.max`, which a device accepts): nothing can follow it.
-    static func publishRevision(
-        of publication: JourneyPublication, after previous: JourneyDocument?, bundle: Digest, rollout: JourneyDocument.Rollout? = nil,
-        rollbackTo: Int64?, origin: String, changed: inout [String]
-    ) throws(FormatError) -> JourneyDocument {
-        let (revision, overflow) = (previous?.revision ?? 0).addingReportingOverflow(1)
-        guard !overflow else {
-            throw FormatError(
-                .limitExceeded,
-                "journey '\(publication.id)' is at revision \(Int64.max), the highest there is: no revision can follow it (devices never take a lower one); publish under another journey id",
-                path: origin + "/journeys/\(publication.id).json")
-        }
-        var document = JourneyDocument(
-            journey: publication.id, revision: revision, bundle: bundle, refresh: publication.refresh,
-            published: iso(publication.now), rollout: rollout)
-        if let signingKey = publication.signingKey {
-            document.expires = iso(publication.now.addingTimeInterval(TimeInterval(publication.validity)))
-            try document.sign(with: signingKey)
-        }
-        var history = try JourneyHistory.read(journey: publication.id, origin: origin)
-        history.entries.append(
-            JourneyHistory.Entry(
-                revision: document.revision, bundle: bundle, published: document.published, signer: document.signature?.keyID,
-                rollbackTo: rollbackTo))
-        // The history first: a document is never out without its entry (a rollback reads it).
-        let historyPath = JourneyHistory.path(journey: publication.id)
-        try replace(history.bytes, at: historyPath, in: origin)
-        changed.append(historyPath)
-        try writeDocument(document, in: origin, changed: &changed)
-        return document
-    }
-
-    /// Replaces a journey's document.
-    private static func writeDocument(_ document: JourneyDocument, in origin: String, changed: inout [String]) throws(FormatError) {
-        let path = "journeys/\(document.journey).json"
-        let full = origin + "/" + path
-        let before = (try? FileManager.default.attributesOfItem(atPath: full)[.modificationDate] as? Date) ?? nil
-        try replace(document.canonicalBytes, at: path, in: origin)
-        // Static servers derive ETags from mtime (in seconds) and size; a new revision of the
-        // same size in the same second must still get a new ETag.
-        if let before {
-            let floor = Date(timeIntervalSince1970: before.timeIntervalSince1970.rounded(.down) + 1)
-            let after = (try? FileManager.default.attributesOfItem(atPath: full)[.modificationDate] as? Date) ?? nil
-            if let after, after < floor {
-                try FormatError.typed { try FileManager.default.setAttributes([.modificationDate: floor], ofItemAtPath: full) }
-            }
-        }
-        changed.append(path)
     }
 
     /// ISO 8601 in UTC, to the second.

@@ -53,6 +53,11 @@ public struct PackError: Error, Sendable, CustomStringConvertible {
         public static let invalidSource = Code("invalid-source")
         /// The output could not be written.
         public static let outputFailed = Code("output-failed")
+        /// The origin (an object store) refused or could not serve a publish: credentials, no
+        /// such bucket, not an S3 service, errors after every retry.
+        public static let originUnavailable = Code("origin-unavailable")
+        /// The connection to the origin kept failing mid-transfer after every retry.
+        public static let originTransfer = Code("origin-transfer")
         /// The bundle passes a limit every reader keeps (manifest size, entries, bytes,
         /// compression ratio: ``ArchiveReader/Limits``), so no archive of it could be read.
         public static let limitExceeded = Code("limit-exceeded")

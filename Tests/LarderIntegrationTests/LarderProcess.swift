@@ -33,11 +33,15 @@ enum LarderProcess {
 
     /// Runs one child, at most ``slots`` at once across the test run: a storm of dozens of
     /// processes on a two-core machine would starve every test that measures time.
-    /// - Parameter launcher: a command that runs `larder` (`setpriv --reuid=nobody …`), if any.
-    static func run(_ arguments: [String], launcher: [String] = [], watchdog: Duration = .seconds(60)) async throws -> ProcessOutcome {
+    /// - Parameters:
+    ///   - launcher: a command that runs `larder` (`setpriv --reuid=nobody …`), if any.
+    ///   - environment: variables set (or replaced) for the child on top of this process's.
+    static func run(
+        _ arguments: [String], launcher: [String] = [], environment extra: [String: String] = [:], watchdog: Duration = .seconds(60)
+    ) async throws -> ProcessOutcome {
         await slots.acquire()
         defer { slots.release() }
-        let running = try start(arguments, launcher: launcher)
+        let running = try start(arguments, launcher: launcher, environment: extra)
         return await running.wait(watchdog: watchdog)
     }
 
@@ -79,7 +83,7 @@ enum LarderProcess {
         }
     }
 
-    static func start(_ arguments: [String], launcher: [String] = []) throws -> Running {
+    static func start(_ arguments: [String], launcher: [String] = [], environment extra: [String: String] = [:]) throws -> Running {
         let capture = FileManager.default.temporaryDirectory.appendingPathComponent("larder-run-\(UUID().uuidString)").path
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -92,6 +96,7 @@ enum LarderProcess {
         defer { for pointer in argv { free(pointer) } }
         var environment = ProcessInfo.processInfo.environment
         environment["COLUMNS"] = "80"
+        environment.merge(extra) { $1 }
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in envp { free(pointer) } }
         var pid: pid_t = 0

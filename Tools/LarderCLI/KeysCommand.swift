@@ -38,7 +38,11 @@ enum KeysCommand {
             'larder journey --trust <name>.pub'). Its id, the first 16 hex digits of its SHA-256,
             is what signed documents name. An existing file is never overwritten.
 
-            EXIT STATUS: 0 done, 64 usage error, 65 a map is damaged, 66 no such origin folder
+            Publishable keys are the nginx origin's: a bucket cannot check X-Larder-Key, so grant,
+            revoke and list refuse an s3:// origin. Gate journeys/ at the CDN in front of the
+            bucket instead (README, "Publishing to a bucket").
+
+            EXIT STATUS: 0 done, 64 usage error (an s3:// origin among them), 65 a map is damaged, 66 no such origin folder
             (revoke: no such key), 73 a file exists or cannot be written.
             """)
 
@@ -98,10 +102,21 @@ enum KeysCommand {
 }
 
 extension KeysCommand {
+    /// Why there are no access maps in a bucket, and what to do instead.
+    static let s3Refusal = """
+        a bucket cannot check the X-Larder-Key header, so publishable keys cannot be granted there. \
+        Gate journeys/ at the CDN in front of the bucket (an edge rule that checks X-Larder-Key against your keys, \
+        or signed URLs), or publish to a folder served by the nginx origin (Tools/origin); see the README, "Publishing to a bucket"
+        """
+
     /// `grant`, `revoke` and `list`.
     static func access(_ subcommand: String, _ parsed: ParsedArguments) -> ExitCode {
         guard let origin = parsed.value("--origin") else {
             return Console.usageError(UsageError(message: "Missing '--origin <folder>'", command: spec))
+        }
+        if origin.hasPrefix("s3://") {
+            Console.error("error: \(shown(origin)): \(s3Refusal)")
+            return .usage
         }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: origin, isDirectory: &isFolder), isFolder.boolValue else {

@@ -1,18 +1,27 @@
 import Foundation
 import LarderFormat
 import LarderPack
+import LarderS3
 
 enum PublishCommand {
     static let spec = CommandSpec(
         name: "publish",
-        overview: "Publish bundle archives to a static origin folder, and point a journey at one.",
+        overview: "Publish bundle archives to a static origin folder or an S3 bucket, and point a journey at one.",
         usage: """
             larder publish <archive>... --origin <folder> [--journey <id> [--key <publishable-key>] [--refresh <seconds>] [--rollout <percent>] [--sign <private-key> [--expires-in <duration>]]] [--json]
                    larder publish --origin <folder> --journey <id> --rollback [--to <revision>] [--sign <private-key> [--expires-in <duration>]] [--json]
+                   larder publish --from <folder> --origin s3://<bucket>[/<prefix>] [--endpoint <url>] [--region <region>] [--acl public-read] [--json]
             """,
         arguments: [("<archive>...", "Archives written by 'larder pack'; each is verified entry by entry.")],
         options: [
-            OptionSpec(names: ["--origin"], value: "folder", help: "The folder a static HTTP server serves (see Tools/origin)."),
+            OptionSpec(
+                names: ["--origin"], value: "folder",
+                help: "The folder a static HTTP server serves (see Tools/origin), or s3://<bucket>[/<prefix>] for an S3 bucket."),
+            OptionSpec(names: ["--endpoint"], value: "url", help: "s3:// origins: the S3 service (default: AWS's for the region), e.g. http://127.0.0.1:9000."),
+            OptionSpec(names: ["--region"], value: "region", help: "s3:// origins: the region requests are signed for (default: AWS_REGION, else us-east-1)."),
+            OptionSpec(names: ["--virtual-host"], value: nil, help: "s3:// origins: address the bucket as <bucket>.<host> (default: <host>/<bucket>)."),
+            OptionSpec(names: ["--acl"], value: "acl", help: "s3:// origins: a canned ACL for every file, e.g. public-read for a bucket devices read directly (default: none)."),
+            OptionSpec(names: ["--from"], value: "folder", help: "s3:// origins: upload this origin folder (what 'larder publish' wrote) in the safe order."),
             OptionSpec(names: ["--journey"], value: "id", help: "Point this journey at the last archive (a new revision if it changed)."),
             OptionSpec(names: ["--key"], value: "publishable-key", help: "Grant this key the journey."),
             OptionSpec(names: ["--refresh"], value: "seconds", help: "Refresh interval in the journey document (default: 600)."),
@@ -41,9 +50,21 @@ enum PublishCommand {
             and an expiry date; apps that trust the key ('larder journey --trust') refuse
             anything else.
 
+            With --origin s3://<bucket>/<prefix> the same layout goes to a bucket of any
+            S3-compatible service, signed with AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and
+            AWS_SESSION_TOKEN (or a profile of ~/.aws/credentials, AWS_PROFILE), in an order a
+            device can never see half of: a bundle's objects, their gzip copies, its archive,
+            then its manifest, each only where absent (If-None-Match: *); then the history and
+            the document, each only if unchanged since read (If-Match), read again and retried
+            when another publisher came first. A bundle whose manifest is in the bucket is not
+            sent again. There are no access maps in a bucket: --key is refused (README,
+            "Publishing to a bucket").
+
             EXIT STATUS: 0 published, 64 usage error, 65 an archive is invalid, a file of the
             origin is damaged, or there is nothing to roll back to, 66 no such archive or key
-            file (or it cannot be read), 73 the origin could not be written.
+            file (or it cannot be read), 69 the bucket's service refused or failed (wrong
+            credentials, no such bucket, not an S3 service, errors after every retry), 73 the
+            origin could not be written, 74 the connection to the bucket kept failing.
             """)
 
     static let expiresOption = OptionSpec(
@@ -57,7 +78,11 @@ enum PublishCommand {
         }
         if parsed.wantsHelp { Console.out(spec.helpText); return .success }
         let rollback = parsed.flag("--rollback")
-        if rollback != parsed.positionals.isEmpty {
+        if parsed.value("--from") != nil {
+            guard parsed.positionals.isEmpty, !rollback, parsed.value("--journey") == nil else {
+                return Console.usageError(UsageError(message: "--from takes no archive, --journey or --rollback", command: spec))
+            }
+        } else if rollback != parsed.positionals.isEmpty {
             return Console.usageError(
                 UsageError(message: rollback ? "--rollback takes no archive" : "Missing expected argument '<archive>...'", command: spec))
         }
@@ -76,6 +101,14 @@ enum PublishCommand {
         }
         guard let origin = parsed.value("--origin") else {
             return Console.usageError(UsageError(message: "Missing '--origin <folder>'", command: spec))
+        }
+        let bucket = S3Configuration.isS3Origin(origin)
+        if !bucket, let option = ["--endpoint", "--region", "--acl", "--from"].first(where: { parsed.value($0) != nil }) ?? (parsed.flag("--virtual-host") ? "--virtual-host" : nil) {
+            return Console.usageError(UsageError(message: "\(option) goes with an s3:// origin", command: spec))
+        }
+        if bucket, parsed.value("--key") != nil {
+            Console.error("error: \(shown(origin)): \(KeysCommand.s3Refusal)")
+            return .usage
         }
         var journey: JourneyPublication?
         if let id = parsed.value("--journey") {
@@ -123,13 +156,17 @@ enum PublishCommand {
         }
         let report: PublishReport
         do {
-            if rollback, let journey {
+            if bucket {
+                report = try BucketPublish.run(parsed, origin: origin, journey: journey, rollback: rollback, to: rollbackTarget)
+            } else if rollback, let journey {
                 report = try OriginPublisher.rollback(journey, to: rollbackTarget, origin: origin)
             } else {
                 report = try OriginPublisher.publish(archives: parsed.positionals, to: origin, journey: journey)
             }
         } catch {
             for problem in error.errors { Console.error("error: \(shown(problem))") }
+            if error.errors.contains(where: { $0.code == .originUnavailable }) { return .unavailable }
+            if error.errors.contains(where: { $0.code == .originTransfer }) { return .ioError }
             if error.errors.contains(where: { $0.code == .outputFailed }) { return .cannotCreate }
             if error.errors.contains(where: { $0.message.contains("may use only") }) {
                 return Console.usageError(UsageError(message: error.errors[0].message, command: spec))

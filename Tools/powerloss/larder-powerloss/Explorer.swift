@@ -5,7 +5,6 @@ import Foundation
 final class Explorer {
     struct Settings {
         var fileSystem: StateMount.FileSystem
-        var device: String
         var mountPoint: String
         var stateFile: String
         /// Run the file system's own checker after every `fsckEvery`-th state (0: never).
@@ -25,7 +24,6 @@ final class Explorer {
     private let log: WriteLog
     private let settings: Settings
     private let builder: StateBuilder
-    private let mount: StateMount
     private let checker: CheckerProcess
     /// Seconds spent building, mounting, checking, unmounting and in fsck, in all.
     private(set) var phases: [String: Double] = [:]
@@ -41,7 +39,6 @@ final class Explorer {
         self.log = log
         self.settings = settings
         builder = try StateBuilder(log: log, statePath: settings.stateFile)
-        mount = StateMount(device: settings.device, point: settings.mountPoint, fileSystem: settings.fileSystem)
         checker = CheckerProcess(arguments: settings.checkerArguments, timeout: settings.checkTimeout)
     }
 
@@ -72,11 +69,18 @@ final class Explorer {
         return (bad, fscks)
     }
 
-    /// Builds one state, mounts it, has the checker look, unmounts, and optionally runs fsck.
+    /// Builds one state, attaches a new loop device to it, mounts it, has the checker look,
+    /// unmounts, optionally runs fsck, and detaches the device.
     func check(_ state: CrashState, fsck: Bool) throws -> [String] {
-        if let failure = mount.dropCachedBlocks() { throw ToolError(failure) }
         try timed("build") { try builder.build(state) }
-        try timed("drop") { try dropCachedBlocks() }
+        let loop = try timed("attach") { try LoopDevice(attachingTo: settings.stateFile) }
+        let problems = try check(state, fsck: fsck, on: StateMount(device: loop.path, point: settings.mountPoint, fileSystem: settings.fileSystem))
+        try timed("detach") { try loop.detach() }
+        return problems
+    }
+
+    private func check(_ state: CrashState, fsck: Bool, on mount: StateMount) throws -> [String] {
+        try timed("drop") { try requireNoStaleBlocks(mount) }
         if let failure = timed("mount", { mount.mount() }) { return [failure] }
         var problems: [String]
         do {
@@ -90,12 +94,12 @@ final class Explorer {
         return problems
     }
 
-    /// Drops the loop device's cached blocks until none differs from the state just built:
-    /// `BLKFLSBUF` skips pages in use at that moment (seen on a busy machine: the previous
-    /// state's blocks, read by the mount instead of this state's), so each state is checked.
+    /// Makes sure the new loop device's page cache holds no block that differs from the state
+    /// just built (it never should: the check guards the harness itself), dropping them
+    /// (`BLKFLSBUF`) until none does.
     /// - Throws: ``ToolError`` when stale blocks stay after 20 tries, rather than check a
     ///   state the mount would not read as built.
-    private func dropCachedBlocks() throws {
+    private func requireNoStaleBlocks(_ mount: StateMount) throws {
         for attempt in 0..<20 {
             if let failure = mount.dropCachedBlocks() { throw ToolError(failure) }
             let stale = try mount.staleCachedBlocks(comparedWith: builder.image).get()
@@ -104,7 +108,7 @@ final class Explorer {
             staleBlocksDropped += stale
             usleep(10_000)
         }
-        throw ToolError("the loop device \(settings.device) keeps cached blocks that differ from the state built")
+        throw ToolError("the loop device \(mount.device) keeps cached blocks that differ from the state built")
     }
 
     private func timed<T>(_ phase: String, _ body: () throws -> T) rethrows -> T {

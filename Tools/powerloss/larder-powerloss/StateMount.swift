@@ -1,7 +1,6 @@
 import Foundation
 
-/// One loop device over a state file, and where its file system is mounted, reused for one
-/// crash state after another.
+/// The loop device of one crash state (``LoopDevice``), and where its file system is mounted.
 struct StateMount {
     enum FileSystem: String {
         case ext4, btrfs

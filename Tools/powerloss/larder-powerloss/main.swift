@@ -10,9 +10,9 @@ import LarderTestSupport
 //       [--rounds N] [--count N] [--seed S]
 //   larder-powerloss check-server --log <dir> --archives <dir> --probe <archive> --journey-key <k> --journey-origin <url>
 //   larder-powerloss explore --log <dir> --archives <dir> --probe <archive> --journey-key <k> --journey-origin <url>
-//       --fs ext4|btrfs --device <loop> --mount <dir> --state-file <file> --states N --seed S
+//       --fs ext4|btrfs --mount <dir> --state-file <file> --states N --seed S
 //       [--subsets K] [--fsck-every N] [--reproduction <dir>] [--durability <name>] [--summary <file>]
-//   larder-powerloss replay <reproduction> --device <loop> --mount <dir> --state-file <file>
+//   larder-powerloss replay <reproduction> --mount <dir> --state-file <file>
 
 /// Writes a line to standard output at once (unbuffered: the explorer reads the checker's
 /// answers through a pipe).
@@ -91,7 +91,7 @@ func reportTime(_ explorer: Explorer) {
     emit("time by phase: " + explorer.phases.sorted { $0.key < $1.key }.map { String(format: "%@ %.1f s", $0.key, $0.value) }.joined(separator: ", "))
     emit(String(format: "processor time: %.1f s explorer, %.1f s checker and fsck", processorSeconds(RUSAGE_SELF), processorSeconds(RUSAGE_CHILDREN)))
     emit("bad verdicts a second look did not repeat (counted as bad): \(explorer.unconfirmed.count)")
-    emit("states whose loop device kept stale cached blocks after BLKFLSBUF: \(explorer.statesWithStaleBlocks) (\(explorer.staleBlocksDropped) blocks, dropped again before the mount)")
+    emit("states whose new loop device held stale cached blocks: \(explorer.statesWithStaleBlocks) (\(explorer.staleBlocksDropped) blocks, dropped before the mount)")
 }
 
 func explore(_ options: Options) throws {
@@ -105,7 +105,7 @@ func explore(_ options: Options) throws {
     let probe = try options.required("--probe")
     let durability = options.values["--durability"] ?? "default"
     let settings = Explorer.Settings(
-        fileSystem: fileSystem, device: try options.required("--device"), mountPoint: try options.required("--mount"),
+        fileSystem: fileSystem, mountPoint: try options.required("--mount"),
         stateFile: try options.required("--state-file"), fsckEvery: try options.number("--fsck-every", default: 50),
         reproductionFolder: options.values["--reproduction"],
         checkerArguments: try checkerArguments(options, log: logFolder, archives: archives, probe: probe),
@@ -152,7 +152,7 @@ func replay(_ options: Options) throws -> Int32 {
     var arguments = Options([][...])
     arguments.values = ["--journey-key": run["journey-key"] ?? "", "--journey-origin": run["journey-origin"] ?? ""]
     let settings = Explorer.Settings(
-        fileSystem: fileSystem, device: try options.required("--device"), mountPoint: try options.required("--mount"),
+        fileSystem: fileSystem, mountPoint: try options.required("--mount"),
         stateFile: try options.required("--state-file"), fsckEvery: 1, reproductionFolder: nil,
         checkerArguments: try checkerArguments(arguments, log: folder + "/log", archives: folder + "/archives", probe: folder + "/probe.tar.gz"),
         checkTimeout: 600)

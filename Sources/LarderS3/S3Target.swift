@@ -1,0 +1,128 @@
+#if canImport(CCurl)
+import Foundation
+import LarderFormat
+import LarderPack
+
+/// An origin in an S3 bucket (AWS S3, or any service that speaks its API: MinIO, R2, Ceph RGW,
+/// GCS's XML API, moto): `larder publish --origin s3://<bucket>/<prefix>`.
+///
+/// Immutable files are put with `If-None-Match: *`: a 412 means the key exists, which is
+/// success for a content-addressed path once a HEAD shows the same size. Mutable files are read
+/// with their ETag and replaced with `If-Match: <etag>` (or `If-None-Match: *` when there was
+/// none), so a publisher that lost a race learns it from a 412 and reads again. Each file is
+/// sent from disk through libcurl's read callback, signed by libcurl (AWS Signature V4) with
+/// the body's SHA-256 as `x-amz-content-sha256`, and carries the `Content-Type` and
+/// `Cache-Control` the nginx origin would serve it with. Files above
+/// ``S3Configuration/multipartThreshold`` go up in parts (S3Target+Multipart.swift).
+public struct S3Target: PublishTarget {
+    let client: S3Client
+
+    public init(configuration: S3Configuration) { client = S3Client(configuration: configuration) }
+
+    public var configuration: S3Configuration { client.configuration }
+    public var name: String { configuration.name }
+
+    /// Checks that the endpoint is an S3 service, the bucket exists and the credentials may
+    /// list it (`ListObjectsV2` of one key), so a wrong setup fails before anything is sent.
+    /// - Throws: ``PublishError`` with ``PublishError/Code/noSuchBucket``,
+    ///   ``PublishError/Code/credentials`` or ``PublishError/Code/notObjectStore``.
+    public func checkBucket() throws(PublishError) {
+        let answer = try client.send("GET", "?list-type=2&max-keys=1")
+        if answer.status == 200, client.isS3(answer) || answer.body.starts(with: Array("<?xml".utf8)) { return }
+        throw client.refusal(answer, "GET", "") ?? client.unexpected(answer, "GET", "")
+    }
+
+    public func size(of path: String) throws(PublishError) -> Int64? {
+        let answer = try client.send("HEAD", path)
+        switch answer.status {
+        case 200:
+            guard let length = answer.headers["content-length"].flatMap({ Int64($0) }) else {
+                throw PublishError(.unexpected, "HEAD answered without a Content-Length", path: name + "/" + path)
+            }
+            return length
+        case 404 where client.isS3(answer): return nil
+        default: throw client.unexpected(answer, "HEAD", path)
+        }
+    }
+
+    public func putIfAbsent(_ path: String, from source: String, sha256: Digest?, content: OriginContent) throws(PublishError) -> Bool {
+        let size = try Self.size(ofLocal: source)
+        if size > configuration.multipartThreshold { return try putInParts(path, from: source, size: size, content: content) }
+        let hash: String
+        if let sha256 { hash = sha256.hex } else { hash = try Self.hash(of: source) }
+        var headers = Self.headers(for: content, acl: configuration.acl)
+        headers.append("If-None-Match: *")
+        let answer = try client.send("PUT", path, headers: headers, body: .file(path: source, size: size), payloadHash: hash)
+        switch answer.status {
+        case 200: return true
+        case 412, 409:
+            // There already (409: another upload of it is in progress). Content-addressed, so
+            // the same bytes, but not trusted blindly: the size must match.
+            guard let existing = try self.size(of: path) ?? (answer.status == 409 ? size : nil) else {
+                throw PublishError(.unexpected, "PUT answered \(answer.status) but the key is not there", path: name + "/" + path)
+            }
+            return try sameSize(existing, size, path)
+        default: throw client.unexpected(answer, "PUT", path)
+        }
+    }
+
+    public func read(_ path: String, limit: Int) throws(PublishError) -> StoredFile? {
+        let answer = try client.send("GET", path)
+        switch answer.status {
+        case 200:
+            guard let etag = answer.etag else { throw PublishError(.unexpected, "GET answered without an ETag", path: name + "/" + path) }
+            guard answer.body.count <= limit else { throw PublishError(.format, "is larger than \(limit) bytes", path: name + "/" + path) }
+            return StoredFile(bytes: answer.body, validator: etag)
+        case 404 where answer.errorCode == "NoSuchKey" || (answer.errorCode == nil && client.isS3(answer)): return nil
+        default: throw client.unexpected(answer, "GET", path)
+        }
+    }
+
+    public func replace(_ path: String, with bytes: [UInt8], content: OriginContent, expecting validator: String?) throws(PublishError) -> Bool {
+        var headers = Self.headers(for: content, acl: configuration.acl)
+        headers.append(validator.map { "If-Match: \($0)" } ?? "If-None-Match: *")
+        let answer = try client.send("PUT", path, headers: headers, body: .bytes(bytes), payloadHash: SHA256Hasher.hash(bytes).hex)
+        switch answer.status {
+        case 200: return true
+        // 412: changed since read; 409: another conditional write of it is in progress; 404:
+        // gone since read (AWS answers If-Match on a missing key so).
+        case 412, 409: return false
+        case 404 where answer.errorCode == "NoSuchKey": return false
+        default: throw client.unexpected(answer, "PUT", path)
+        }
+    }
+
+    /// No lock: the conditional writes are the exclusion.
+    public func changingMutableFiles<T>(_ body: () throws(PublishError) -> T) throws(PublishError) -> T { try body() }
+
+    static func headers(for content: OriginContent, acl: String?) -> [String] {
+        var headers = ["Content-Type: \(content.contentType)", "Cache-Control: \(content.cacheControl)"]
+        if let encoding = content.contentEncoding { headers.append("Content-Encoding: \(encoding)") }
+        if let acl { headers.append("x-amz-acl: \(acl)") }
+        return headers
+    }
+
+    static func size(ofLocal path: String) throws(PublishError) -> Int64 {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw PublishError(.local, "cannot stat the file to send", path: path) }
+        return Int64(status.st_size)
+    }
+
+    /// The SHA-256 of a local file, read in 256 kB pieces.
+    static func hash(of path: String) throws(PublishError) -> String {
+        do throws(FormatError) {
+            let file = try ReadableFile(path: path)
+            let hasher = SHA256Hasher()
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 64)
+            defer { buffer.deallocate() }
+            while true {
+                let count = try file.read(into: buffer)
+                if count == 0 { return hasher.finalize().hex }
+                hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            }
+        } catch {
+            throw PublishError(error)
+        }
+    }
+}
+#endif

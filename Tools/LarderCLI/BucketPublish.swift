@@ -1,0 +1,45 @@
+import Foundation
+import LarderFormat
+import LarderPack
+import LarderS3
+
+/// `larder publish … --origin s3://<bucket>/<prefix>`: the bucket's configuration from the
+/// options and the environment, a check of the bucket before anything is sent, then the
+/// publish, rollback or folder upload.
+enum BucketPublish {
+    static func run(_ parsed: ParsedArguments, origin: String, journey: JourneyPublication?, rollback: Bool, to revision: Int64?) throws(PackFailure)
+        -> PublishReport
+    {
+        let environment = ProcessInfo.processInfo.environment
+        let region = parsed.value("--region") ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
+        let target: S3Target
+        do throws(PublishError) {
+            let configuration = try S3Configuration(
+                origin: origin, endpoint: parsed.value("--endpoint"), region: region, virtualHostAddressing: parsed.flag("--virtual-host"),
+                credentials: try S3Credentials.from(environment: environment), acl: parsed.value("--acl"))
+            target = S3Target(configuration: configuration)
+            try target.checkBucket()
+        } catch {
+            throw PackFailure([PackError(.originUnavailable, error.description)])
+        }
+        if let folder = parsed.value("--from") {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder + "/objects", isDirectory: &isFolder), isFolder.boolValue else {
+                throw PackFailure([PackError(.invalidConfiguration, "\(folder) is not an origin folder (it has no objects/)", path: folder)])
+            }
+            return try OriginPublisher.upload(folder: folder, to: target)
+        }
+        if rollback, let journey {
+            do throws(PublishError) { return try OriginPublisher.rollback(journey, to: revision, target: target) } catch {
+                throw PackFailure([error.packError])
+            }
+        }
+        let staging = FileManager.default.temporaryDirectory.appendingPathComponent("larder-publish-\(UUID().uuidString)").path
+        defer {
+            if FileManager.default.fileExists(atPath: staging) {
+                do { try FileManager.default.removeItem(atPath: staging) } catch { Console.error("warning: could not remove \(shown(staging)): \(error)") }
+            }
+        }
+        return try OriginPublisher.publish(archives: parsed.positionals, to: target, journey: journey, staging: staging)
+    }
+}
