@@ -1,5 +1,5 @@
 import Foundation
-import LarderHost
+@testable import LarderHost
 import LarderTestSupport
 import Testing
 
@@ -34,6 +34,33 @@ struct OnePresentationTests {
         #expect(await onboarding.presentationState == .presented(third))
         await onboarding.dispose()
         await paywall.dispose()
+    }
+
+    @Test("Two hosts presenting at the same time: once both calls returned, exactly one is on screen and the other was replaced")
+    func concurrent() async throws {
+        let fixture = try HostFixture()
+        try fixture.publish("onboarding")
+        let first = try fixture.host()
+        let second = try fixture.host(configuration: fixture.configuration(identity: "bob"))
+        try await first.prepare()
+        try await second.prepare()
+        for _ in 0..<5 {
+            async let a = first.present()
+            async let b = second.present()
+            let sessions = try await [a, b]
+            let states = [await first.presentationState, await second.presentationState]
+            #expect(states.filter { $0 != .hidden }.count == 1, "\(states)")
+            let hidden = states[0] == .hidden ? first : second
+            let shown = states[0] == .hidden ? second : first
+            let replaced = await hidden.waitForCompletion()
+            #expect(replaced?.outcome == .replaced)
+            #expect(replaced.map { sessions.contains($0.session) } == true)
+            await shown.dismiss()
+            #expect(await shown.waitForCompletion()?.outcome == .endedByApp)
+        }
+        #expect(!fixture.coordinator.isHeld)
+        await first.dispose()
+        await second.dispose()
     }
 
     @Test("A flow ended before another shows is not replaced; hosts of separate coordinators present side by side")
