@@ -6,6 +6,7 @@ import LarderFormat
 ///
 /// ```
 /// {"type":"dismiss"}
+/// {"type":"complete"}
 /// {"type":"navigate","screen":"<non-empty>"}
 /// {"type":"open-link","url":"<absolute http, https or mailto URL>"}
 /// {"type":"purchase","product":"<non-empty>"}
@@ -42,6 +43,9 @@ extension BridgeMessage {
         case "dismiss":
             try reader.allow([])
             self = .dismiss
+        case "complete":
+            try reader.allow([])
+            self = .complete
         case "navigate":
             try reader.allow(["screen"])
             self = .navigate(screen: try reader.nonEmptyString("screen"))
@@ -77,6 +81,8 @@ extension BridgeMessage {
         switch self {
         case .dismiss:
             fields["type"] = .string("dismiss")
+        case .complete:
+            fields["type"] = .string("complete")
         case .navigate(let screen):
             fields = ["type": .string("navigate"), "screen": .string(screen)]
         case .openLink(let url):

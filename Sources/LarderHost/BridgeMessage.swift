@@ -3,8 +3,10 @@ import LarderFormat
 
 /// A typed message from journey content to the app, passed over the renderer bridge.
 public enum BridgeMessage: Sendable, Equatable {
-    /// The content asks to close the journey.
+    /// The content asks to close the journey before its end (outcome: dismissed).
     case dismiss
+    /// The content reached the end of the flow and asks to close it (outcome: completed).
+    case complete
     /// The content moved to another screen.
     case navigate(screen: String)
     /// The content asks the app to open a link.

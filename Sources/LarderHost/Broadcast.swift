@@ -8,9 +8,14 @@ final class Broadcast<Value: Sendable>: Sendable {
 
     /// A stream that starts with `current`, then gets every later value; already finished when
     /// the broadcast is.
-    func subscribe(current: Value) -> AsyncStream<Value> {
+    func subscribe(current: Value) -> AsyncStream<Value> { subscribe(startingWith: [current]) }
+
+    /// A stream of every later value (none of the past); already finished when the broadcast is.
+    func subscribe() -> AsyncStream<Value> { subscribe(startingWith: []) }
+
+    private func subscribe(startingWith first: [Value]) -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
-        continuation.yield(current)
+        for value in first { continuation.yield(value) }
         let id = UUID()
         let added = state.withLock { state in
             if !state.finished { state.subscribers[id] = continuation }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// What the host publishes about itself: readiness, the presentation state and download
-/// progress as streams, and the timeline of what it did and why.
+/// What the host publishes about itself: readiness, the presentation state, presentation
+/// results, the screen on show and download progress as streams, and the timeline of what it did and why.
 ///
 /// Owned by and isolated to one ``JourneyHost``; it holds no other component's state. The host
 /// tells it what changed, and it yields to subscribers only when a value really changes.
@@ -12,6 +12,11 @@ final class HostObservation {
     /// The last presentation state published.
     private var presentation: PresentationState = .hidden
     private let presentationObservers = Broadcast<PresentationState>()
+    /// Ended presentations, as they end.
+    private let resultObservers = Broadcast<PresentationResult>()
+    /// The screen on show (nil while hidden).
+    private var screen: JourneyScreen?
+    private let screenObservers = Broadcast<JourneyScreen?>()
     /// Download progress of the latest preparation or warm-up.
     let progressMeter = ProgressMeter()
     /// What the host did and why (``JourneyHost/timeline()``).
@@ -43,6 +48,28 @@ final class HostObservation {
         presentationObservers.yield(value)
     }
 
+    /// Every presentation result from now on, until ``finish()``.
+    func presentationResults() -> AsyncStream<PresentationResult> { resultObservers.subscribe() }
+
+    /// The result of the presentation that ended last.
+    private(set) var lastResult: PresentationResult?
+
+    /// Publishes an ended presentation's result.
+    func presentationEnded(_ result: PresentationResult) {
+        lastResult = result
+        resultObservers.yield(result)
+    }
+
+    /// The screen on show, then every change, until ``finish()``.
+    func screenUpdates() -> AsyncStream<JourneyScreen?> { screenObservers.subscribe(current: screen) }
+
+    /// Publishes the screen on show when it differs from the last one published.
+    func screenChanged(to value: JourneyScreen?) {
+        guard value != screen else { return }
+        screen = value
+        screenObservers.yield(value)
+    }
+
     /// Adds one of the host's own entries to the timeline.
     func note(_ kind: TimelineEntry.Kind, _ detail: String) {
         log.append(TimelineEntry(time: clock.now, kind: kind, detail: detail), from: .host)
@@ -57,6 +84,8 @@ final class HostObservation {
     func finish() {
         readinessObservers.finish()
         presentationObservers.finish()
+        resultObservers.finish()
+        screenObservers.finish()
         progressMeter.close()
     }
 }

@@ -37,8 +37,12 @@ extension JourneyHost {
             capture(event, body: body)
         case .dismiss:
             appMessages.yield(message)
-            await dismiss()
+            await close(.contentDismissed)
+        case .complete:
+            appMessages.yield(message)
+            await close(.contentCompleted)
         default:
+            recordActivity(message)
             appMessages.yield(message)
         }
     }

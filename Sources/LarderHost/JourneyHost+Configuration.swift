@@ -38,7 +38,7 @@ extension JourneyHost {
         preparation = nil
         cancelRefresh()
         note(.invalidated, why)
-        await endPresentation()
+        await endPresentation(.app)
         stage.releasePrepared()
         setReadiness(.idle)
         prepareInBackground()

@@ -180,7 +180,7 @@ extension JourneyHost {
         note(.denied, "\(why) content for journey '\(journey)' discarded; the next attempt authorises afresh")
         guard DenialRule.endsPresentation(discardedScope: scope, currentScope: configuration.scope) else { return }
         cancelRefresh()
-        await endPresentation()
+        await endPresentation(.failure)
         stage.releasePrepared()
         setReadiness(.denied(status: status))
     }

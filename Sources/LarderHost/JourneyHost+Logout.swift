@@ -23,7 +23,7 @@ extension JourneyHost {
         cancelRefresh()
         origin.liveFetches[scope]?.cancel()
         origin.liveFetches[scope] = nil
-        await endPresentation()
+        await endPresentation(.app)
         stage.releasePrepared()
         authorisedThisLaunch.remove(scope)
         setReadiness(.idle)

@@ -56,7 +56,9 @@ extension JourneyHost {
 
     /// Shows the journey, preparing it first when needed, within the presentation deadline
     /// (15 s by default). Each presentation gets a new session id. Presenting while presented
-    /// returns the open session.
+    /// returns the open session. One presentation at a time: another host of the same
+    /// ``PresentationCoordinator`` presenting is dismissed first (its outcome: replaced). How
+    /// this one ends: ``waitForCompletion()``, ``presentationResults()``.
     /// - Parameter context: added to the context of every event this session captures (the
     ///   presentation-started event included), over ``CaptureSettings/context`` where a key is
     ///   in both; ignored when a session is already open.
@@ -78,13 +80,19 @@ extension JourneyHost {
     /// Hides the journey. A capable renderer resets to the first screen while hidden and is
     /// reused next time; a newer revision staged during the presentation is prepared now (and
     /// the bundle shown until then goes from the cache once nothing leases it, unless a scope
-    /// still keeps it); content invalidated while shown is prepared again.
-    public func dismiss() async {
+    /// still keeps it); content invalidated while shown is prepared again. The presentation's
+    /// outcome is ``PresentationOutcome/endedByApp`` (unless the content asked for a purchase
+    /// or a restore: ``PresentationOutcomeRule``).
+    public func dismiss() async { await close(.app) }
+
+    /// Ends the open presentation as ``dismiss()`` describes; `ending` says who ended it.
+    func close(_ ending: PresentationOutcomeRule.Ending) async {
         guard case .presented(let session) = presentation, let shown = stage.presented else { return }
+        let outcome = finishSession(ending)
         endBridgePeriod()
         presentation = .hidden
         stage.presented = nil
-        note(.dismissed, "session \(session.id)")
+        note(.dismissed, "session \(session.id)" + (outcome.map { ": " + $0 } ?? ""))
         switch DismissalRule.decide(
             stagedPreloaded: stage.staged?.journey.preloaded, hasPrepared: stage.prepared != nil, shownPreloaded: shown.journey.preloaded)
         {
@@ -229,6 +237,9 @@ extension JourneyHost {
         try await waitOutForegroundGrace()
         // Past the deadline the caller was told it failed: do not show it after all.
         if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
+        // One presentation at a time: another host's goes first.
+        await replaceOtherPresentation()
+        if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
         // The presentation gets its own rate limit from here.
         endBridgePeriod()
         try await driver.renderer.show(session)
@@ -239,8 +250,11 @@ extension JourneyHost {
         stage.sessionContext = context
         presentation = .presented(session)
         stage.presented = stage.prepared
+        beginSession(entry: current.content.lease.manifest.entry)
         note(.presented, "session \(session.id): revision \(journey.revision) from \(journey.source.rawValue)")
         recordPresentation(session)
+        // A host that began presenting meanwhile ends now.
+        await claimScreen()
         return session
     }
 
@@ -269,15 +283,17 @@ extension JourneyHost {
             content: RenderContent(journey: flow.journey, revision: flow.revision, lease: lease, cache: cache), loaded: false)
     }
 
-    /// Ends an open presentation (denial, configuration change): the renderer drops it.
-    func endPresentation() async {
+    /// Ends an open presentation (denial, configuration change, logout): the renderer drops it.
+    /// - Parameter ending: who ended it (``PresentationOutcomeRule``).
+    func endPresentation(_ ending: PresentationOutcomeRule.Ending) async {
         guard case .presented(let session) = presentation else { return }
+        let outcome = finishSession(ending)
         endBridgePeriod()
         presentation = .hidden
         stage.clearPresented()
         await driver.renderer.unload()
         stage.prepared?.loaded = false
-        note(.discarded, "session \(session.id) stopped")
+        note(.discarded, "session \(session.id) stopped" + (outcome.map { ": " + $0 } ?? ""))
     }
 
     func startRenderer() -> Task<Void, any Error> {

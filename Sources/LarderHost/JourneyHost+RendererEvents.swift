@@ -17,10 +17,11 @@ extension JourneyHost {
         if case .presented = presentation { isPresented = true } else { isPresented = false }
         switch RendererTermination.decide(presented: isPresented, loaded: stage.prepared?.loaded ?? false) {
         case .endPresentation:
+            let outcome = finishSession(.failure)
             presentation = .hidden
             stage.clearPresented()
             stage.prepared?.loaded = false
-            note(.rendererTerminated, "\(reason): the presentation ended; the next preparation loads it again")
+            note(.rendererTerminated, "\(reason): the presentation ended (\(outcome ?? "failed")); the next preparation loads it again")
         case .markUnloaded:
             stage.prepared?.loaded = false
             note(.rendererTerminated, "\(reason): the next preparation loads it again")

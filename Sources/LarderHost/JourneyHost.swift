@@ -15,9 +15,10 @@ import LarderTransport
 /// ``PresentationStage``, ``OriginLink`` (with its ``RefreshSchedule``), ``RendererDriver``
 /// and ``CaptureLane``. Each rule is one pure decision it performs (``FallbackChain``,
 /// ``FreshnessPolicy``, ``FreshnessRenewal``, ``Backoff``, ``DenialRule``, ``StagingRule``,
-/// ``DismissalRule``, ``PresentationMode``, ``RendererGate``, ``RendererTermination``,
-/// ``DocumentTrust``, ``ConfigurationChange``); README.md's host section maps each rule to
-/// its file and tests.
+/// ``DismissalRule``, ``PresentationOutcomeRule``, ``PresentationMode``, ``RendererGate``,
+/// ``RendererTermination``, ``DocumentTrust``, ``ConfigurationChange``); README.md's host
+/// section maps each rule to its file and tests. Hosts sharing a ``PresentationCoordinator``
+/// (by default, all of the process) present one at a time.
 public actor JourneyHost {
     let cache: LarderCache
     let clock: any HostClock
@@ -48,10 +49,14 @@ public actor JourneyHost {
     let driver: RendererDriver
     /// The capture queue, its backlog and the sink.
     let captures: CaptureLane
+    /// The hosts this one presents one at a time with (``PresentationCoordinator``).
+    let coordinator: PresentationCoordinator
+    /// This host in the coordinator.
+    let presenterID = UUID()
     /// Where ``messages`` come from.
     let appMessages: AsyncStream<BridgeMessage>.Continuation
 
-    /// Messages from the content for the app: dismiss, navigate, open link, purchase,
+    /// Messages from the content for the app: dismiss, complete, navigate, open link, purchase,
     /// restore and custom messages (captures go to the capture queue instead).
     public nonisolated let messages: AsyncStream<BridgeMessage>
 
@@ -60,11 +65,13 @@ public actor JourneyHost {
     ///     configuration, the capture queue); created when missing. Partial downloads live in
     ///     the cache, shared with every process that uses it.
     ///   - captureSink: where captured events go; nil posts them to the capture endpoint.
+    ///   - coordinator: the hosts it presents one at a time with: by default every host of
+    ///     the process.
     /// - Throws: ``HostError/Code/storage`` when the state cannot be opened.
     public init(
         configuration: JourneyConfiguration, cache: LarderCache, renderer: any JourneyRenderer, storage: String,
         transport: any HTTPTransport = platformTransport(), clock: any HostClock = SystemClock(),
-        captureSink: (any CaptureSink)? = nil
+        captureSink: (any CaptureSink)? = nil, coordinator: PresentationCoordinator = .shared
     ) throws(HostError) {
         do { try FileManager.default.createDirectory(atPath: storage, withIntermediateDirectories: true) } catch {
             throw HostError(
@@ -74,6 +81,7 @@ public actor JourneyHost {
         self.cache = cache
         self.clock = clock
         self.store = try HostStore(path: storage + "/host.sqlite")
+        self.coordinator = coordinator
         observation = HostObservation(clock: clock)
         origin = OriginLink(transport: transport)
         driver = RendererDriver(renderer: renderer, clock: clock)
@@ -160,6 +168,7 @@ public actor JourneyHost {
         driver.bridgeTask?.cancel()
         endBridgePeriod()
         driver.rendererEventTask?.cancel()
+        let outcome = finishSession(.app)
         presentation = .hidden
         stage.presented?.content.lease.release()
         stage.presented = nil
@@ -167,7 +176,7 @@ public actor JourneyHost {
         for fetcher in origin.retired { await fetcher.cancelAll() }
         driver.start?.cancel()
         await driver.renderer.stop()
-        note(.disposed, "host disposed")
+        note(.disposed, "host disposed" + (outcome.map { "; the open presentation ended: " + $0 } ?? ""))
         setReadiness(.disposed)
         observation.finish()
         appMessages.finish()

@@ -1,5 +1,5 @@
-/// What is prepared, what waits staged, and what is on screen, with the presentation's state
-/// and the context the open session adds to its captures.
+/// What is prepared, what waits staged, and what is on screen, with the presentation's state,
+/// the context the open session adds to its captures, and what the content did in it.
 ///
 /// Owned by and isolated to one ``JourneyHost``; it holds no other component's state. Each
 /// piece of content holds a lease on its bundle; ``retire(_:)`` releases a lease once none of
@@ -16,6 +16,10 @@ final class PresentationStage {
     var presentation: PresentationState = .hidden
     /// The context the open presentation adds to its captures (``JourneyHost/present(context:)``).
     var sessionContext: [String: String] = [:]
+
+    /// What the content did in the open session (``PresentationOutcomeRule``'s input) and the
+    /// screen it shows; reset when the session ends.
+    var activity = SessionActivity()
 
     /// Whether a presentation is open.
     var isPresented: Bool {
@@ -75,4 +79,14 @@ final class PresentationStage {
         staged = nil
         for case let retired? in old { retire(retired) }
     }
+}
+
+/// What the content did during the open session.
+struct SessionActivity: Equatable {
+    /// The content sent `purchase`.
+    var purchaseRequested = false
+    /// The content sent `restore`.
+    var restoreRequested = false
+    /// The screen on show: the entry document's at first, then what `navigate` named.
+    var screen: JourneyScreen?
 }

@@ -195,3 +195,26 @@ import Testing
         #expect(result.stderr == "Error: \(scratch.path)/none.tar.gz: no such archive\n")
     }
 }
+
+/// `larder journey present` reports how the presentation ended and its last screen (issue 21
+/// item 5).
+@Suite struct JourneyOutcomeCLITests {
+    @Test func presentReportsTheOutcomeAndTheScreen() throws {
+        let scratch = try Scratch()
+        let archive = try packSample("onboarding", into: scratch.path + "/out")
+        let scope = JourneyCLITests().scope(scratch.path + "/cache")
+        let result = try CLI.run(["journey", "present", "--offline", "--embedded", archive, "--json"] + scope)
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try JourneyCLITests().json(result.stdout)
+        #expect(report["outcome"] as? String == "ended-by-app")
+        #expect(report["screen"] as? [String: String] == ["id": "index.html", "name": "index"])
+
+        let text = try CLI.run(["journey", "present", "--offline", "--embedded", archive] + scope)
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("\nOutcome    ended-by-app (the app dismissed it)\nScreen     index.html (index)\n"), "\(text.stdout)")
+
+        let prepared = try JourneyCLITests().json(try CLI.run(["journey", "prepare", "--offline", "--embedded", archive, "--json"] + scope).stdout)
+        #expect(prepared["outcome"] == nil)
+        #expect(prepared["screen"] == nil)
+    }
+}

@@ -16,6 +16,8 @@ final class HostFixture: @unchecked Sendable {
     let clock = ManualClock()
     let origin: FakeOrigin
     let sink = RecordingSink()
+    /// The hosts of this fixture present one at a time among themselves, not with other tests'.
+    let coordinator = PresentationCoordinator()
     private var archives: [String: String] = [:]
 
     init() throws {
@@ -63,6 +65,6 @@ final class HostFixture: @unchecked Sendable {
     ) throws -> JourneyHost {
         try JourneyHost(
             configuration: configuration ?? self.configuration(), cache: cache, renderer: renderer, storage: root + "/host",
-            transport: origin, clock: clock, captureSink: sink)
+            transport: origin, clock: clock, captureSink: sink, coordinator: coordinator)
     }
 }

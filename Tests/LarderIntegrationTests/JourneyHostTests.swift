@@ -22,7 +22,7 @@ import Testing
             fetchDeadline: .seconds(30).scaledForTests, presentationDeadline: .seconds(15).scaledForTests)
         return try JourneyHost(
             configuration: configuration, cache: try work.cache(), renderer: renderer, storage: work.path + "/host",
-            captureSink: sink)
+            captureSink: sink, coordinator: PresentationCoordinator())
     }
 
     @Test func preparesOnlineThenOfflineFromTheCacheAfterTheOriginStops() async throws {

@@ -26,7 +26,8 @@ extension WebKitTests {
                 configuration: JourneyConfiguration(
                     publishableKey: "pk_test", journeyID: "onboarding", origin: URL(string: "http://127.0.0.1:1/")!,
                     embeddedDefault: archive, presentationDeadline: .seconds(15).scaledForTests),
-                cache: fixture.cache, renderer: renderer, storage: fixture.root + "/host", captureSink: HeldSink())
+                cache: fixture.cache, renderer: renderer, storage: fixture.root + "/host", captureSink: HeldSink(),
+                coordinator: PresentationCoordinator())
 
             let prepared = try await host.prepare()
 

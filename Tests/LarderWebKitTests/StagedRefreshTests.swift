@@ -46,7 +46,7 @@ extension WebKitTests {
             func host(_ renderer: any JourneyRenderer, storage: String) throws -> JourneyHost {
                 try JourneyHost(
                     configuration: StagedRefresh.configuration(origin), cache: fixture.cache, renderer: renderer,
-                    storage: fixture.root + "/" + storage)
+                    storage: fixture.root + "/" + storage, coordinator: PresentationCoordinator())
             }
 
             /// The stored object file of the onboarding sample's file at `path`.

@@ -73,7 +73,7 @@ extension WebKitTests {
                 configuration: JourneyConfiguration(
                     publishableKey: "pk_test", journeyID: "onboarding", origin: URL(string: "http://127.0.0.1:1/")!, embeddedDefault: archive,
                     presentationDeadline: .seconds(15).scaledForTests),
-                cache: fixture.cache, renderer: renderer, storage: fixture.root + "/host")
+                cache: fixture.cache, renderer: renderer, storage: fixture.root + "/host", coordinator: PresentationCoordinator())
             let prepared = try await host.prepare()
             let web = try #require(WebProcesses.running().first)
 

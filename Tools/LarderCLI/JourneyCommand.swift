@@ -90,6 +90,11 @@ enum JourneyCommand {
             content posts past the bridge's bounds (64 KiB, 100 at once then 20 a second) are
             counted: one bridge-refused entry per presentation, and the Bridge row.
 
+            PRESENT: the Outcome row ("outcome" in --json) says how the presentation ended:
+            ended-by-app when the run dismissed it, else what the content ended it with
+            (completed, dismissed, purchased, restored); the Screen row ("screen": id and
+            name) the last screen shown: the entry document unless the content navigated.
+
             See 'larder journey <subcommand> --help' for detailed help.
 
             \(exitStatus)
@@ -273,6 +278,8 @@ enum JourneyCommand {
                 outcome.session = try await host.present(context: context)
                 if let screenshot { outcome.png = try await screenshot() }
                 await host.dismiss()
+                // Ended now (or before, by the content): its outcome and last screen.
+                outcome.result = await host.waitForCompletion()
             case .status:
                 outcome.status = try await host.status()
             case .logout:
@@ -300,6 +307,8 @@ struct JourneyOutcome: Sendable {
     var finished = Date()
     var prepared: PreparedJourney?
     var session: PresentationSession?
+    /// How the presentation ended, and its last screen.
+    var result: PresentationResult?
     var status: JourneyStatus?
     var error: HostError?
     var timeline: [TimelineEntry] = []

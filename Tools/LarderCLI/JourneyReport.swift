@@ -75,6 +75,10 @@ struct JourneyReport {
                 rows.append(["Context", session.context.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")])
             }
         }
+        if let result = outcome.result {
+            rows.append(["Outcome", Self.explain(result.outcome)])
+            rows.append(["Screen", result.screen.map { "\($0.id) (\($0.name))" } ?? "none"])
+        }
         if let engine = load?.engine {
             rows.append(["Renderer", "webkit (WebKitGTK)"])
             rows += engine.rows
@@ -154,6 +158,8 @@ struct JourneyReport {
         if action == .present {
             object["session"] = outcome.session.map { .string($0.id) } ?? .null
             object["context"] = outcome.session.map { .object($0.context.mapValues(JSONValue.string)) } ?? .null
+            object["outcome"] = outcome.result.map { .string($0.outcome.rawValue) } ?? .null
+            object["screen"] = outcome.result?.screen.map { .object(["id": .string($0.id), "name": .string($0.name)]) } ?? .null
         }
         if let error = outcome.error { object["error"] = Self.errorJSON(error) }
         return .object(object)
@@ -213,6 +219,20 @@ struct JourneyReport {
         case .presentAndRefresh: "present-and-refresh (past the refresh interval, under 30 min)"
         case .requiresFetch: "requires-fetch (older than 30 min: a new presentation needs the origin)"
         }
+    }
+
+    /// An outcome for people: its name and what caused it.
+    static func explain(_ outcome: PresentationOutcome) -> String {
+        let why = switch outcome {
+        case .completed: "the content reached the end of the flow"
+        case .dismissed: "the content closed the flow"
+        case .purchased: "the content asked for a purchase"
+        case .restored: "the content asked to restore purchases"
+        case .replaced: "another presentation replaced it"
+        case .failed: "the origin denied or removed the journey, or the renderer ended"
+        case .endedByApp: "the app dismissed it"
+        }
+        return "\(outcome.rawValue) (\(why))"
     }
 
     static func iso(_ date: Date) -> String { date.formatted(.iso8601) }
