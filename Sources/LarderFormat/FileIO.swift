@@ -74,8 +74,9 @@ public final class AtomicFileWriter {
 
     /// Creates `<folder>/.<prefix>.<random>.tmp` exclusively, with permissions `mode` (a
     /// private key's 0600 holds from the first byte).
-    public init(folder: String, prefix: String, mode: mode_t = 0o644) throws(FormatError) {
-        do { file = try AtomicFile(folder: folder, prefix: prefix, mode: mode) } catch { throw Self.formatError(error) }
+    /// - Parameter durable: false for scratch files: nothing is flushed (``AtomicFile``).
+    public init(folder: String, prefix: String, mode: mode_t = 0o644, durable: Bool = true) throws(FormatError) {
+        do { file = try AtomicFile(folder: folder, prefix: prefix, mode: mode, durable: durable) } catch { throw Self.formatError(error) }
     }
 
     /// Writes all bytes, retrying short writes and `EINTR`.

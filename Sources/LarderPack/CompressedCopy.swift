@@ -16,13 +16,13 @@ final class CompressedCopy {
 
     /// Nil when the object needs no copy: media that are already compressed, tiny objects, or
     /// a copy that is already there.
-    init?(of file: Manifest.File, at destination: String) throws(FormatError) {
+    init?(of file: Manifest.File, at destination: String, durable: Bool = true) throws(FormatError) {
         guard TravelSize.mayHaveCompressedCopy(path: file.path, size: file.size), !FileManager.default.fileExists(atPath: destination)
         else { return nil }
         self.destination = destination
         size = file.size
         let output = try AtomicFileWriter(
-            folder: (destination as NSString).deletingLastPathComponent, prefix: (destination as NSString).lastPathComponent)
+            folder: (destination as NSString).deletingLastPathComponent, prefix: (destination as NSString).lastPathComponent, durable: durable)
         self.output = output
         writer = ParallelGzipWriter(level: 9, concurrency: file.size > 4 << 20 ? ProcessInfo.processInfo.activeProcessorCount : 1) {
             (bytes) throws(FormatError) in try output.write(bytes)

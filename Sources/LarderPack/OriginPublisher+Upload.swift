@@ -119,7 +119,8 @@ extension OriginPublisher {
         }
         var staged: [String] = []
         let bundle = try PublishError.local { () throws(FormatError) -> PublishReport.Bundle in
-            try publishBundle(archive, to: folder, changed: &staged)
+            // A scratch copy, removed after the upload: nothing in it needs to survive a power cut.
+            try publishBundle(archive, to: folder, changed: &staged, durable: false)
         }
         let objects = staged.filter { $0.hasPrefix("objects/") && !$0.hasSuffix(".gz") }
         let compressed = staged.filter { $0.hasPrefix("objects/") && $0.hasSuffix(".gz") }
@@ -131,11 +132,14 @@ extension OriginPublisher {
         return PublishReport.Bundle(name: bundle.name, digest: digest, objectsWritten: sentObjects.count, filesWritten: staged.count)
     }
 
+    /// How many files are sent at once: each upload mostly waits for the service.
+    static let uploadWidth = 6
+
     /// Puts each file of `folder` at the same path of the target where absent, a few at a
     /// time (none more once one failed); returns the paths this call wrote.
     private static func send(_ paths: [String], from folder: String, to target: some PublishTarget) throws(PublishError) -> [String] {
         let failed = Locked(false)
-        let outcomes = paths.parallelMap { path -> Result<Bool, PublishError>? in
+        let outcomes = paths.parallelMap(width: uploadWidth) { path -> Result<Bool, PublishError>? in
             guard !failed.withLock({ $0 }) else { return nil }
             do throws(PublishError) {
                 guard let content = OriginContent(path: path) else { throw PublishError(.local, "not a file of an origin", path: folder + "/" + path) }

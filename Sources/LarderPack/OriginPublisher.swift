@@ -120,7 +120,11 @@ public enum OriginPublisher {
 
     /// Verifies an archive entry by entry while writing its objects, then its manifest and
     /// the archive itself.
-    static func publishBundle(_ archive: String, to origin: String, changed: inout [String]) throws(FormatError) -> PublishReport.Bundle {
+    /// - Parameter durable: false for a staging folder removed after the upload: nothing is
+    ///   flushed to disk.
+    static func publishBundle(_ archive: String, to origin: String, changed: inout [String], durable: Bool = true) throws(FormatError)
+        -> PublishReport.Bundle
+    {
         let reader = try ArchiveReader(path: archive)
         let (manifest, manifestBytes) = try BundleVerifier.readManifest(from: reader)
         let digest = SHA256Hasher.hash(manifestBytes)
@@ -141,8 +145,8 @@ public enum OriginPublisher {
             seen.insert(entry.path)
             let relative = "objects/" + listed.digest.hex
             let exists = FileManager.default.fileExists(atPath: origin + "/" + relative)
-            let output = exists ? nil : try AtomicFileWriter(folder: origin + "/objects", prefix: listed.digest.hex)
-            let compressed = try CompressedCopy(of: listed, at: origin + "/" + relative + ".gz")
+            let output = exists ? nil : try AtomicFileWriter(folder: origin + "/objects", prefix: listed.digest.hex, durable: durable)
+            let compressed = try CompressedCopy(of: listed, at: origin + "/" + relative + ".gz", durable: durable)
             var size: Int64 = 0
             while true {
                 let count = try reader.read(into: buffer)
@@ -172,7 +176,7 @@ public enum OriginPublisher {
         let archivePath = "bundles/\(digest.hex).tar.gz"
         if !FileManager.default.fileExists(atPath: origin + "/" + archivePath) {
             let input = try ReadableFile(path: archive)
-            let output = try AtomicFileWriter(folder: origin + "/bundles", prefix: digest.hex)
+            let output = try AtomicFileWriter(folder: origin + "/bundles", prefix: digest.hex, durable: durable)
             while true {
                 let count = try input.read(into: buffer)
                 if count == 0 { break }

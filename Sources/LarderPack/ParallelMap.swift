@@ -1,4 +1,6 @@
 import Dispatch
+import Foundation
+import LarderSystem
 
 extension Array where Element: Sendable {
     /// Maps the elements on all cores (`DispatchQueue.concurrentPerform`), keeping order.
@@ -11,6 +13,33 @@ extension Array where Element: Sendable {
         DispatchQueue.concurrentPerform(iterations: count) { index in
             results.set(index, transform(input[index]))
         }
+        return results.take()
+    }
+
+    /// Maps the elements on `width` threads whatever the number of cores, keeping order: for
+    /// work that mostly waits (uploads, each a request to a server). `transform` escapes: the
+    /// threads may release it a moment after the last result is in.
+    func parallelMap<T: Sendable>(width: Int, _ transform: @escaping @Sendable (Element) -> T) -> [T] {
+        guard !isEmpty else { return [] }
+        let results = ResultSlots<T>(count: count)
+        let input = self
+        let next = Locked(0)
+        let finished = DispatchGroup()
+        for _ in 0..<Swift.min(Swift.max(width, 1), count) {
+            finished.enter()
+            Thread {
+                defer { finished.leave() }
+                while true {
+                    let index = next.withLock { (next) -> Int in
+                        defer { next += 1 }
+                        return next
+                    }
+                    guard index < input.count else { return }
+                    results.set(index, transform(input[index]))
+                }
+            }.start()
+        }
+        finished.wait()
         return results.take()
     }
 }

@@ -33,11 +33,16 @@ public final class AtomicFile {
     public let temporaryPath: String
     private var descriptor: FileDescriptor?
     private var committed = false
+    /// False for a scratch file nobody relies on after a power cut: then nothing is flushed.
+    private let durable: Bool
 
     /// Creates `<folder>/.<prefix>.<random>.tmp` exclusively, with permissions `mode` (a
     /// private key's 0600 holds from the first byte).
+    /// - Parameter durable: false for scratch files (a staging folder removed after use):
+    ///   ``commit(to:replacing:)`` then moves the file into place without flushing anything.
     /// - Throws: ``Failure`` (``Step/create``).
-    public init(folder: String, prefix: String, mode: mode_t = 0o644) throws(Failure) {
+    public init(folder: String, prefix: String, mode: mode_t = 0o644, durable: Bool = true) throws(Failure) {
+        self.durable = durable
         var template = Array("\(folder)/.\(prefix).XXXXXX.tmp".utf8CString)
         // Close-on-exec from the start: a process spawned meanwhile by another thread must not
         // inherit the file (and keep it, or its file system, busy).
@@ -68,7 +73,9 @@ public final class AtomicFile {
     /// - Throws: ``Failure``.
     public func commit(to path: String, replacing: Bool = true) throws(Failure) {
         guard let descriptor = descriptor.take() else { preconditionFailure("AtomicFile committed twice") }
-        do { try descriptor.synchronize() } catch { throw Failure(step: .synchronize, path: temporaryPath, errno: error) }
+        if durable {
+            do { try descriptor.synchronize() } catch { throw Failure(step: .synchronize, path: temporaryPath, errno: error) }
+        }
         do { try descriptor.close() } catch {
             // Written and flushed already: a failing close loses nothing.
         }
@@ -83,6 +90,7 @@ public final class AtomicFile {
             throw Failure(step: .move, path: path, errno: error)
         }
         committed = true
+        guard durable else { return }
         let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         let folderDescriptor: FileDescriptor
         do { folderDescriptor = try .openFolder(folder.isEmpty ? "." : folder) } catch { return }  // as before: unopenable folders are not flushed
