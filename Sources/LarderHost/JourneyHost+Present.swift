@@ -205,9 +205,10 @@ extension JourneyHost {
         }
     }
 
-    /// Loads the prepared content into the renderer, hidden.
+    /// Loads the prepared content into the renderer, hidden; not while a preview holds the
+    /// renderer (its dismissal loads it).
     func loadHidden() async throws(HostError) {
-        guard let current = stage.prepared, current.journey.preloaded, !current.loaded else { return }
+        guard stage.preview == nil, let current = stage.prepared, current.journey.preloaded, !current.loaded else { return }
         do {
             try await driver.renderer.load(current.content, visible: false)
         } catch {
