@@ -49,6 +49,9 @@ public struct HostError: Error, Sendable, CustomStringConvertible {
         /// An app event's name (``JourneyHost/track(_:properties:)``) is not
         /// `^[a-z][a-z0-9_:]*$` (at most 100 characters); the message names it.
         public static let invalidEventName = Code("invalid-event-name")
+        /// A bundle asked for by digest (``JourneyHost/preview(bundle:context:)``) is neither
+        /// in the cache nor at the origin (404). ``HostError/digest`` names it.
+        public static let bundleNotFound = Code("bundle-not-found")
         /// The host was disposed and cannot present any more.
         public static let disposed = Code("disposed")
         /// The work was cancelled, for example by a configuration change.
@@ -83,9 +86,9 @@ public struct HostError: Error, Sendable, CustomStringConvertible {
     }
 
     /// Whether trying again later may succeed (everything but a denial, malformed content,
-    /// a refused event and disposal).
+    /// a refused event, a bundle the origin does not have and disposal).
     public var isRetryable: Bool {
-        ![.denied, .malformedDocument, .refused, .disposed].contains(code)
+        ![.denied, .malformedDocument, .refused, .disposed, .bundleNotFound].contains(code)
     }
 
     public var description: String {

@@ -21,6 +21,7 @@ extension JourneyHost {
     @discardableResult
     public func prepare(forceRefresh: Bool = false) async throws(HostError) -> PreparedJourney {
         try checkUsable()
+        if case .presented = presentation, stage.preview != nil { return try await preparedDuringPreview(forceRefresh: forceRefresh) }
         if case .presented = presentation, let shown = stage.presented {
             if forceRefresh { await refreshNow(generation: generation, evenInBackground: true) }
             return stage.presented?.journey ?? shown.journey
@@ -87,7 +88,9 @@ extension JourneyHost {
 
     /// Ends the open presentation as ``dismiss()`` describes; `ending` says who ended it.
     func close(_ ending: PresentationOutcomeRule.Ending) async {
-        guard case .presented(let session) = presentation, let shown = stage.presented else { return }
+        guard case .presented(let session) = presentation else { return }
+        if session.preview { return await closePreview(ending) }
+        guard let shown = stage.presented else { return }
         let outcome = finishSession(ending)
         endBridgePeriod()
         presentation = .hidden
@@ -202,9 +205,10 @@ extension JourneyHost {
         }
     }
 
-    /// Loads the prepared content into the renderer, hidden.
+    /// Loads the prepared content into the renderer, hidden; not while a preview holds the
+    /// renderer (its dismissal loads it).
     func loadHidden() async throws(HostError) {
-        guard let current = stage.prepared, current.journey.preloaded, !current.loaded else { return }
+        guard stage.preview == nil, let current = stage.prepared, current.journey.preloaded, !current.loaded else { return }
         do {
             try await driver.renderer.load(current.content, visible: false)
         } catch {
@@ -260,7 +264,7 @@ extension JourneyHost {
 
     /// Waits, when the app came back to the foreground less than the grace ago, until the
     /// grace has passed (``ForegroundGrace``).
-    private func waitOutForegroundGrace() async throws(HostError) {
+    func waitOutForegroundGrace() async throws(HostError) {
         guard
             let end = ForegroundGrace.appearance(
                 returnedToForeground: origin.schedule.returnedToForeground, now: clock.now, grace: configuration.foregroundGrace)
@@ -291,6 +295,7 @@ extension JourneyHost {
         endBridgePeriod()
         presentation = .hidden
         stage.clearPresented()
+        stage.endPreview()
         await driver.renderer.unload()
         stage.prepared?.loaded = false
         note(.discarded, "session \(session.id) stopped" + (outcome.map { ": " + $0 } ?? ""))

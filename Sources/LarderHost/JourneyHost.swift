@@ -172,6 +172,7 @@ public actor JourneyHost {
         presentation = .hidden
         stage.presented?.content.lease.release()
         stage.presented = nil
+        stage.endPreview()
         stage.releasePrepared()
         for fetcher in origin.retired { await fetcher.cancelAll() }
         driver.start?.cancel()

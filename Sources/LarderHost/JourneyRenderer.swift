@@ -37,13 +37,17 @@ public struct PresentationSession: Sendable, Hashable {
     /// What the app passed to ``JourneyHost/present(context:)``: the content reads it as
     /// `window.larder.context` once shown, and hears it in a `larder:context` event.
     public var context: [String: String]
+    /// A preview of a given bundle (``JourneyHost/preview(bundle:context:)``), not the
+    /// journey's revision: ``revision`` is 0 and its captures carry `larder:preview`.
+    public var preview: Bool
 
-    public init(id: String, journey: String, revision: Int64, bundle: Digest, context: [String: String] = [:]) {
+    public init(id: String, journey: String, revision: Int64, bundle: Digest, context: [String: String] = [:], preview: Bool = false) {
         self.id = id
         self.journey = journey
         self.revision = revision
         self.bundle = bundle
         self.context = context
+        self.preview = preview
     }
 }
 

@@ -12,6 +12,10 @@ final class PresentationStage {
     var staged: JourneyHost.Prepared?
     /// What is on screen (kept apart from ``prepared``).
     var presented: JourneyHost.Prepared?
+    /// A bundle previewed by digest (``JourneyHost/preview(bundle:context:)``) while on screen:
+    /// apart from the three above, so the refresh, the freshness rules and ``prepared`` never
+    /// see it.
+    var preview: JourneyHost.Prepared?
     /// Whether the journey is on screen, and in which session.
     var presentation: PresentationState = .hidden
     /// The context the open presentation adds to its captures (``JourneyHost/present(context:)``).
@@ -31,7 +35,11 @@ final class PresentationStage {
     /// uses it.
     func retire(_ old: JourneyHost.Prepared) {
         let lease = old.content.lease
-        if prepared?.content.lease === lease || presented?.content.lease === lease || staged?.content.lease === lease { return }
+        if prepared?.content.lease === lease || presented?.content.lease === lease || staged?.content.lease === lease
+            || preview?.content.lease === lease
+        {
+            return
+        }
         lease.release()
     }
 
@@ -57,11 +65,18 @@ final class PresentationStage {
     /// The staged revision becomes the prepared content once `shown` left the screen
     /// (``DismissalRule/showStaged(preload:)``); the old prepared and the shown content are
     /// released unless the new one uses their bundle.
-    func promoteStaged(after shown: JourneyHost.Prepared) {
+    func promoteStaged(after shown: JourneyHost.Prepared?) {
         let old = prepared
         prepared = staged
         staged = nil
         if let old { retire(old) }
+        if let shown { retire(shown) }
+    }
+
+    /// Forgets the preview on screen, releasing its lease: nothing of it stays for the scope.
+    func endPreview() {
+        guard let shown = preview else { return }
+        preview = nil
         retire(shown)
     }
 

@@ -28,6 +28,9 @@ enum JourneyCommand {
     static let contextOption = OptionSpec(
         names: ["--context"], value: "key=value",
         help: "Context for the presentation (repeatable): the content reads it as window.larder.context, and captures carry it.")
+    static let bundleOption = OptionSpec(
+        names: ["--bundle"], value: "digest",
+        help: "Preview this bundle (sha256:<hex> or <hex>) for QA instead of the journey's revision: from the cache or fetched by digest from the origin, outside the freshness rules, never recorded as the journey's revision.")
     static let deadlineOption = OptionSpec(
         names: ["--deadline"], value: "duration",
         help: "How long asking the origin may hold up a preparation before it falls back, e.g. 5s, 1500ms (default 5s).")
@@ -46,7 +49,8 @@ enum JourneyCommand {
 
     static let exitStatus = """
         EXIT STATUS: 0 prepared or presented (status: the state was read), 64 usage error,
-        65 the origin sent a malformed journey document or one the trusted keys refuse, 66 no such embedded archive or cache folder, 69
+        65 the origin sent a malformed journey document or one the trusted keys refuse, 66 no such embedded archive or cache folder,
+        or a --bundle neither cached nor at the origin, 69
         nothing to show (origin unreachable or unavailable with nothing cached, backing off,
         not ready in time, the renderer could not show the content, no content fits the renderer), 73 the disk is full or the cache cannot be written, 77 the origin denied the key or journey (401,
         403, a confirmed 404), 1 anything else.
@@ -117,7 +121,8 @@ enum JourneyCommand {
             options: [offlineOption, embeddedOption, deadlineOption, timeoutOption] + HostRuleOptions.all + rendererOptions + [jsonOption])),
         "present": (.present, sub(
             .present, "Prepare a journey, present it once in a new session, then dismiss it.",
-            options: [offlineOption, embeddedOption, deadlineOption, timeoutOption, contextOption] + HostRuleOptions.all + rendererOptions
+            options: [offlineOption, embeddedOption, deadlineOption, timeoutOption, contextOption, bundleOption] + HostRuleOptions.all
+                + rendererOptions
                 + [jsonOption])),
         "logout": (.logout, sub(
             .logout, "Sign the scope out: its prepared content, stored state and the bundles no other scope uses are discarded; the embedded default and queued captures stay.",
@@ -142,11 +147,13 @@ enum JourneyCommand {
         let configuration: JourneyConfiguration
         let choice: RendererChoice
         let context: [String: String]
+        let preview: Digest?
         do throws(UsageError) {
             parsed = try ParsedArguments(Array(arguments.dropFirst()), spec: subSpec, positionalCount: 0...0)
             if parsed.wantsHelp { Console.out(subSpec.helpText); return .success }
             configuration = try Self.configuration(parsed, spec: subSpec)
             context = try Self.context(parsed, spec: subSpec)
+            preview = try Self.previewBundle(parsed, spec: subSpec)
             choice = try RendererChoice(parsed, spec: subSpec)
         } catch {
             return Console.usageError(error)
@@ -188,7 +195,7 @@ enum JourneyCommand {
             defer { drawing.cancel() }
             return await perform(
                 action, host: host, started: started, screenshot: screenshot, force: force, forceRefresh: forceRefresh, context: context,
-                logout: parsed.flag("--all") ? .everything : .journey)
+                preview: preview, logout: parsed.flag("--all") ? .everything : .journey)
         }
         bar.finish()
         if let png = outcome.png, let path = choice.screenshot {
@@ -248,16 +255,29 @@ enum JourneyCommand {
         return context
     }
 
+    /// The `--bundle <digest>` to preview: `sha256:<hex>` or the 64 hex digits alone; anything
+    /// else is a usage error.
+    static func previewBundle(_ parsed: ParsedArguments, spec: CommandSpec) throws(UsageError) -> Digest? {
+        guard let text = parsed.value(bundleOption.names[0]) else { return nil }
+        do throws(FormatError) {
+            return text.hasPrefix(Digest.prefix) ? try Digest(parsing: text) : try Digest(hex: text)
+        } catch {
+            throw UsageError(message: "Invalid '--bundle <digest>': '\(text)' is not sha256:<64 lowercase hex digits> or the hex digits alone", command: spec)
+        }
+    }
+
     /// Runs one action on the host, collects the timeline and disposes the host.
     /// - Parameters:
     ///   - screenshot: takes a PNG of the renderer: after preparing, or while presented.
     ///   - force: ask the origin first whatever the backoff (``JourneyHost/refresh(force:)``).
     ///   - forceRefresh: prepare skipping the fresh cache (``JourneyHost/prepare(forceRefresh:)``).
     ///   - context: the presentation's (``JourneyHost/present(context:)``).
+    ///   - preview: a bundle `present` previews instead (``JourneyHost/preview(bundle:context:)``).
     ///   - extent: what `logout` discards.
     static func perform(
         _ action: Action, host: JourneyHost, started: Date, screenshot: (@Sendable () async throws(HostError) -> [UInt8])? = nil,
-        force: Bool = false, forceRefresh: Bool = false, context: [String: String] = [:], logout extent: LogoutExtent = .journey
+        force: Bool = false, forceRefresh: Bool = false, context: [String: String] = [:], preview: Digest? = nil,
+        logout extent: LogoutExtent = .journey
     ) async -> JourneyOutcome {
         var outcome = JourneyOutcome(started: started)
         var forcedFailure: HostError?
@@ -274,8 +294,12 @@ enum JourneyCommand {
                 outcome.prepared = try await host.prepare(forceRefresh: forceRefresh)
                 if let screenshot { outcome.png = try await screenshot() }
             case .present:
-                outcome.prepared = try await host.prepare(forceRefresh: forceRefresh)
-                outcome.session = try await host.present(context: context)
+                if let preview {
+                    outcome.session = try await host.preview(bundle: preview, context: context)
+                } else {
+                    outcome.prepared = try await host.prepare(forceRefresh: forceRefresh)
+                    outcome.session = try await host.present(context: context)
+                }
                 if let screenshot { outcome.png = try await screenshot() }
                 await host.dismiss()
                 // Ended now (or before, by the content): its outcome and last screen.

@@ -41,6 +41,7 @@ struct JourneyReport {
         // script error): nothing to show, as the help says.
         case .unavailable, .backingOff, .deadlineExceeded, .incompatible, .renderer: .unavailable
         case .malformedDocument, .rejected: .dataError
+        case .bundleNotFound: .noInput
         default: .failure
         }
     }
@@ -71,6 +72,7 @@ struct JourneyReport {
         }
         if let session = outcome.session {
             rows.append(["Session", session.id])
+            if session.preview { rows.append(["Preview", "bundle \(session.bundle) (not the journey's revision; captures carry larder:preview)"]) }
             if !session.context.isEmpty {
                 rows.append(["Context", session.context.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")])
             }
@@ -158,6 +160,8 @@ struct JourneyReport {
         if action == .present {
             object["session"] = outcome.session.map { .string($0.id) } ?? .null
             object["context"] = outcome.session.map { .object($0.context.mapValues(JSONValue.string)) } ?? .null
+            object["preview"] = .bool(outcome.session?.preview == true)
+            if let session = outcome.session, session.preview { object["bundle"] = .string(session.bundle.description) }
             object["outcome"] = outcome.result.map { .string($0.outcome.rawValue) } ?? .null
             object["screen"] = outcome.result?.screen.map { .object(["id": .string($0.id), "name": .string($0.name)]) } ?? .null
         }

@@ -1,0 +1,142 @@
+import Foundation
+import LarderCache
+import LarderFormat
+import LarderTransport
+
+extension JourneyHost {
+    /// Presents a given bundle for QA: from the cache, or fetched by digest from the origin.
+    ///
+    /// Outside the freshness rules (the configuration is not asked for) and never recorded as
+    /// the journey's revision: the stored record, ``status()`` and the prepared content stay
+    /// as they were, and nothing of the bundle is kept for the scope beyond the preview's own
+    /// lease (a fetched bundle is unscoped, for the next sweep). The renderer gate still
+    /// applies. The session has ``PresentationSession/preview`` set and revision 0; its
+    /// captures carry `larder:preview: "true"` in their context. It ends with an outcome like
+    /// any presentation (``waitForCompletion()``). Dismissal restores the prepared state
+    /// (``PreviewRule``): the next ``present(context:)`` shows the prepared revision. While
+    /// it is open, ``prepare(forceRefresh:)`` returns the prepared content without loading it
+    /// and a refresh stages a new revision. Another open presentation of this host is
+    /// dismissed first (replaced); one of another host, as ``present(context:)`` does.
+    /// - Throws: ``HostError/Code/bundleNotFound`` naming the digest when neither the cache
+    ///   nor the origin has it, ``HostError/Code/unavailable`` when the origin cannot be
+    ///   reached, ``HostError/Code/incompatible`` when this renderer cannot load it,
+    ///   ``HostError/Code/deadlineExceeded`` past the presentation deadline.
+    @discardableResult
+    public func preview(bundle: Digest, context: [String: String] = [:]) async throws(HostError) -> PresentationSession {
+        try checkUsable()
+        if case .presented(let open) = presentation {
+            if open.preview, open.bundle == bundle { return open }
+            await close(.replaced)
+        }
+        let deadline = clock.now.adding(configuration.presentationDeadline)
+        guard
+            let session = try await Deadline.run(
+                clock: clock, until: deadline, { () async throws(HostError) in try await self.showPreview(bundle, context: context) })
+        else {
+            note(.deadline, "preview of bundle \(bundle.hex.prefix(12)) not ready within \(DurationText.describe(configuration.presentationDeadline))")
+            throw HostError(.deadlineExceeded, "the preview was not ready within \(DurationText.describe(configuration.presentationDeadline))", digest: bundle)
+        }
+        return session
+    }
+
+    /// While a preview is on screen: the prepared content as it is (its load would take the
+    /// renderer from the preview); a forced refresh asks the origin (a new revision is staged).
+    func preparedDuringPreview(forceRefresh: Bool) async throws(HostError) -> PreparedJourney {
+        if forceRefresh { await refreshNow(generation: generation, evenInBackground: true) }
+        guard let prepared = stage.prepared else {
+            throw HostError(.cancelled, "a preview is on screen: journey '\(configuration.journeyID)' is prepared once it is dismissed")
+        }
+        return prepared.journey
+    }
+
+    /// Ends the open preview (``close(_:)`` for a preview session) and restores the prepared
+    /// state (``PreviewRule/afterDismissal(stagedPreloaded:preparedPreloaded:)``).
+    func closePreview(_ ending: PresentationOutcomeRule.Ending) async {
+        guard case .presented(let session) = presentation else { return }
+        let outcome = finishSession(ending)
+        endBridgePeriod()
+        presentation = .hidden
+        stage.endPreview()
+        stage.sessionContext = [:]
+        note(.dismissed, "preview session \(session.id)" + (outcome.map { ": " + $0 } ?? ""))
+        await driver.renderer.unload()
+        stage.prepared?.loaded = false
+        switch PreviewRule.afterDismissal(stagedPreloaded: stage.staged?.journey.preloaded, preparedPreloaded: stage.prepared?.journey.preloaded) {
+        case .showStaged(let preload):
+            stage.promoteStaged(after: nil)
+            if preload { await loadHiddenRecordingFailure() }
+        case .loadPreparedHidden:
+            await loadHiddenRecordingFailure()
+        case .leaveUnloaded:
+            break
+        }
+        if let prepared = stage.prepared { setReadiness(prepared.isReady ? .ready(prepared.journey) : .unloaded(prepared.journey)) }
+        scheduleDelivery()
+    }
+
+    private func showPreview(_ bundle: Digest, context: [String: String]) async throws(HostError) -> PresentationSession {
+        let source = try await previewSource(bundle)
+        if let reason = try unfit(bundle) {
+            note(.rendererGate, "preview of bundle \(bundle.hex.prefix(12)) is not loaded: \(reason)")
+            throw HostError(.incompatible, "bundle \(bundle) is not loaded: \(reason)", digest: bundle)
+        }
+        do throws(HostError) { try await Self.value(of: startRenderer()) } catch {
+            driver.start = nil
+            throw error
+        }
+        let lease = try await leaseBundle(bundle)
+        let journeyID = configuration.journeyID
+        let journey = PreparedJourney(
+            journey: journeyID, revision: 0, bundle: bundle, source: source, renewed: nil, stale: false, preloaded: false, removed: false,
+            fallbackReason: nil)
+        let shown = Prepared(journey: journey, document: nil, content: RenderContent(journey: journeyID, revision: 0, lease: lease, cache: cache), loaded: false)
+        let session = PresentationSession(
+            id: UUID().uuidString.lowercased(), journey: journeyID, revision: 0, bundle: bundle, context: context, preview: true)
+        // Held from here, so every way out releases it.
+        stage.preview = shown
+        do throws(HostError) {
+            var content = shown.content
+            content.context = context
+            // The renderer no longer holds the prepared content, whatever happens next.
+            stage.prepared?.loaded = false
+            try await driver.renderer.load(content, visible: true)
+            try await waitOutForegroundGrace()
+            if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
+            await replaceOtherPresentation()
+            if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
+            endBridgePeriod()
+            try await driver.renderer.show(session)
+            if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
+        } catch {
+            stage.endPreview()
+            await driver.renderer.unload()
+            if stage.prepared?.journey.preloaded == true { await loadHiddenRecordingFailure() }
+            throw error
+        }
+        stage.sessionContext = context.merging([PreviewRule.captureKey: "true"]) { $1 }
+        presentation = .presented(session)
+        beginSession(entry: lease.manifest.entry)
+        note(.presented, "preview session \(session.id): bundle \(bundle.hex.prefix(12)) from \(source.rawValue), not the journey's revision")
+        recordPresentation(session)
+        await claimScreen()
+        return session
+    }
+
+    /// Brings the bundle into the cache when it is not complete there: the cache, or the
+    /// network when fetched by digest from the origin.
+    private func previewSource(_ bundle: Digest) async throws(HostError) -> ContentSource {
+        if try isComplete(bundle) { return .cache }
+        do {
+            let result = try await origin.fetcher(for: configuration, cache: cache).fetch(bundle)
+            note(.bundleFetched, "preview bundle \(bundle.hex.prefix(12)): \(result.bytesDownloaded) bytes in \(result.requests) requests")
+        } catch {
+            switch PreviewRule.missingCode(originStatus: error.status) {
+            case .bundleNotFound:
+                throw HostError(.bundleNotFound, "bundle \(bundle) is neither in the cache nor at the origin", status: error.status, digest: bundle, transportError: error)
+            default:
+                throw HostError(.unavailable, "cannot fetch bundle \(bundle) for the preview", status: error.status, digest: bundle, transportError: error)
+            }
+        }
+        return .network
+    }
+}
