@@ -37,6 +37,12 @@ public struct PresentationSession: Sendable, Hashable {
     /// What the app passed to ``JourneyHost/present(context:)``: the content reads it as
     /// `window.larder.context` once shown, and hears it in a `larder:context` event.
     public var context: [String: String]
+    /// Where the presented content came from (nil for a session made outside a host).
+    public var source: ContentSource?
+    /// When its revision was published, ISO 8601 in UTC (nil for the embedded default).
+    public var published: String?
+    /// Which side of a staged rollout this identity is on; nil without one.
+    public var assignment: RolloutAssignment?
 
     public init(id: String, journey: String, revision: Int64, bundle: Digest, context: [String: String] = [:]) {
         self.id = id
