@@ -34,6 +34,14 @@ import Testing
             #expect(presented.status == 0, "\(presented)")
             #expect(presented.stdout.contains("Published  \(document.published)"), "\(presented.stdout)")
             #expect(presented.stdout.contains("Rollout    bucket \(bucket) of 30%: \(side) bundle"), "\(presented.stdout)")
+            // The presentation's capture is queued with the same assignment.
+            let listed = try await LarderProcess.run(["journey", "captures", "--json", "--cache", work.path + "/cache-\(user)"], watchdog: .seconds(120))
+            let events = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+            #expect(!events.isEmpty)
+            for event in events {
+                let queued = try #require(event["assignment"] as? [String: Any])
+                #expect(queued["bucket"] as? Int == bucket && queued["percent"] as? Int == 30 && queued["side"] as? String == side)
+            }
         }
     }
 }
