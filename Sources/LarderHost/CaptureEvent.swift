@@ -20,6 +20,9 @@ public struct CaptureEvent: Sendable, Equatable {
     /// The body as the content sent it, byte for byte.
     public var body: [UInt8]
     public var created: Date
+    /// Which side of a staged rollout the presentation was on (nil without one): fixed, like
+    /// the rest, when the event is created.
+    public var assignment: RolloutAssignment?
 
     /// The context as canonical JSON (sorted keys, no whitespace), as it is stored and sent.
     var contextJSON: [UInt8] { JSONValue.object(context.mapValues { .string($0) }).canonicalBytes }

@@ -58,6 +58,7 @@ final class CaptureStore {
                 found = try metaProblem()
                 if let found { throw CacheError(.storage, found, path: path) }  // rolls the transaction back
             }
+            try Self.addMissingColumns(to: database)
         } catch {
             if let found { throw Self.foreign(found, path: path) }
             throw HostError(storage: HostStorageError(sqlite: error, path: path), "cannot set up the capture queue at \(path)")
@@ -151,14 +152,15 @@ final class CaptureStore {
             let context = event.contextJSON
             try database.prepare(
                 """
-                INSERT INTO events(id, visitor, session, journey, revision, bundle, context, body, created)
-                VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO events(id, visitor, session, journey, revision, bundle, context, body, created, rollout)
+                VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
             ).bind(
                 id, .blob(Array(event.visitor.utf8)), .blob(Array(event.session.utf8)),
                 .blob(Array(event.journey.utf8)), .int(event.revision), .text(event.bundle.description),
                 .blob(context), .blob(event.body),
-                .int(Int64(bitPattern: event.created.timeIntervalSinceReferenceDate.bitPattern))
+                .int(Int64(bitPattern: event.created.timeIntervalSinceReferenceDate.bitPattern)),
+                event.assignment.map { .text(Self.rolloutText($0)) } ?? .null
             ).run()
             return true
         }
@@ -167,7 +169,7 @@ final class CaptureStore {
     func pending(limit: Int) throws(HostError) -> [QueuedEvent] {
         let rows = try sql("read") { () throws(CacheError) -> [Row] in
             let query = try database.prepare(
-                "SELECT seq, id, visitor, session, journey, revision, bundle, context, body, created FROM events ORDER BY seq LIMIT ?"
+                "SELECT seq, id, visitor, session, journey, revision, bundle, context, body, created, rollout FROM events ORDER BY seq LIMIT ?"
             ).bind(.int(Int64(max(0, limit))))
             var rows: [Row] = []
             while try query.step() {
@@ -175,7 +177,7 @@ final class CaptureStore {
                     Row(
                         sequence: query.int(0), id: query.blob(1), visitor: query.blob(2), session: query.blob(3),
                         journey: query.blob(4), revision: query.int(5), bundle: query.text(6), context: query.blob(7),
-                        body: query.blob(8), created: query.int(9)))
+                        body: query.blob(8), created: query.int(9), rollout: query.isNull(10) ? nil : query.text(10)))
             }
             return rows
         }
@@ -192,6 +194,7 @@ final class CaptureStore {
         var bundle: String
         var context, body: [UInt8]
         var created: Int64
+        var rollout: String?
     }
 
     private func decode(_ row: Row) throws(HostError) -> QueuedEvent {
@@ -207,10 +210,14 @@ final class CaptureStore {
             guard case .string(let string) = value else { throw damaged("context") }
             context[key] = string
         }
-        let event = CaptureEvent(
+        var event = CaptureEvent(
             id: text(row.id), visitor: text(row.visitor), session: text(row.session), journey: text(row.journey),
             revision: row.revision, bundle: bundle, context: context, body: row.body,
             created: Date(timeIntervalSinceReferenceDate: Double(bitPattern: UInt64(bitPattern: row.created))))
+        if let rollout = row.rollout {
+            guard let assignment = Self.assignment(rollout) else { throw damaged("rollout assignment") }
+            event.assignment = assignment
+        }
         return QueuedEvent(sequence: row.sequence, event: event)
     }
 
@@ -253,5 +260,42 @@ final class CaptureStore {
         try sql("clear") { () throws(CacheError) in
             try database.transaction { () throws(CacheError) in try database.execute("DELETE FROM events") }
         }
+    }
+}
+
+/// The `rollout` column, added after the first release (``RolloutAssignment``): NULL without a
+/// rollout, else "<bucket> <percent> <new|previous>". A queue written by an older host gains it
+/// when opened, its events keeping a NULL.
+extension CaptureStore {
+    static let laterColumns = [("rollout", "TEXT")]
+
+    /// Adds the columns later versions added, if missing, inside one write transaction (another
+    /// process opening the same queue finds them there).
+    static func addMissingColumns(to database: SQLiteDatabase) throws(CacheError) {
+        guard try !missingColumns(in: database).isEmpty else { return }
+        try database.transaction { () throws(CacheError) in
+            for (name, type) in try missingColumns(in: database) {
+                try database.execute("ALTER TABLE events ADD COLUMN \(name) \(type)")
+            }
+        }
+    }
+
+    private static func missingColumns(in database: SQLiteDatabase) throws(CacheError) -> [(String, String)] {
+        let info = try database.prepare("PRAGMA table_info(events)")
+        var present = Set<String>()
+        while try info.step() { present.insert(info.text(1)) }
+        return laterColumns.filter { !present.contains($0.0) }
+    }
+
+    static func rolloutText(_ assignment: RolloutAssignment) -> String {
+        "\(assignment.bucket) \(assignment.percent) \(assignment.side.rawValue)"
+    }
+
+    static func assignment(_ text: String) -> RolloutAssignment? {
+        let parts = text.split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 3, let bucket = Int(parts[0]), (0...99).contains(bucket), let percent = Int(parts[1]), (1...99).contains(percent),
+            let side = RolloutAssignment.Side(rawValue: String(parts[2]))
+        else { return nil }
+        return RolloutAssignment(bucket: bucket, percent: percent, side: side)
     }
 }

@@ -8,7 +8,9 @@ import LarderTransport
 /// `X-Larder-Key` (the publishable key), `X-Larder-Event`, `X-Larder-Visitor`,
 /// `X-Larder-Session`, `X-Larder-Journey`, `X-Larder-Revision`, `X-Larder-Bundle` (digest
 /// text), `X-Larder-Context` (canonical JSON of the context object), `X-Larder-Created`
-/// (ISO 8601 UTC with milliseconds), and `Content-Type: application/octet-stream`.
+/// (ISO 8601 UTC with milliseconds), `X-Larder-Rollout` during a staged rollout
+/// (`bucket=7; percent=30; side=new|previous`, ``RolloutAssignment``; absent without one), and
+/// `Content-Type: application/octet-stream`.
 ///
 /// Events of a batch are sent in order, one request each. A 2xx answer settles the event as
 /// delivered; 400, 409, 413, 415, 422 and 431 settle it as refused for good (the event itself
@@ -78,7 +80,7 @@ public struct HTTPCaptureSink: CaptureSink {
     /// The POST for one event.
     func request(for event: CaptureEvent) -> HTTPRequest {
         let context = event.contextJSON
-        let headers = [
+        var headers = [
             "Content-Type": "application/octet-stream",
             "X-Larder-Key": publishableKey,
             "X-Larder-Event": event.id,
@@ -90,6 +92,9 @@ public struct HTTPCaptureSink: CaptureSink {
             "X-Larder-Context": String(decoding: context, as: UTF8.self),
             "X-Larder-Created": Self.timestamp(event.created),
         ]
+        if let assignment = event.assignment {
+            headers["X-Larder-Rollout"] = "bucket=\(assignment.bucket); percent=\(assignment.percent); side=\(assignment.side.rawValue)"
+        }
         // The answer's body is never used: a small bound.
         return HTTPRequest(
             url: endpoint, headers: headers, timeout: timeout, method: "POST", body: Data(event.body), maximumBodyBytes: 64 << 10)

@@ -77,9 +77,11 @@ extension JourneyHost {
         do {
             queue = try captureQueue()
             let visitor = try configuration.identity?.externalID ?? queue.visitor()
-            event = CaptureEvent(
+            var made = CaptureEvent(
                 id: id, visitor: visitor, session: session.id, journey: session.journey, revision: session.revision,
                 bundle: session.bundle, context: context, body: body, created: clock.now)
+            made.assignment = session.assignment
+            event = made
             if !captures.isBacklogged, let inserted = try queue.enqueueWithoutWaiting(event) {
                 noteQueued(event, inserted: .success(inserted))
                 return

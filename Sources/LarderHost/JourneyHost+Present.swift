@@ -228,9 +228,12 @@ extension JourneyHost {
         guard let current = stage.prepared, current.journey == journey || current.journey.bundle == journey.bundle else {
             throw HostError(.cancelled, "the prepared content changed")
         }
-        let session = PresentationSession(
+        var session = PresentationSession(
             id: UUID().uuidString.lowercased(), journey: journey.journey, revision: journey.revision, bundle: journey.bundle,
             context: context)
+        session.source = journey.source
+        session.published = journey.published
+        session.assignment = journey.assignment
         if current.journey.preloaded {
             if !current.loaded { try await loadHidden() }
         } else {
@@ -281,7 +284,8 @@ extension JourneyHost {
             rendererSupportsPreparation: driver.renderer.supportsPreparation, bundleCapabilities: lease.manifest.renderer.capabilities)
         let journey = PreparedJourney(
             journey: flow.journey, revision: flow.revision, bundle: flow.bundle, source: flow.source, renewed: flow.renewed,
-            stale: flow.stale, preloaded: mode == .prepared, removed: flow.removed, fallbackReason: flow.fallbackReason)
+            stale: flow.stale, preloaded: mode == .prepared, removed: flow.removed, fallbackReason: flow.fallbackReason,
+            published: flow.published, assignment: flow.assignment)
         return Prepared(
             journey: journey, document: flow.stale ? nil : flow.document,
             content: RenderContent(journey: flow.journey, revision: flow.revision, lease: lease, cache: cache), loaded: false)

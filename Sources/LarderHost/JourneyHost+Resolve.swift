@@ -25,6 +25,10 @@ public struct ResolvedFlow: Sendable, Equatable {
     /// True when it is inside the refresh window's second half: shown at once, refreshed in
     /// the background.
     var needsRefresh = false
+    /// When its revision was published (the document's ISO 8601 date; nil for the embedded default).
+    public var published: String?
+    /// Which side of a staged rollout this identity is on; nil without one.
+    public var assignment: RolloutAssignment?
 }
 
 extension JourneyHost {

@@ -28,7 +28,9 @@ extension JourneyHost {
             session = open
             context.merge(stage.sessionContext) { $1 }
         } else if let prepared = stage.prepared?.journey {
-            session = PresentationSession(id: "", journey: prepared.journey, revision: prepared.revision, bundle: prepared.bundle)
+            var unpresented = PresentationSession(id: "", journey: prepared.journey, revision: prepared.revision, bundle: prepared.bundle)
+            unpresented.assignment = prepared.assignment
+            session = unpresented
         } else {
             throw HostError(.unavailable, "nothing prepared or presented to attribute event '\(name)' to: prepare the journey first")
         }

@@ -107,15 +107,22 @@ extension JourneyHost {
     /// The bundle of `document` for this identity: its user id, or without one the anonymous
     /// visitor id of the capture queue (stable for the app's storage).
     func assignedBundle(_ document: JourneyDocument) throws(HostError) -> Digest {
-        guard document.rollout != nil else { return document.bundle }
-        if let user = configuration.identity?.externalID { return document.bundle(for: user) }
-        return document.bundle(for: try captureQueue().visitor())
+        try assignment(document)?.bundle(of: document) ?? document.bundle
+    }
+
+    /// Which side of `document`'s rollout this identity is on (``RolloutAssignment``); nil
+    /// without a rollout.
+    func assignment(_ document: JourneyDocument) throws(HostError) -> RolloutAssignment? {
+        guard document.rollout != nil else { return nil }
+        if let user = configuration.identity?.externalID { return RolloutAssignment.of(document, id: user) }
+        return RolloutAssignment.of(document, id: try captureQueue().visitor())
     }
 
     /// A flow for an authorised document, with this identity's bundle.
     func flow(_ document: JourneyDocument, renewed: Date?, source: ContentSource, stale: Bool) throws(HostError) -> ResolvedFlow {
-        ResolvedFlow(
-            journey: document.journey, revision: document.revision, bundle: try assignedBundle(document), source: source,
-            renewed: renewed, document: document, stale: stale)
+        let assignment = try assignment(document)
+        return ResolvedFlow(
+            journey: document.journey, revision: document.revision, bundle: assignment?.bundle(of: document) ?? document.bundle,
+            source: source, renewed: renewed, document: document, stale: stale, published: document.published, assignment: assignment)
     }
 }

@@ -40,6 +40,12 @@ public struct PresentationSession: Sendable, Hashable {
     /// A preview of a given bundle (``JourneyHost/preview(bundle:context:)``), not the
     /// journey's revision: ``revision`` is 0 and its captures carry `larder:preview`.
     public var preview: Bool
+    /// Where the presented content came from (nil for a session made outside a host).
+    public var source: ContentSource?
+    /// When its revision was published, ISO 8601 in UTC (nil for the embedded default).
+    public var published: String?
+    /// Which side of a staged rollout this identity is on; nil without one.
+    public var assignment: RolloutAssignment?
 
     public init(id: String, journey: String, revision: Int64, bundle: Digest, context: [String: String] = [:], preview: Bool = false) {
         self.id = id

@@ -34,6 +34,12 @@ public struct PreparedJourney: Sendable, Equatable {
     /// Why this revision (an older one, or the embedded default) is served instead of the
     /// authorised one: its bundle needs a renderer this host does not have. Nil otherwise.
     public var fallbackReason: String?
+    /// When this revision was published, ISO 8601 in UTC as the journey document says (nil for
+    /// the embedded default).
+    public var published: String?
+    /// Which side of a staged rollout this identity is on (``RolloutAssignment``); nil when the
+    /// document has no rollout.
+    public var assignment: RolloutAssignment?
 }
 
 /// How ready a host is to present.

@@ -98,6 +98,7 @@ enum JourneyCaptures {
             "journey": .string(event.journey), "revision": .int(event.revision), "bundle": .string(event.bundle.description),
             "context": .object(event.context.mapValues(JSONValue.string)), "created": .string(event.created.formatted(.iso8601)),
             "bodyBytes": .int(Int64(event.body.count)), "body": .string(Data(event.body).base64EncodedString()),
+            "assignment": event.assignment.map(JourneyReport.assignmentJSON) ?? .null,
         ])
     }
 

@@ -62,7 +62,9 @@ struct JourneyReport {
         var rows = [["Journey", journey]]
         if let prepared = outcome.prepared {
             rows.append(["Revision", "\(prepared.revision)" + (prepared.source == .embedded ? " (the embedded default)" : "")])
+            if let published = prepared.published { rows.append(["Published", published]) }
             rows.append(["Bundle", prepared.bundle.description])
+            if let assignment = prepared.assignment { rows.append(["Rollout", assignment.summary]) }
             rows.append(["Source", prepared.source.rawValue + (prepared.stale ? " (served stale: the origin could not be asked)" : "")])
             rows.append(["Mode", prepared.preloaded ? "prepared hidden" : "direct (the renderer loads when visible)"])
             if prepared.removed {
@@ -138,6 +140,8 @@ struct JourneyReport {
             "mode": prepared.map { .string($0.preloaded ? "prepared-hidden" : "direct") } ?? .null,
             "removed": prepared.map { .bool($0.removed) } ?? .null,
             "fallbackReason": prepared?.fallbackReason.map(JSONValue.string) ?? .null,
+            "published": prepared?.published.map(JSONValue.string) ?? .null,
+            "assignment": prepared?.assignment.map(Self.assignmentJSON) ?? .null,
             "timeline": .array(outcome.timeline.map { entry in
                 .object([
                     "ms": .int(Self.milliseconds(from: outcome.started, to: entry.time)), "kind": .string(entry.kind.rawValue),
@@ -167,6 +171,11 @@ struct JourneyReport {
         }
         if let error = outcome.error { object["error"] = Self.errorJSON(error) }
         return .object(object)
+    }
+
+    /// `{"bucket": 0-99, "percent": 1-99, "side": "new" | "previous"}`.
+    static func assignmentJSON(_ assignment: RolloutAssignment) -> JSONValue {
+        .object(["bucket": .int(Int64(assignment.bucket)), "percent": .int(Int64(assignment.percent)), "side": .string(assignment.side.rawValue)])
     }
 
     private func statusJSON(_ outcome: JourneyOutcome) -> JSONValue {
