@@ -241,15 +241,7 @@ extension JourneyHost {
             content.context = context
             try await driver.renderer.load(content, visible: true)
         }
-        try await waitOutForegroundGrace()
-        // Past the deadline the caller was told it failed: do not show it after all.
-        if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
-        // One presentation at a time: another host's goes first.
-        await replaceOtherPresentation()
-        if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
-        // The presentation gets its own rate limit from here.
-        endBridgePeriod()
-        try await driver.renderer.show(session)
+        try await appear(session)
         if Task.isCancelled {
             try await driver.renderer.reset()
             throw HostError(.cancelled, "the presentation deadline passed")
@@ -263,6 +255,20 @@ extension JourneyHost {
         // A host that began presenting meanwhile ends now.
         await claimScreen()
         return session
+    }
+
+    /// Shows loaded content as `session`: waits out the foreground grace, ends another host's
+    /// presentation (one at a time), starts the session's own bridge rate limit and shows it.
+    /// - Throws: ``HostError/Code/cancelled`` when the presentation deadline passed before it
+    ///   was shown (the caller was told it failed: it must not appear after all); what the
+    ///   renderer's `show` throws. Past `show`, the caller checks the deadline and undoes it.
+    func appear(_ session: PresentationSession) async throws(HostError) {
+        try await waitOutForegroundGrace()
+        if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
+        await replaceOtherPresentation()
+        if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
+        endBridgePeriod()
+        try await driver.renderer.show(session)
     }
 
     /// Waits, when the app came back to the foreground less than the grace ago, until the

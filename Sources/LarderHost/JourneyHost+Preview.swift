@@ -100,12 +100,7 @@ extension JourneyHost {
             // The renderer no longer holds the prepared content, whatever happens next.
             stage.prepared?.loaded = false
             try await driver.renderer.load(content, visible: true)
-            try await waitOutForegroundGrace()
-            if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
-            await replaceOtherPresentation()
-            if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
-            endBridgePeriod()
-            try await driver.renderer.show(session)
+            try await appear(session)
             if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
         } catch {
             stage.endPreview()

@@ -63,6 +63,9 @@ func flags(_ arguments: ArraySlice<String>, allowed: Set<String>) -> [String: St
 let arguments = Array(CommandLine.arguments.dropFirst())
 let binFolder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
 let larder = binFolder + "/larder"
+/// The repository this binary was built from (`<repository>/.build/<triple>/release/`): the
+/// sample bundles and the origin and S3 server scripts live there.
+let repository = URL(fileURLWithPath: binFolder).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
 do {
     switch arguments.first {
@@ -78,8 +81,6 @@ do {
             print(usage)
             exit(64)
         }
-        // The sample bundles live in the repository this binary was built from.
-        let repository = URL(fileURLWithPath: binFolder).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         exit(try HostBenchmark.run(options, repository: repository) ? 0 : 1)
     case "render" where arguments.dropFirst().first == "--soak":
         let given = flags(arguments.dropFirst(2), allowed: ["--cycles", "--unloads"])
@@ -91,7 +92,6 @@ do {
             print(usage)
             exit(64)
         }
-        let repository = URL(fileURLWithPath: binFolder).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         exit(try RenderSoak.run(options, repository: repository) ? 0 : 1)
     case "render":
         let given = flags(arguments.dropFirst(), allowed: ["--runs", "--colds"])
@@ -102,7 +102,6 @@ do {
             print(usage)
             exit(64)
         }
-        let repository = URL(fileURLWithPath: binFolder).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         exit(try RenderBenchmark.run(options, repository: repository, binary: binFolder + "/larder-bench") ? 0 : 1)
     case "firstlaunch":
         let given = flags(arguments.dropFirst(), allowed: ["--runs"])
@@ -112,7 +111,6 @@ do {
             print(usage)
             exit(64)
         }
-        let repository = URL(fileURLWithPath: binFolder).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         exit(try FirstLaunchBenchmark.run(options, repository: repository, binFolder: binFolder) ? 0 : 1)
     case "firstlaunch-page" where arguments.count == 2:
         try FirstLaunchBenchmark.runPageChild(url: arguments[1])
@@ -129,7 +127,6 @@ do {
             print(usage)
             exit(64)
         }
-        let repository = URL(fileURLWithPath: binFolder).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         exit(try PublishBenchmark.run(options, larder: larder, repository: repository) ? 0 : 1)
     case "pack", "cache", "transport":
         guard FileManager.default.isExecutableFile(atPath: larder) else {
@@ -141,8 +138,6 @@ do {
             var options = TransportBenchmark.Options()
             options.sizeMB = given["--size-mb"].flatMap { Int($0) } ?? options.sizeMB
             options.runs = given["--runs"].flatMap { Int($0) } ?? options.runs
-            // The origin script lives in the repository this binary was built from.
-            let repository = URL(fileURLWithPath: binFolder).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
             exit(try TransportBenchmark.run(options, larder: larder, repository: repository) ? 0 : 1)
         } else if arguments[0] == "pack" {
             let given = flags(arguments.dropFirst(), allowed: ["--size-mb", "--runs", "--level", "--corpus"])
