@@ -53,6 +53,29 @@ import Testing
         #expect(document?.revision == history.entries.last?.revision && history.entries.count >= 2, "\(history.entries)")
     }
 
+    /// A bucket that already holds a content-addressed object of another size (planted, or a
+    /// truncated upload by another tool): the 412 is not taken on trust, the publish fails
+    /// naming the object, and no document points at the bundle.
+    @Test func anObjectOfAnotherSizeAlreadyThereIsNotTrusted() async throws {
+        let s3 = try S3Fixture()
+        let archive = try s3.packSmall("planted")
+        let (manifest, _) = try BundleVerifier.readManifest(from: try ArchiveReader(path: archive))
+        let object = try #require(manifest.files.first).digest
+        let planted = s3.work.path + "/planted.bin"
+        let bytes = Array("not the object".utf8)
+        try Data(bytes).write(to: URL(fileURLWithPath: planted))
+        _ = try Origin.shell([
+            "curl", "-sf", "-T", planted, "-H", "x-amz-content-sha256: \(SHA256Hasher.hash(bytes).hex)", "--aws-sigv4", "aws:amz:us-east-1:s3", "-u", "\(s3.server.accessKeyID):\(s3.server.secretAccessKey)",
+            "\(s3.server.endpoint)/larder/\(s3.prefix)/objects/\(object.hex)",
+        ])
+
+        let outcome = try await s3.publish([archive, "--journey", "j"])
+
+        #expect(outcome.status != 0, "\(outcome)")
+        #expect(outcome.stderr.contains("objects/\(object.hex)") && outcome.stderr.contains("bytes in the bucket"), "\(outcome.stderr)")
+        #expect(try s3.journey("j").0 == nil, "no document points at a bundle with a damaged object")
+    }
+
     @Test func aKilledPublishNeverServesAMissingBundle() async throws {
         let s3 = try S3Fixture()
         let first = try await s3.publish([try s3.packSmall("first"), "--journey", "j"])
