@@ -19,7 +19,7 @@ import Testing
     func launch(_ origin: Origin, _ work: Workspace, renderer: HeadlessRenderer, sink: any CaptureSink) throws -> JourneyHost {
         let configuration = JourneyConfiguration(
             publishableKey: Self.key, journeyID: "onboarding", identity: JourneyIdentity(externalID: "usr_1"), origin: origin.base,
-            fetchDeadline: .seconds(30).scaledForTests, presentationDeadline: .seconds(15).scaledForTests)
+            fetchDeadline: .seconds(30).scaledForTests, presentationDeadline: .seconds(60).scaledForTests)
         return try JourneyHost(
             configuration: configuration, cache: try work.cache(), renderer: renderer, storage: work.path + "/host",
             captureSink: sink, coordinator: PresentationCoordinator())

@@ -25,7 +25,7 @@ extension WebKitTests {
             let host = try JourneyHost(
                 configuration: JourneyConfiguration(
                     publishableKey: "pk_test", journeyID: "onboarding", origin: URL(string: "http://127.0.0.1:1/")!,
-                    embeddedDefault: archive, presentationDeadline: .seconds(15).scaledForTests),
+                    embeddedDefault: archive, presentationDeadline: .seconds(60).scaledForTests),
                 cache: fixture.cache, renderer: renderer, storage: fixture.root + "/host", captureSink: HeldSink(),
                 coordinator: PresentationCoordinator())
 

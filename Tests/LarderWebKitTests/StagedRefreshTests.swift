@@ -59,7 +59,7 @@ extension WebKitTests {
         static func configuration(_ origin: URL) -> JourneyConfiguration {
             JourneyConfiguration(
                 publishableKey: key, journeyID: "onboarding", origin: origin, fetchDeadline: .seconds(30).scaledForTests,
-                presentationDeadline: .seconds(15).scaledForTests)
+                presentationDeadline: .seconds(60).scaledForTests)
         }
 
         /// Follows the first screen's Continue link and reports the second screen once loaded:

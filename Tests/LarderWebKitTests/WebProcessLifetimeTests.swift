@@ -72,7 +72,7 @@ extension WebKitTests {
             let host = try JourneyHost(
                 configuration: JourneyConfiguration(
                     publishableKey: "pk_test", journeyID: "onboarding", origin: URL(string: "http://127.0.0.1:1/")!, embeddedDefault: archive,
-                    presentationDeadline: .seconds(15).scaledForTests),
+                    presentationDeadline: .seconds(60).scaledForTests),
                 cache: fixture.cache, renderer: renderer, storage: fixture.root + "/host", coordinator: PresentationCoordinator())
             let prepared = try await host.prepare()
             let web = try #require(WebProcesses.running().first)
