@@ -11,25 +11,14 @@ public enum RetryAfter {
             guard let seconds = Int64(trimmed) else { return .seconds(Int64.max / 2) }
             return .seconds(seconds)
         }
-        guard let date = httpDate(trimmed) else { return nil }
+        guard let date = httpDate(trimmed, now: now) else { return nil }
         let seconds = date.timeIntervalSince(now)
         return seconds > 0 ? .milliseconds(Int64((seconds * 1000).rounded(.up))) : .zero
     }
 
-    /// Parses the three HTTP-date forms recipients must accept: IMF-fixdate, RFC 850 and
-    /// asctime. An HTTP-date is printable ASCII: anything else is refused before
-    /// `DateFormatter` sees it, which stops the process on some non-ASCII text ("Incorrect
-    /// range CFRange", found by the retry-after fuzz target: an origin's header could crash an
-    /// app).
-    public static func httpDate(_ text: String) -> Date? {
-        guard text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
-        for format in ["EEE, dd MMM yyyy HH:mm:ss 'GMT'", "EEEE, dd-MMM-yy HH:mm:ss 'GMT'", "EEE MMM d HH:mm:ss yyyy"] {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text.replacingOccurrences(of: "  ", with: " ")) { return date }
-        }
-        return nil
+    /// The date an HTTP-date names, in any of the three forms recipients must accept
+    /// (``HTTPDate``); `now` places a two-digit rfc850 year.
+    public static func httpDate(_ text: String, now: Date) -> Date? {
+        HTTPDate.parse(text, now: now)
     }
 }

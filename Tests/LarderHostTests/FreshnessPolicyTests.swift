@@ -41,9 +41,45 @@ import Testing
         #expect(RetryAfter.delay(value, now: Self.now) == expected)
     }
 
-    /// The last stopped the process inside `DateFormatter` (found by `larder-fuzz retry-after`).
+    /// The last stopped the process inside `DateFormatter`, which parsed dates before
+    /// ``HTTPDate`` (found by `larder-fuzz retry-after`).
     @Test(arguments: ["", "-5", "1.5", "soon", "Wed, 21 Oct 2015", "Su\u{07F1}\u{FFFD}6 GMTT"])
     func rejectsOtherValues(_ value: String) {
         #expect(RetryAfter.delay(value, now: Self.now) == nil)
+    }
+
+    /// Each form and the edges of its grammar, as seconds since 1970 (nil: refused).
+    @Test(arguments: [
+        ("Sun, 06 Nov 1994 08:49:37 GMT", 784_111_777),
+        ("Sunday, 06-Nov-94 08:49:37 GMT", 784_111_777),
+        ("Sun Nov  6 08:49:37 1994", 784_111_777),
+        ("Sun Nov 6 08:49:37 1994", 784_111_777),  // one space, as some servers write it
+        ("Sun, 6 Nov 1994 08:49:37 GMT", 784_111_777),
+        ("Mon, 29 Feb 2016 00:00:00 GMT", 1_456_704_000),
+        ("Sat, 31 Dec 2016 23:59:60 GMT", 1_483_228_800),  // a leap second: the next second
+        ("Mon, 01 Jan 0001 00:00:00 GMT", -62_135_596_800),
+        ("Fri, 31 Dec 9999 23:59:59 GMT", 253_402_300_799),
+        ("Thursday, 01-Jan-65 00:00:00 GMT", 2_997_993_600),  // 50 years after 2015: still ahead
+        ("Saturday, 01-Jan-66 00:00:00 GMT", -126_230_400),  // 51 years ahead: the past century
+        ("Sun, 29 Feb 2015 00:00:00 GMT", nil),
+        ("Thu, 31 Apr 2015 00:00:00 GMT", nil),
+        ("Wed, 21 Oct 2015 24:00:00 GMT", nil),
+        ("Wed, 21 Oct 2015 07:60:00 GMT", nil),
+        ("Wed, 00 Oct 2015 07:28:00 GMT", nil),
+        ("Wed, 21 Oct 2015 07:28:00 gmt", nil),
+        ("Wed, 21 Oct 2015 07:28:00 UTC", nil),
+        ("wed, 21 oct 2015 07:28:00 GMT", nil),
+        ("Wed, 21 Oct 02015 07:28:00 GMT", nil),
+        ("Wed, 21 Oct 15 07:28:00 GMT", nil),
+        ("Wed, 21 Oct 2015 7:28:00 GMT", nil),
+        ("Wed, 21 Oct 2015 07:28:00 GMT ", nil),
+        ("Wed, 21 Oct 2015 07:28:00 GMT\u{0}", nil),
+        ("Wed, 121 Oct 2015 07:28:00 GMT", nil),
+        ("Wednesday, 21-Oct-2015 07:28:00 GMT", nil),
+        ("Wed Oct 21 07:28:00 2015 GMT", nil),
+        ("Wed Oct   21 07:28:00 2015", nil),
+    ] as [(String, Int?)])
+    func readsTheGrammarOfEachForm(_ text: String, _ seconds: Int?) {
+        #expect(RetryAfter.httpDate(text, now: Self.now) == seconds.map { Date(timeIntervalSince1970: TimeInterval($0)) })
     }
 }

@@ -21,7 +21,7 @@ enum HeaderTargets {
                 if let seconds = Int64(trimmed) { require(delay == .seconds(seconds), "'\(value)' waits \(delay)") }
                 return
             }
-            guard let date = RetryAfter.httpDate(trimmed) else {
+            guard let date = RetryAfter.httpDate(trimmed, now: now) else {
                 require(false, "'\(value)' gives a delay but is neither seconds nor a date")
                 return
             }
