@@ -22,7 +22,8 @@ enum InstallTarget {
             return
         }
         let sandbox = InstallSandbox.shared
-        let before = sandbox.cacheListing()
+        sandbox.refreshCacheFolder()
+        let before = sandbox.cacheFolder.folders
         let census = ArchiveCensus(archive)
         // Absolute paths an archive names must stay as they were.
         let absolute = (census?.entries ?? []).map { String(decoding: $0.path, as: UTF8.self) }.filter { $0.hasPrefix("/") }
@@ -39,8 +40,11 @@ enum InstallTarget {
             require(codes.contains(error.code), "install refused with code \(error.code): \(error)")
             if error.code == .invalidBundle { require(error.cause != nil, "a refusal without its format error: \(error)") }
             Outcomes.record("refused \(error.code) \(error.cause.map { "\($0.code)" } ?? "")")
-            let after = sandbox.cacheListing()
-            require(after == before, "a refused install changed the cache folder: \(InstallSandbox.difference(before, after))")
+            sandbox.refreshCacheFolder()
+            let after = sandbox.cacheFolder.folders
+            require(
+                after == before,
+                "a refused install changed the cache folder: \(FolderListing.difference(WatchedFolder.flattened(before), WatchedFolder.flattened(after)))")
             do {
                 let bundles = try sandbox.cache.bundles()
                 require(bundles.isEmpty, "a refused install left \(bundles.count) bundles")
