@@ -127,7 +127,7 @@ let package = Package(
         .testTarget(
             name: "LarderWebKitTests",
             dependencies: ["LarderWebKit", "LarderHost", "LarderCache", "LarderFormat", "LarderPack", "LarderTestSupport"]),
-        .testTarget(name: "LarderS3Tests", dependencies: ["LarderS3", "LarderPack", "LarderFormat"]),
+        .testTarget(name: "LarderS3Tests", dependencies: ["LarderS3", "LarderPack", "LarderFormat", "LarderTestSupport"]),
         .testTarget(
             name: "LarderIntegrationTests",
             dependencies: [

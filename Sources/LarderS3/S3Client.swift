@@ -40,7 +40,8 @@ struct S3Client: Sendable {
             }
             let request = S3Request(
                 method: method, url: url, headers: fields, body: body, signing: "aws:amz:\(configuration.region):s3",
-                userPassword: credentials.accessKeyID + ":" + credentials.secretAccessKey, timeout: configuration.timeout)
+                userPassword: credentials.accessKeyID + ":" + credentials.secretAccessKey, timeout: configuration.timeout,
+                stallTimeout: configuration.stallTimeout)
             let answer: S3Answer
             do throws(S3ConnectionFailure) { answer = try request.perform(on: connections) } catch {
                 last = error.message

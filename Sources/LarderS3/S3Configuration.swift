@@ -30,6 +30,10 @@ public struct S3Configuration: Sendable {
     public var partSize: Int64 = 16 << 20
     /// The longest one request may take.
     public var timeout: Duration = .seconds(300)
+    /// How long a request may move fewer than one byte a second (a service that stops
+    /// answering mid-request, or drips) before it is given up and sent again like a dropped
+    /// connection; whole seconds, at least 1.
+    public var stallTimeout: Duration = .seconds(60)
 
     /// - Parameters:
     ///   - origin: `s3://<bucket>` or `s3://<bucket>/<prefix>`.

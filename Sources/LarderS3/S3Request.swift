@@ -51,6 +51,7 @@ final class S3Request {
     private let signing: String?
     private let userPassword: String?
     private let timeout: Duration
+    private let stallTimeout: Duration
 
     private var status = 0
     private var answerHeaders: [String: String] = [:]
@@ -60,11 +61,12 @@ final class S3Request {
     /// Bytes of a file range still to send.
     private var rangeLeft: Int64 = 0
     private var readFailure: String?
+    private var answerFailure: String?
 
     /// - Parameters:
     ///   - signing: `aws:amz:<region>:s3`, nil for an anonymous request.
     ///   - userPassword: `<access key id>:<secret access key>`.
-    init(method: String, url: String, headers: [String], body: S3Body, signing: String?, userPassword: String?, timeout: Duration) {
+    init(method: String, url: String, headers: [String], body: S3Body, signing: String?, userPassword: String?, timeout: Duration, stallTimeout: Duration) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -72,6 +74,7 @@ final class S3Request {
         self.signing = signing
         self.userPassword = userPassword
         self.timeout = timeout
+        self.stallTimeout = stallTimeout
     }
 
     /// Sends the request and waits for the whole answer.
@@ -103,6 +106,8 @@ final class S3Request {
             larder_easy_set_long(easy, CURLOPT_EXPECT_100_TIMEOUT_MS, 200),
             larder_easy_set_long(easy, CURLOPT_TIMEOUT, max(1, seconds)),
             larder_easy_set_long(easy, CURLOPT_CONNECTTIMEOUT, min(max(1, seconds), 10)),
+            larder_easy_set_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1),
+            larder_easy_set_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(stallTimeout.components.seconds))),
             larder_easy_set_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer),
             larder_easy_set_write_function(easy, CURLOPT_HEADERFUNCTION, s3HeaderCallback),
             larder_easy_set_pointer(easy, CURLOPT_HEADERDATA, context),
@@ -141,6 +146,7 @@ final class S3Request {
         let code = curl_easy_perform(easy)
         file = nil
         if let readFailure { throw S3ConnectionFailure(message: readFailure) }
+        if let answerFailure { throw S3ConnectionFailure(message: answerFailure) }
         guard code == CURLE_OK else {
             let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
             throw S3ConnectionFailure(message: detail)
@@ -176,7 +182,10 @@ final class S3Request {
     }
 
     fileprivate func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard answerBody.count + bytes.count <= Self.maximumBodyBytes else { return false }
+        guard answerBody.count + bytes.count <= Self.maximumBodyBytes else {
+            answerFailure = "an answer longer than \(Self.maximumBodyBytes >> 20) MiB (no answer Larder asks for is that long); it was cut off"
+            return false
+        }
         answerBody.append(contentsOf: bytes)
         return true
     }
