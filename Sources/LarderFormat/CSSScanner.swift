@@ -225,6 +225,6 @@ package struct CSSScanner {
         index = closing
         let kind: Reference.Kind = isImport ? .cssImport : (isFontSource ? .fontSource : .resource)
         references.append(
-            Reference(url: url, kind: kind, offset: valueStart, replaceRange: isFontSource ? start..<closing : nil))
+            Reference(url: url, kind: kind, offset: valueStart, replaceRange: kind == .fontSource ? start..<closing : nil))
     }
 }

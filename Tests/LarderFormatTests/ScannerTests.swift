@@ -7,6 +7,16 @@ import Testing
         return bytes.withUnsafeBufferPointer { CSSScanner.scan($0) }
     }
 
+    /// An `@import` written inside a font face's `src` (hostile or broken CSS) is an import
+    /// and is never rewritten as a font source: before, it kept the font source's rewrite range
+    /// (found by the css fuzz target, in a mutated Font Awesome stylesheet).
+    @Test func anImportInsideAFontSourceIsNotRewritten() {
+        let references = scan("@font-face { font-family: f; src: @import url(theme.css); }")
+        #expect(references.map(\.kind) == [.cssImport])
+        #expect(references.first?.url == "theme.css")
+        #expect(references.first?.replaceRange == nil)
+    }
+
     @Test func findsURLsInEveryForm() {
         let css = #"""
             /* url(commented.png) */
