@@ -106,8 +106,9 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
     /// it sends gets them scaled (see `testTimeScale`): under ThreadSanitizer, on a loaded
     /// machine, an endless body was still unread at a 2 s timeout, a timeout instead of the
     /// size error the test is about. A fault that ends at the deadline keeps it as it is.
-    var deadline: Int { Int((entry.limit * (endsAtTheDeadline ? 1 : testTimeScale)).rounded(.up)) }
-    var requestTimeout: Int { Int((2 * (endsAtTheDeadline ? 1 : testTimeScale)).rounded(.up)) }
+    var deadline: Int { Int((entry.limit * timeScale).rounded(.up)) }
+    var requestTimeout: Int { Int((2 * timeScale).rounded(.up)) }
+    private var timeScale: Double { endsAtTheDeadline ? 1 : testTimeScale }
 
     /// Every fault where it applies.
     static let all: [HostileCase] = OriginFault.allCases.flatMap { fault in
