@@ -119,7 +119,7 @@ let package = Package(
         .testTarget(name: "LarderSystemTests", dependencies: ["LarderSystem"]),
         .testTarget(name: "LarderFormatTests", dependencies: ["LarderFormat", "LarderTestSupport", "CArchive", "CZlib", "CCrypto"]),
         .testTarget(name: "LarderPackTests", dependencies: ["LarderPack", "LarderTestSupport"]),
-        .testTarget(name: "LarderCLITests", dependencies: ["larder", "larder-webkit", "LarderFormat", "LarderCache", "LarderTestSupport"]),
+        .testTarget(name: "LarderCLITests", dependencies: ["larder", "larder-webkit", "LarderFormat", "LarderCache", "LarderSystem", "LarderTestSupport"]),
         .testTarget(name: "LarderCacheTests", dependencies: ["LarderCache", "LarderSystem", "LarderTestSupport", "CArchive"]),
         .testTarget(
             name: "LarderHostTests",

@@ -16,6 +16,9 @@ LARDER_DURABILITY=posix swift test --skip-build \
 # then its self-test, which skips the cache's syncs and must find bad states. Each run fails
 # when root, /dev/fuse or loop devices are missing. LARDER_POWERLOSS_SOAK=N runs N times as many.
 soak=${LARDER_POWERLOSS_SOAK:-1}
+# First the explorer's own waits: a checker or fsck that hangs, dies, or answers nonsense is a
+# verdict within its timeout, never a stalled run.
+"$(swift build --show-bin-path)/larder-powerloss" self-test-children
 bash Tools/powerloss.sh --fs ext4 --states $((1000 * soak)) --seed 1
 bash Tools/powerloss.sh --fs ext4 --durability posix --states $((500 * soak)) --seed 2
 bash Tools/powerloss.sh --fs btrfs --states $((150 * soak)) --seed 3

@@ -103,25 +103,14 @@ public final class VirtualDisplay: Sendable {
         posix_spawn_file_actions_adddup2(&actions, lifeline[0], 0)
         posix_spawn_file_actions_adddup2(&actions, numbers[1], 1)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // The spawning thread may block signals (Swift's and Dispatch's worker threads do), and a
-        // child inherits that mask: start with none blocked and default handlers, or Xvfb would
-        // never see the watchdog's SIGTERM.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        // Xvfb must see the watchdog's SIGTERM whichever thread starts it.
         let arguments = ["/bin/sh", "-c", script]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, &argv, environ)
+        let spawned = withCleanSpawnAttributes(defaulting: [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD]) {
+            posix_spawn(&pid, "/bin/sh", &actions, $0, &argv, environ)
+        }
         close(lifeline[0])
         close(numbers[1])
         defer { close(numbers[0]) }

@@ -1,4 +1,5 @@
 import Foundation
+import LarderSystem
 import LarderTestSupport
 import Testing
 
@@ -63,18 +64,11 @@ enum CLI {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout ?? "/dev/null", O_WRONLY | O_APPEND, 0)
         posix_spawn_file_actions_addopen(&actions, 2, stderr ?? "/dev/null", O_WRONLY | O_APPEND, 0)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         var envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, &envp)
+        let status = withCleanSpawnAttributes(defaulting: []) { posix_spawn(&pid, arguments[0], &actions, $0, &argv, &envp) }
         guard status == 0 else { throw CLIError("cannot start \(arguments[0]): \(String(cString: strerror(status)))") }
         return pid
     }

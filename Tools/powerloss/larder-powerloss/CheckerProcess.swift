@@ -4,18 +4,15 @@ import Foundation
 /// state after another over a pipe: `check <root> <point>` in, `ok` or `bad <problems>` out.
 /// A separate process, so that Larder crashing on a state is a verdict, not the explorer's end.
 final class CheckerProcess {
-    private let arguments: [String]
-    private var process: Process?
-    private var input: FileHandle?
-    private var output: Int32 = -1
-    /// Held so their descriptors stay open while the child runs.
-    private var pipes: (Pipe, Pipe)?
-    private var buffered: [UInt8] = []
+    private let command: [String]
+    private var child: ChildProcess?
     /// How long one check may take before it counts as a hang.
     let timeout: Double
 
-    init(arguments: [String], timeout: Double) {
-        self.arguments = arguments
+    /// - Parameter command: the checker's command line; by default this executable's
+    ///   `check-server` with `arguments`.
+    init(arguments: [String], timeout: Double, command: [String]? = nil) {
+        self.command = command ?? [CommandLine.arguments[0], "check-server"] + arguments
         self.timeout = timeout
     }
 
@@ -24,64 +21,34 @@ final class CheckerProcess {
     /// Checks the cache under `root` as of the crash point.
     /// - Returns: the problems found; a crash or hang of the checker is one.
     func check(root: String, point: Int) throws -> [String] {
-        if process == nil { try start() }
-        input!.write(Data("check \(root) \(point)\n".utf8))
-        guard let line = readLine() else {
-            let status = process.map { $0.isRunning ? "hung for \(Int(timeout)) s" : "died (status \($0.terminationStatus))" } ?? "died"
-            stop()
+        let child = try child ?? ChildProcess(command, mergeErrors: false)
+        self.child = child
+        let sent = child.send("check \(root) \(point)")
+        guard sent, let line = child.readLine(until: Date().addingTimeInterval(timeout)) else {
+            let exited = child.wait(until: Date().addingTimeInterval(sent ? 1 : 5))
+            let status = exited.map { "died (status \($0))" } ?? "hung for \(Int(timeout)) s"
+            self.child = nil
+            if !child.kill() { reportUnkillable(child) }
             return ["the checker \(status) on this state"]
         }
         if line == "ok" { return [] }
+        guard line.hasPrefix("bad ") else {
+            // Out of step with it: the next state gets a new checker.
+            stop()
+            return ["the checker answered '\(line.prefix(200))'"]
+        }
         return [String(line.dropFirst(4))]
     }
 
-    private func start() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["check-server"] + arguments
-        let toChild = Pipe()
-        let fromChild = Pipe()
-        process.standardInput = toChild
-        process.standardOutput = fromChild
-        try process.run()
-        self.process = process
-        input = toChild.fileHandleForWriting
-        output = fromChild.fileHandleForReading.fileDescriptor
-        pipes = (toChild, fromChild)
-        buffered = []
-    }
-
+    /// Ends the checker: closes its input (it finishes at end of input), waits 2 s, then kills it.
     func stop() {
-        if let process, process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-        process = nil
-        input = nil
-        pipes = nil
-        output = -1
+        guard let child else { return }
+        self.child = nil
+        child.closeInput()
+        if child.wait(until: Date().addingTimeInterval(2)) == nil && !child.kill() { reportUnkillable(child) }
     }
 
-    /// One line from the child, waiting at most ``timeout``; nil on end of file or timeout.
-    private func readLine() -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            if let newline = buffered.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffered[..<newline], as: UTF8.self)
-                buffered.removeSubrange(...newline)
-                return line
-            }
-            let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else { return nil }
-            var poller = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(min(remaining, 1) * 1000))
-            if ready < 0 && errno == EINTR { continue }
-            guard ready >= 0 else { return nil }
-            if ready == 0 { continue }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let count = read(output, &chunk, chunk.count)
-            guard count > 0 else { return nil }
-            buffered += chunk[..<count]
-        }
+    private func reportUnkillable(_ child: ChildProcess) {
+        FileHandle.standardError.write(Data("powerloss: the checker (pid \(child.pid)) outlived SIGKILL by 10 s; going on without it\n".utf8))
     }
 }

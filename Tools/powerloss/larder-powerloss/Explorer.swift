@@ -90,7 +90,7 @@ final class Explorer {
             throw error
         }
         try timed("unmount") { try mount.unmount() }
-        if fsck, let complaint = try timed("fsck", { try mount.fsck() }) { problems.append(complaint) }
+        if fsck, let complaint = try timed("fsck", { try mount.fsck(timeout: settings.checkTimeout) }) { problems.append(complaint) }
         return problems
     }
 

@@ -74,26 +74,32 @@ struct StateMount {
     }
 
     /// The file system's own checker, read-only (`e2fsck -fn`, `btrfs check --readonly`), on the
-    /// unmounted device.
+    /// unmounted device; one that runs past `timeout` seconds is killed and reported.
     /// - Returns: nil when it finds nothing wrong, else what it printed.
-    func fsck() throws -> String? {
-        let process = Process()
-        switch fileSystem {
-        case .ext4:
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/e2fsck")
-            process.arguments = ["-fn", device]
-        case .btrfs:
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/btrfs")
-            process.arguments = ["check", "--readonly", device]
+    func fsck(timeout: Double) throws -> String? {
+        let command =
+            switch fileSystem {
+            case .ext4: ["/usr/sbin/e2fsck", "-fn", device]
+            case .btrfs: ["/usr/bin/btrfs", "check", "--readonly", device]
+            }
+        return try Self.runCheck(command, timeout: timeout)
+    }
+
+    /// Runs a file-system checker, its standard error merged into its output.
+    /// - Returns: nil when it exits 0 within `timeout` seconds, else why not and its last lines.
+    static func runCheck(_ command: [String], timeout: Double) throws -> String? {
+        let child = try ChildProcess(command, mergeErrors: true)
+        child.closeInput()
+        let deadline = Date().addingTimeInterval(timeout)
+        let output = child.readToEnd(until: deadline)
+        // Its output can end before it exits: give the exit until the deadline too.
+        guard let output, let status = child.wait(until: max(deadline, Date().addingTimeInterval(1))) else {
+            let gone = child.kill()
+            return "\(child.name) hung: still running after \(Int(timeout)) s" + (gone ? ", killed" : ", and SIGKILL did not end it within 10 s")
         }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus != 0 else { return nil }
-        let lines = text.split(separator: "\n").suffix(6).joined(separator: " / ")
-        return "\(process.executableURL!.lastPathComponent) exited \(process.terminationStatus): \(lines)"
+        guard status != 0 else { return nil }
+        let lines = String(decoding: output, as: UTF8.self).split(separator: "\n").suffix(6).joined(separator: " / ")
+        guard !lines.isEmpty else { return "\(child.name) exited \(status) and printed nothing" }
+        return "\(child.name) exited \(status): \(lines)"
     }
 }

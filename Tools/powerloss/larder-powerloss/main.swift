@@ -13,6 +13,7 @@ import LarderTestSupport
 //       --fs ext4|btrfs --mount <dir> --state-file <file> --states N --seed S
 //       [--subsets K] [--fsck-every N] [--reproduction <dir>] [--durability <name>] [--summary <file>]
 //   larder-powerloss replay <reproduction> --mount <dir> --state-file <file>
+//   larder-powerloss self-test-children
 
 /// Writes a line to standard output at once (unbuffered: the explorer reads the checker's
 /// answers through a pipe).
@@ -185,20 +186,38 @@ func runWorkload(_ options: Options) throws {
     }
 }
 
+/// Reports a failed command and exits 1.
+func fail(_ error: any Error) -> Never {
+    FileHandle.standardError.write(Data("larder-powerloss: \(error)\n".utf8))
+    exit(1)
+}
+
+// No `await` at the top level: it would make all of this code async, run on the main actor's
+// executor. The explorer, which blocks on children for hours, runs on the main thread itself;
+// only the checker, which calls the async cache API, runs in a task (main waits in dispatchMain).
 let arguments = CommandLine.arguments
 let options = Options(arguments.dropFirst(2))
 do {
     switch arguments.count > 1 ? arguments[1] : "" {
     case "init": _ = try LarderCache(at: try options.required("--cache"))
     case "workload": try runWorkload(options)
-    case "check-server": try await serveChecks(options)
+    case "check-server":
+        Task.detached { [options] in
+            do { try await serveChecks(options) } catch { fail(error) }
+            exit(0)
+        }
+        dispatchMain()
     case "explore": try explore(options)
     case "replay": exit(try replay(options))
+    case "self-test-children":
+        let failures = try childSelfTest()
+        for failure in failures { emit("self-test FAILED: \(failure)") }
+        emit("self-test: the explorer's waits on its children: \(failures.isEmpty ? "all bounded" : "\(failures.count) failed")")
+        exit(failures.isEmpty ? 0 : 1)
     default:
-        FileHandle.standardError.write(Data("usage: larder-powerloss init|workload|check-server|explore|replay … (see Tools/powerloss.sh)\n".utf8))
+        FileHandle.standardError.write(Data("usage: larder-powerloss init|workload|check-server|explore|replay|self-test-children … (see Tools/powerloss.sh)\n".utf8))
         exit(64)
     }
 } catch {
-    FileHandle.standardError.write(Data("larder-powerloss: \(error)\n".utf8))
-    exit(1)
+    fail(error)
 }
