@@ -32,7 +32,7 @@ final class CheckerProcess {
             return ["the checker \(status) on this state"]
         }
         if line == "ok" { return [] }
-        guard line.hasPrefix("bad ") else {
+        guard line.hasPrefix("bad "), line.utf8.count < ChildProcess.lineLimit else {
             // Out of step with it: the next state gets a new checker.
             stop()
             return ["the checker answered '\(line.prefix(200))'"]

@@ -17,6 +17,8 @@ final class ChildProcess {
     /// Where its standard output (and, when merged, its standard error) arrives.
     private var output: Int32
     private var buffered: [UInt8] = []
+    /// Whether the output has ended (end of file, or a failed read).
+    private var ended = false
     /// The exit status once reaped: the exit code, or 128 + the signal.
     private(set) var status: Int32?
 
@@ -92,13 +94,23 @@ final class ChildProcess {
         input = -1
     }
 
-    /// One line of the child's output, waiting until `deadline` at most.
+    /// The longest line ``readLine(until:)`` keeps.
+    static let lineLimit = 1 << 20
+
+    /// One line of the child's output, waiting until `deadline` at most. A child that writes
+    /// ``lineLimit`` bytes without a newline gets those bytes as its line (the rest is read as
+    /// the next), so a child that never ends its line cannot grow the buffer.
     /// - Returns: nil at end of file (the child closed its output) or at the deadline.
     func readLine(until deadline: Date) -> String? {
         while true {
-            if let newline = buffered.firstIndex(of: 0x0A) {
+            if let newline = buffered.prefix(Self.lineLimit).firstIndex(of: 0x0A) {
                 let line = String(decoding: buffered[..<newline], as: UTF8.self)
                 buffered.removeSubrange(...newline)
+                return line
+            }
+            if buffered.count >= Self.lineLimit {
+                let line = String(decoding: buffered.prefix(Self.lineLimit), as: UTF8.self)
+                buffered.removeFirst(Self.lineLimit)
                 return line
             }
             guard readMore(until: deadline) else { return nil }
@@ -116,8 +128,6 @@ final class ChildProcess {
         defer { buffered = [] }
         return buffered
     }
-
-    private var ended = false
 
     /// Appends what the child wrote next to ``buffered``.
     /// - Returns: false at end of file (``ended``), at the deadline or when reading fails.

@@ -24,6 +24,7 @@ func childSelfTest() throws -> [String] {
         ("an fsck that hangs", ["/bin/sleep", "60"], "hung: still running after 1 s, killed"),
         ("an fsck that closes its output and stays", ["/bin/sh", "-c", "exec >&- 2>&-; sleep 60"], "hung"),
         ("an fsck killed by a signal", ["/bin/sh", "-c", "kill -9 $$"], "exited 137"),
+        ("an fsck that prints for ever", ["/usr/bin/yes", "inode 12 is broken"], "hung"),
     ]
     for (name, command, text) in fsckCases {
         let started = Date()
@@ -36,6 +37,7 @@ func childSelfTest() throws -> [String] {
         ("a checker that dies", "read line; exit 3", "died (status 3)"),
         ("a checker that ends without answering", "exit 0", "died"),
         ("a checker that answers nonsense", "read line; echo 'maybe'; sleep 60", "answered 'maybe'"),
+        ("a checker that never ends its answer", "read line; yes x | tr -d '\\n'", "answered"),
     ]
     for (name, script, text) in checkerCases {
         let checker = CheckerProcess(arguments: [], timeout: 1, command: ["/bin/sh", "-c", script])
