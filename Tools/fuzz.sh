@@ -4,6 +4,12 @@
 #   Tools/fuzz.sh all                 every target for 30 s (LARDER_FUZZ_SECONDS), as the test command does
 #   Tools/fuzz.sh manifest 600        one target for 10 minutes
 #   Tools/fuzz.sh json 0 -runs=10000000   a soak of ten million inputs, no time limit
+#   Tools/fuzz.sh install 0 -runs=10000000 -detect_leaks=0
+#                                     a soak of the install target: its inputs of sized gzip members
+#                                     end with more mallocs than frees (the inflater's threads finish
+#                                     after the input returns), so libFuzzer runs each again to look
+#                                     for a leak, 30% of the time; with -detect_leaks=0 LeakSanitizer
+#                                     still checks the whole run when the process exits
 #   Tools/fuzz.sh --list              the targets and what each checks (Tools/fuzz/larder-fuzz)
 #
 # It builds larder-fuzz (release, -sanitize=fuzzer,address, into .build-fuzz), writes each
