@@ -64,9 +64,10 @@ enum PageScripts {
     /// `essentialFonts` (the fonts the manifest marks essential, which the headless renderer
     /// loads too). A face of a subset the page does not use stays `unloaded`.
     /// (`document.fonts.check()` says true even when every font failed, so each face's own
-    /// status is what counts.) Returns the document, each face with its status, range and
-    /// whether it was needed, the `@font-face` rules with their sources, and what ``observer``
-    /// saw.
+    /// status is what counts.) Waits one timer turn last, so that a navigation the document
+    /// started is decided (and, refused, reported) before the answer. Returns the document,
+    /// each face with its status, range and whether it was needed, the `@font-face` rules with
+    /// their sources, and what ``observer`` saw.
     static func readiness(essentialFonts: [String]) -> String {
         let essential = "[" + essentialFonts.map(quoted).joined(separator: ",") + "]"
         return """
@@ -130,6 +131,10 @@ enum PageScripts {
             const needed = faces.filter((face) => meets(face.unicodeRange) || sources(face).some((url) => essential.has(url)));
             await Promise.allSettled(needed.map((face) => face.load()));
             await fontsReady();
+            // A navigation started while the document loaded is an engine timer (0 s) that may
+            // not have run yet when this script began: a timer set now runs after it, so its
+            // policy decision (a refusal this load's report lists) reaches the renderer first.
+            await new Promise((resolve) => setTimeout(resolve, 0));
             const state = window.__larder || { errors: [], blocked: [], hints: [] };
             if (state.scan) state.scan();
             return {

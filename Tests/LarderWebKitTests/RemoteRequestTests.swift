@@ -42,6 +42,28 @@ extension WebKitTests {
             await renderer.stop()
         }
 
+        /// A script that leaves while the document loads starts a navigation the engine decides
+        /// on a timer of its own, which can run after `load-finished`: every load report still
+        /// lists it (the readiness answer waits a timer turn). Without that wait, about 1 load in
+        /// 60 on a busy machine reported no navigation, and none on an idle one.
+        @Test func aNavigationStartedWhileLoadingIsInEveryLoadReport() async throws {
+            let fixture = try WebKitFixture()
+            let (bundle, _) = try fixture.installFiles([
+                "index.html": #"""
+                    <!doctype html><link rel="preconnect" href="https://tracker.example.invalid"><h1>Offer</h1>
+                    <script>alert("Act now"); fetch("http://127.0.0.1:9/collect").catch(() => {}); location.href = "https://example.invalid/away";</script>
+                    """#
+            ])
+            let away = BlockedRequest(url: "https://example.invalid/away", reason: "navigation")
+            let (renderer, _) = try await fixture.startedRenderer()
+            for _ in 0..<100 {
+                try await renderer.load(try fixture.content(bundle), visible: true)
+                let report = try #require(await renderer.lastLoad)
+                #expect(report.blocked.contains(away), "\(report.blocked)")
+            }
+            await renderer.stop()
+        }
+
         @Test func anAllowedOriginIsNotBlocked() async throws {
             let fixture = try WebKitFixture()
             let (bundle, _) = try fixture.installFiles(["index.html": Self.page])
