@@ -82,7 +82,7 @@ public final class GzipMemberWriter {
     ///   - sink: receives the compressed stream.
     public init(
         level: Int, pieceSize: Int = defaultPieceSize,
-        concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, admitting limits: ArchiveReader.Limits? = nil,
+        concurrency: Int = Processors.active, admitting limits: ArchiveReader.Limits? = nil,
         sink: @escaping Sink
     ) {
         precondition((1...9).contains(level), "gzip level must be 1 to 9")

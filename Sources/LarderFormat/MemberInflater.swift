@@ -32,7 +32,7 @@ package final class MemberInflater {
         var bytesInFlight: Int
 
         package init(
-            concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, maxInFlight: Int? = nil,
+            concurrency: Int = Processors.active, maxInFlight: Int? = nil,
             bytesInFlight: Int = 32 << 20
         ) {
             self.concurrency = max(1, concurrency)

@@ -59,7 +59,7 @@ public final class ParallelGzipWriter {
     ///   - sink: receives the compressed stream.
     public init(
         level: Int, blockSize: Int = defaultBlockSize,
-        concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, sink: @escaping Sink
+        concurrency: Int = Processors.active, sink: @escaping Sink
     ) {
         precondition((1...9).contains(level), "gzip level must be 1 to 9")
         precondition(blockSize >= Self.dictionarySize, "blocks must be at least 32 KiB")

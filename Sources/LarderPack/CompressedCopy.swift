@@ -24,7 +24,7 @@ final class CompressedCopy {
         let output = try AtomicFileWriter(
             folder: (destination as NSString).deletingLastPathComponent, prefix: (destination as NSString).lastPathComponent, durable: durable)
         self.output = output
-        writer = ParallelGzipWriter(level: 9, concurrency: file.size > 4 << 20 ? ProcessInfo.processInfo.activeProcessorCount : 1) {
+        writer = ParallelGzipWriter(level: 9, concurrency: file.size > 4 << 20 ? Processors.active : 1) {
             (bytes) throws(FormatError) in try output.write(bytes)
         }
     }

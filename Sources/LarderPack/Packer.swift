@@ -10,7 +10,7 @@ public struct PackOptions: Sendable {
     /// The mtime written for every archive entry (0, or SOURCE_DATE_EPOCH).
     public var modificationTime: Int64 = 0
     /// Compression threads.
-    public var concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
+    public var concurrency: Int = Processors.active
     /// What the archive must stay within: what every reader accepts (for tests: smaller ones).
     package var limits: ArchiveReader.Limits = .default
     /// Where converted fonts are kept between packs (`--font-cache`).

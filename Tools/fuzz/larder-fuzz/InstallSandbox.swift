@@ -71,6 +71,26 @@ final class InstallSandbox: @unchecked Sendable {
 
     private var refreshes = 0
 
+    /// Empties the cache after an install as a logout does (``LarderCache/clearAll()``: the
+    /// bundles' rows, then the objects only they used, by name) and every 16th time as a purge
+    /// does (every object shard listed and emptied); either must leave the cache folder as it
+    /// was before the install, `before`.
+    func empty(back before: [String: [String: String]]) {
+        emptied += 1
+        let purging = emptied % 16 == 0
+        do {
+            if purging { try cache.purge() } else { try cache.clearAll() }
+        } catch {
+            require(false, "\(purging ? "purge" : "clearAll") after an install failed: \(error)")
+        }
+        refreshCacheFolder()
+        require(
+            cacheFolder.folders == before,
+            "\(purging ? "purge" : "clearAll") after an install left the cache folder changed: \(FolderListing.difference(WatchedFolder.flattened(before), WatchedFolder.flattened(cacheFolder.folders)))")
+    }
+
+    private var emptied = 0
+
     /// Requires the sandbox outside the cache to be as it was made (every 256th input, by a full
     /// listing too).
     func checkOutside() {
