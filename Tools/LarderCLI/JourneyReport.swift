@@ -103,7 +103,10 @@ struct JourneyReport {
         var rows = [["Journey", status.journey]]
         rows.append(["Revision", status.revision.map { "\($0)" } ?? "none (never fetched)"])
         rows.append(["Bundle", status.bundle?.description ?? "none"])
-        rows.append(["Refresh", status.refresh.map { "every \($0) s (asked by the origin)" } ?? "-"])
+        rows.append(["Refresh", status.refresh.map { used in
+            guard let asked = status.requestedRefresh, asked != used else { return "every \(used) s (asked by the origin)" }
+            return "every \(used) s (the origin asked for \(asked) s; clamped to 10-30 min)"
+        } ?? "-"])
         rows.append(["Renewed", status.renewed.map { "\(Self.iso($0)) (\(DurationText.describe(seconds: now.timeIntervalSince($0))) ago)" } ?? "never"])
         rows.append([
             "Freshness",

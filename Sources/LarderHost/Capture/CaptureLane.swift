@@ -4,21 +4,22 @@ import LarderTransport
 /// The capture lane: the durable queue of captured events, the captures waiting for its write
 /// lock, and where delivery sends them.
 ///
-/// Owned by and isolated to one ``JourneyHost``; it holds no other component's state. The
-/// queue opens on first use: preparing and presenting need no capture storage.
+/// Owned by and isolated to one ``JourneyHost``; it holds no other component's state, and
+/// changes only through its own methods. The queue opens on first use: preparing and
+/// presenting need no capture storage.
 final class CaptureLane {
     private let path: String
     /// The queue once opened.
     private var opened: CaptureQueue?
     /// The last of the captures waiting, in order, for a write lock another connection holds
     /// on the capture queue; nil when none waits. Later captures queue behind it.
-    var backlog: Task<Void, Never>?
+    private(set) var backlog: Task<Void, Never>?
     /// How many captures wait in ``backlog``.
-    var backlogCount = 0
+    private var backlogCount = 0
     /// When queued events are delivered unasked (``CaptureDrain``).
-    var drain = CaptureDrain()
+    private(set) var drain = CaptureDrain()
     /// The drain run under way, if any.
-    var drainTask: Task<Void, Never>?
+    private(set) var drainTask: Task<Void, Never>?
     /// Where captured events go; nil posts them to the capture endpoint.
     private let sink: (any CaptureSink)?
 
@@ -50,9 +51,22 @@ final class CaptureLane {
     /// Whether a capture must wait behind others already waiting for the lock.
     var isBacklogged: Bool { backlog != nil }
 
+    /// `task` (which awaits ``backlog`` first) is the last capture waiting now.
+    func joinBacklog(_ task: Task<Void, Never>) {
+        backlogCount += 1
+        backlog = task
+    }
+
     /// Counts one capture out of the backlog; the backlog ends with its last.
     func leftBacklog() {
         backlogCount -= 1
         if backlogCount == 0 { backlog = nil }
     }
+
+    /// Applies an event to the drain (only its events can change it) and returns what to do;
+    /// ``JourneyHost`` performs it.
+    func drain(_ event: (inout CaptureDrain) -> CaptureDrain.Action) -> CaptureDrain.Action { event(&drain) }
+
+    /// Keeps the drain run under way.
+    func keepDrainTask(_ task: Task<Void, Never>) { drainTask = task }
 }

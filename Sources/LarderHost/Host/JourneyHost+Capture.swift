@@ -31,19 +31,20 @@ extension JourneyHost {
     }
 
     func receive(_ message: BridgeMessage) async {
-        guard !disposed else { return }
+        guard !lifecycle.isDisposed else { return }
         switch message {
         case .capture(let event, let body):
             capture(event, body: body)
         case .dismiss:
-            appMessages.yield(message)
+            observation.deliver(message)
             await close(.contentDismissed)
         case .complete:
-            appMessages.yield(message)
+            observation.deliver(message)
             await close(.contentCompleted)
         default:
-            recordActivity(message)
-            appMessages.yield(message)
+            // What it means for the open session's outcome and screen.
+            await perform(stage.contentSent(message))
+            observation.deliver(message)
         }
     }
 
@@ -91,8 +92,7 @@ extension JourneyHost {
             return
         }
         let previous = captures.backlog
-        captures.backlogCount += 1
-        captures.backlog = Task {
+        captures.joinBacklog(Task {
             await previous?.value
             let inserted: Result<Bool, HostError>
             do throws(HostError) {
@@ -102,7 +102,7 @@ extension JourneyHost {
             }
             captures.leftBacklog()
             noteQueued(event, inserted: inserted)
-        }
+        })
     }
 
     private func noteQueued(_ event: CaptureEvent, inserted: Result<Bool, HostError>) {
@@ -115,32 +115,31 @@ extension JourneyHost {
 
     /// Ends the bridge's counting period (a presentation begins or ends: each has its own rate
     /// limit) and notes what the period refused, if anything, in one entry.
-    func endBridgePeriod() {
+    /// - Parameter session: the session the period was, nil when it was while hidden.
+    func endBridgePeriod(of session: PresentationSession?) {
         let counts = driver.bridge.beginPeriod()
         guard counts.refused > 0 else { return }
-        let period = if case .presented(let session) = presentation { "session \(session.id)" } else { "while hidden" }
+        let period = session.map { "session \($0.id)" } ?? "while hidden"
         note(.bridgeRefused, "\(period): \(counts.refusalSummary(driver.bridge.limits))")
     }
 
-    /// A dismissal delivers what was queued (``CaptureDrain``).
-    func scheduleDelivery() { drainCaptures(.dismissed) }
-
     /// Performs ``CaptureDrain``'s decision on a trigger: a bounded run off the caller's path.
     func drainCaptures(_ trigger: CaptureDrain.Trigger) {
-        guard !disposed else { return }
-        performDrain(captures.drain.trigger(trigger))
+        guard !lifecycle.isDisposed else { return }
+        performDrain(captures.drain { $0.trigger(trigger) })
     }
 
+    /// Performs what ``CaptureDrain`` returned: the one place its actions are performed.
     private func performDrain(_ action: CaptureDrain.Action) {
         guard case .deliver(let maxBatches) = action else { return }
-        captures.drainTask = Task { [weak self] in
+        captures.keepDrainTask(Task { [weak self] in
             guard let self else { return }
             await self.runDrain(maxBatches: maxBatches)
-        }
+        })
     }
 
     private func runDrain(maxBatches: Int) async {
         let delivery = await deliverQueued(maxBatches: maxBatches)
-        performDrain(captures.drain.finished(failed: delivery.error != nil && delivery.remaining > 0))
+        performDrain(captures.drain { $0.finished(failed: delivery.error != nil && delivery.remaining > 0) })
     }
 }

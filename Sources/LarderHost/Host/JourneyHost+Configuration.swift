@@ -19,11 +19,11 @@ extension JourneyHost {
     /// - the deadlines and the capture settings: from their next use (the next fetch,
     ///   presentation, event or delivery); nothing prepared is invalidated.
     public func updateConfiguration(_ new: JourneyConfiguration) async {
-        guard !disposed, new != configuration else { return }
+        guard !lifecycle.isDisposed, new != configuration else { return }
         let change = ConfigurationChange.between(configuration, new)
         configuration = new
         if change.contains(.downloads) { origin.retireFetcher() }
-        if change.contains(.embeddedDefault) { embeddedBundle = nil }
+        if change.contains(.embeddedDefault) { lifecycle.embeddedChanged() }
         if change.contains(.scope) { return await invalidate("configuration changed; prepared content discarded") }
         if change.contains(.trust), await discardUntrusted() { return }
         if change.contains(.keptRemoval), await discardKeptAfterRemoval() { return }
@@ -33,13 +33,11 @@ extension JourneyHost {
     /// Discards prepared, staged and shown content (an open presentation ends), drops the
     /// answers on their way, and prepares again in the background.
     func invalidate(_ why: String) async {
-        generation += 1
-        preparation?.task.cancel()
-        preparation = nil
-        cancelRefresh()
+        perform(lifecycle.invalidated())
+        await schedule { $0.cancelled() }
         note(.invalidated, why)
-        await endPresentation(.app)
-        stage.releasePrepared()
+        await endSession(.stopped(.app))
+        await perform(stage.discarded())
         setReadiness(.idle)
         prepareInBackground()
     }
@@ -66,7 +64,7 @@ extension JourneyHost {
             return false
         }
         guard refused else { return false }
-        authorisedThisLaunch.remove(scope)
+        lifecycle.deauthorised(scope)
         await invalidate("trusted keys changed: the stored document is not signed by a trusted key; content discarded")
         return true
     }
@@ -78,9 +76,7 @@ extension JourneyHost {
         let scope = configuration.scope
         do {
             guard try store.record(scope).isRemovedButKept else { return false }
-            generation += 1
-            preparation?.task.cancel()
-            preparation = nil
+            perform(lifecycle.invalidated())
             note(.invalidated, "removed-journey policy changed to discard: the content kept after the confirmed 404 is discarded")
             try await discard(scope: scope, status: 404, journey: configuration.journeyID)
         } catch {
@@ -92,12 +88,11 @@ extension JourneyHost {
     /// Another embedded default: content prepared from the old one is prepared again: now
     /// when hidden; when shown, once dismissed (``dismiss()`` then finds nothing prepared).
     private func replaceEmbeddedContent() async {
-        guard let current = stage.prepared, current.journey.source == .embedded else { return }
+        guard stage.prepared?.journey.source == .embedded else { return }
         guard case .presented = presentation else {
             return await invalidate("another embedded default: content prepared from the old one is prepared again")
         }
         note(.invalidated, "another embedded default: the open presentation keeps the old one, the next is prepared again")
-        stage.prepared = nil
-        stage.retire(current)
+        await perform(stage.droppedPrepared())
     }
 }

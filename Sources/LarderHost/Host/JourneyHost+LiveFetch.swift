@@ -18,11 +18,11 @@ extension JourneyHost {
     /// - Parameter force: ask even during a backoff (an explicit refresh).
     func live(_ configuration: JourneyConfiguration, generation: Int, force: Bool = false) async -> LiveOutcome {
         let scope = configuration.scope
-        if let running = origin.liveFetches[scope] { return await running.value }
+        if let running = origin.liveFetch(for: scope) { return await running.value }
         let task = Task { await self.performLiveFetch(configuration, generation: generation, force: force) }
-        origin.liveFetches[scope] = task
+        origin.share(task, for: scope)
         let outcome = await task.value
-        if origin.liveFetches[scope] == task { origin.liveFetches[scope] = nil }
+        origin.finished(task, for: scope)
         return outcome
     }
 
@@ -36,7 +36,7 @@ extension JourneyHost {
         let client = ConfigurationClient(transport: origin.transport, clock: clock)
         let answer = await client.fetch(
             configuration, etag: record.document == nil ? nil : record.etag, timeout: configuration.fetchDeadline)
-        guard generation == self.generation else {
+        guard lifecycle.isCurrent(generation) else {
             return .failed(HostError(.cancelled, "the answer was for a previous configuration"))
         }
         do {
@@ -48,7 +48,7 @@ extension JourneyHost {
                 if let error = await fetchBundle(try assignedBundle(document), configuration: configuration) {
                     return try await fail(record, scope: scope, error, retryAfter: nil)
                 }
-                guard generation == self.generation else {
+                guard lifecycle.isCurrent(generation) else {
                     return .failed(HostError(.cancelled, "the answer was for a previous configuration"))
                 }
                 let now = clock.now
@@ -73,7 +73,7 @@ extension JourneyHost {
                 if try !isComplete(bundle), let error = await fetchBundle(bundle, configuration: configuration) {
                     return try await fail(record, scope: scope, error, retryAfter: nil)
                 }
-                guard generation == self.generation else {
+                guard lifecycle.isCurrent(generation) else {
                     return .failed(HostError(.cancelled, "the answer was for a previous configuration"))
                 }
                 let now = clock.now
@@ -135,7 +135,7 @@ extension JourneyHost {
 
     private func authorise(_ record: ScopeRecord, scope: String) async throws(HostError) {
         try await saveRecord(record, for: scope)
-        authorisedThisLaunch.insert(scope)
+        lifecycle.authorised(scope)
         guard let document = record.document else { return }
         var bundles: Set<Digest> = [try assignedBundle(document)]
         // An older revision the renderer can load stays beside one it cannot.
@@ -174,14 +174,14 @@ extension JourneyHost {
         record.deniedStatus = status
         record.deniedAt = clock.now
         try await saveRecord(record, for: scope)
-        authorisedThisLaunch.remove(scope)
+        lifecycle.deauthorised(scope)
         try await retainBundles([], for: scope)
         let why = status == 404 ? "404 confirmed: journey '\(journey)' was removed;" : "\(status):"
         note(.denied, "\(why) content for journey '\(journey)' discarded; the next attempt authorises afresh")
         guard DenialRule.endsPresentation(discardedScope: scope, currentScope: configuration.scope) else { return }
-        cancelRefresh()
-        await endPresentation(.failure)
-        stage.releasePrepared()
+        await schedule { $0.cancelled() }
+        await endSession(.stopped(.failure))
+        await perform(stage.discarded())
         setReadiness(.denied(status: status))
     }
 }

@@ -17,15 +17,12 @@ extension JourneyHost {
     public func logout() async throws(HostError) {
         try checkUsable()
         let scope = configuration.scope
-        generation += 1
-        preparation?.task.cancel()
-        preparation = nil
-        cancelRefresh()
-        origin.liveFetches[scope]?.cancel()
-        origin.liveFetches[scope] = nil
-        await endPresentation(.app)
-        stage.releasePrepared()
-        authorisedThisLaunch.remove(scope)
+        perform(lifecycle.invalidated())
+        await schedule { $0.cancelled() }
+        origin.cancelLiveFetch(for: scope)
+        await endSession(.stopped(.app))
+        await perform(stage.discarded())
+        lifecycle.deauthorised(scope)
         setReadiness(.idle)
         let store = store
         try await Self.offPool { () throws(HostError) in try store.delete(scope) }

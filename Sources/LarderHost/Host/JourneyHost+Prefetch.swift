@@ -7,7 +7,7 @@ public struct PrefetchResult: Sendable {
     /// The revision ready in the cache: authorised now, fresh from an earlier request of this
     /// host, or (with ``error``) stale from the cache because the origin could not be asked.
     /// Nil when nothing of the journey is cached.
-    public var flow: ResolvedFlow?
+    public var flow: PreparedJourney?
     /// Why the origin did not authorise the journey now (unavailable, backing off, denied);
     /// nil when it did, or when the cached revision is still fresh.
     public var error: HostError?
@@ -37,7 +37,7 @@ extension JourneyHost {
         var seen = Set<String>()
         let ids = journeys.filter { seen.insert($0).inserted }
         let base = configuration
-        let generation = generation
+        let generation = lifecycle.generation
         observation.progressMeter.start()
         var results: [PrefetchResult] = []
         for (index, id) in ids.enumerated() {
@@ -46,7 +46,7 @@ extension JourneyHost {
             var configuration = base
             configuration.journeyID = id
             results.append(await warm(configuration, generation: generation))
-            guard generation == self.generation, !disposed else { throw HostError(.cancelled, "the configuration changed during the warm-up") }
+            guard isCurrent(generation) else { throw HostError(.cancelled, "the configuration changed during the warm-up") }
         }
         observation.progressMeter.finish()
         return results
@@ -57,12 +57,12 @@ extension JourneyHost {
         let id = configuration.journeyID
         do {
             let (record, complete) = try storedState(scope)
-            if authorisedThisLaunch.contains(scope), let document = record.document, let renewed = record.renewed, complete,
-                !record.isRemovedButKept, FreshnessPolicy(document).decision(age: clock.now.duration(since: renewed)) == .fresh
+            if lifecycle.isAuthorised(scope), complete, !record.isRemovedButKept, let cached = try cachedFlow(of: record),
+                freshness(of: cached, in: scope) == .fresh
             {
-                note(.fresh, "warm-up: journey '\(id)' revision \(document.revision) is fresh in the cache")
+                note(.fresh, "warm-up: journey '\(id)' revision \(cached.revision) is fresh in the cache")
                 observation.progressMeter.report(1)
-                return PrefetchResult(journey: id, flow: try self.flow(document, renewed: renewed, source: .cache, stale: false))
+                return PrefetchResult(journey: id, flow: cached)
             }
             switch await live(configuration, generation: generation) {
             case .authorised(let document, let renewed, let source):

@@ -23,11 +23,11 @@ extension JourneyHost {
         try checkUsable()
         if case .presented = presentation, stage.preview != nil { return try await preparedDuringPreview(forceRefresh: forceRefresh) }
         if case .presented = presentation, let shown = stage.presented {
-            if forceRefresh { await refreshNow(generation: generation, evenInBackground: true) }
+            if forceRefresh { await refreshNow(generation: lifecycle.generation, evenInBackground: true) }
             return stage.presented?.journey ?? shown.journey
         }
         if !forceRefresh, let current = stage.prepared, let decision = freshness(of: current.journey), decision != .requiresFetch {
-            if decision == .presentAndRefresh { refreshInBackground() }
+            if decision == .presentAndRefresh { await schedule { $0.refreshRequested() } }
             if current.isReady { return current.journey }
         }
         if !forceRefresh, let current = stage.prepared, current.journey.stale, current.isReady, servesStale,
@@ -36,23 +36,28 @@ extension JourneyHost {
             // Served stale and the origin may not be asked yet: nothing new to try.
             return current.journey
         }
-        // A forced refresh shares only a forced preparation: it waits out one that may serve
-        // the cache, then starts its own.
-        while forceRefresh, let running = preparation, running.generation == generation, !running.forced {
-            do { _ = try await running.task.value } catch {
-                // Its caller gets its error; this one asks the origin itself.
+        while true {
+            switch lifecycle.join(forced: forceRefresh) {
+            case .share(let running):
+                return try await Self.value(of: running)
+            case .waitOut(let running):
+                // A forced refresh shares only a forced preparation: it waits out one that may
+                // serve the cache, then starts its own.
+                do { _ = try await running.value } catch {
+                    // Its caller gets its error; this one asks the origin itself.
+                }
+                // Finished: its caller clears it too, perhaps after this call goes on.
+                lifecycle.finished(running)
+            case .start:
+                let generation = lifecycle.generation
+                let task = Task { () async throws -> PreparedJourney in
+                    try await self.runPreparation(generation: generation, forceRefresh: forceRefresh)
+                }
+                lifecycle.started(task, forced: forceRefresh)
+                defer { lifecycle.finished(task) }
+                return try await Self.value(of: task)
             }
-            // Finished: its caller clears it too, perhaps after this call goes on.
-            if preparation?.task == running.task { preparation = nil }
         }
-        if let running = preparation, running.generation == generation { return try await Self.value(of: running.task) }
-        let generation = generation
-        let task = Task { () async throws -> PreparedJourney in
-            try await self.runPreparation(generation: generation, forceRefresh: forceRefresh)
-        }
-        preparation = (generation, task, forceRefresh)
-        defer { if preparation?.task == task { preparation = nil } }
-        return try await Self.value(of: task)
     }
 
     /// Shows the journey, preparing it first when needed, within the presentation deadline
@@ -86,113 +91,70 @@ extension JourneyHost {
     /// or a restore: ``PresentationOutcomeRule``).
     public func dismiss() async { await close(.app) }
 
-    /// Ends the open presentation as ``dismiss()`` describes; `ending` says who ended it.
+    /// Ends the open presentation as ``dismiss()`` describes (a preview as
+    /// ``preview(bundle:context:)`` does); `ending` says who ended it.
     func close(_ ending: PresentationOutcomeRule.Ending) async {
-        guard case .presented(let session) = presentation else { return }
-        if session.preview { return await closePreview(ending) }
-        guard let shown = stage.presented else { return }
-        let outcome = finishSession(ending)
-        endBridgePeriod()
-        presentation = .hidden
-        stage.presented = nil
-        note(.dismissed, "session \(session.id)" + (outcome.map { ": " + $0 } ?? ""))
-        switch DismissalRule.decide(
-            stagedPreloaded: stage.staged?.journey.preloaded, hasPrepared: stage.prepared != nil, shownPreloaded: shown.journey.preloaded)
-        {
-        case .showStaged(let preload):
-            stage.promoteStaged(after: shown)
-            if preload { await loadHiddenRecordingFailure() } else { await driver.renderer.unload() }
-        case .prepareAfresh:
-            stage.retire(shown)
-            await driver.renderer.unload()
-            setReadiness(.idle)
-            prepareInBackground()
-        case .reset:
-            do {
-                try await driver.renderer.reset()
-                let stillShown = stage.prepared?.content.lease === shown.content.lease
-                stage.prepared?.loaded = stillShown
-            } catch {
-                await driver.renderer.unload()
-                stage.prepared?.loaded = false
-            }
-        case .unload:
-            await driver.renderer.unload()
-        }
-        if let prepared = stage.prepared { setReadiness(prepared.isReady ? .ready(prepared.journey) : .unloaded(prepared.journey)) }
-        scheduleDelivery()
+        await endSession(.dismissed(ending))
     }
 
     /// Memory warning: unloads a hidden renderer (presenting rebuilds it from the cache) and
     /// trims the cache's memory tier; an open presentation is kept.
     public func handleMemoryWarning() async {
         cache.handleMemoryPressure(.warning)
-        guard !disposed, case .hidden = presentation, let current = stage.prepared, current.loaded else { return }
-        await driver.renderer.unload()
-        stage.prepared?.loaded = false
+        guard !lifecycle.isDisposed, let current = stage.prepared else { return }
+        let unloading = stage.memoryWarning()
+        guard unloading != .none else { return }
+        await perform(unloading)
         note(.unloaded, "memory warning: hidden renderer unloaded")
         setReadiness(.unloaded(current.journey))
     }
 
     // MARK: Internals
 
-    /// The freshness decision for prepared content; nil when it has no authorised document
-    /// (stale, embedded).
-    func freshness(of journey: PreparedJourney) -> FreshnessPolicy.Decision? {
-        guard let document = stage.prepared?.document, journey.revision == document.revision, let renewed = journey.renewed else { return nil }
-        return freshness(of: document, renewed: renewed)
-    }
-
     private func runPreparation(generation: Int, forceRefresh: Bool) async throws(HostError) -> PreparedJourney {
         setReadiness(.preparing)
         observation.progressMeter.start()
         let starting = startRenderer()
-        let flow: ResolvedFlow
+        let flow: PreparedJourney
+        let decision: FreshnessPolicy.Decision?
         do throws(HostError) {
-            flow = try await resolve(forceRefresh: forceRefresh)
+            (flow, decision) = try await resolve(forceRefresh: forceRefresh)
             do throws(HostError) { try await Self.value(of: starting) } catch {
-                driver.start = nil
+                driver.startFailed()
                 throw error
             }
         } catch {
-            if generation == self.generation, error.code != .denied { setReadiness(.failed(error.code)) }
+            if lifecycle.isCurrent(generation), error.code != .denied { setReadiness(.failed(error.code)) }
             throw error
         }
-        guard generation == self.generation else { throw HostError(.cancelled, "the configuration changed") }
-        if var current = stage.prepared, current.journey.bundle == flow.bundle, current.journey.revision == flow.revision {
-            // The same content: keep the lease and the loaded renderer, take the new standing.
-            current.journey.source = flow.source
-            current.journey.renewed = flow.renewed
-            current.journey.stale = flow.stale
-            current.journey.removed = flow.removed
-            current.journey.fallbackReason = flow.fallbackReason
-            current.document = flow.stale ? nil : flow.document
-            stage.prepared = current
-        } else {
-            let next: Prepared
+        guard lifecycle.isCurrent(generation) else { throw HostError(.cancelled, "the configuration changed") }
+        // The same content keeps its lease and the loaded renderer, and takes the new standing.
+        if !stage.resolvedAgain(flow) {
+            let next: PreparedContent
             do { next = try await makePrepared(flow) } catch {
                 setReadiness(.failed(error.code))
                 throw error
             }
             // The lease is taken off the actor: the configuration may have changed meanwhile.
-            guard generation == self.generation else {
-                next.content.lease.release()
+            guard lifecycle.isCurrent(generation) else {
+                next.lease.release()
                 throw HostError(.cancelled, "the configuration changed")
             }
-            stage.replacePrepared(with: next)
+            await perform(stage.prepared(next))
         }
         if stage.prepared?.journey.preloaded == true {
             try await loadHidden()
         } else {
             note(.rendererReady, "direct presentation: the renderer starts when visible")
         }
-        guard generation == self.generation, let ready = stage.prepared else { throw HostError(.cancelled, "the configuration changed") }
+        guard lifecycle.isCurrent(generation), let ready = stage.prepared else { throw HostError(.cancelled, "the configuration changed") }
         observation.progressMeter.finish()
         setReadiness(.ready(ready.journey))
-        if flow.needsRefresh {
-            refreshInBackground()
-        } else if !flow.stale, let renewed = flow.renewed, let document = flow.document {
-            scheduleRefresh(at: refreshDate(of: document, renewed: renewed))
+        // The fallback chain's freshness decision, taken once: refresh now, or when due.
+        if decision == .presentAndRefresh {
+            await schedule { $0.refreshRequested() }
+        } else if let due = refreshDue(of: flow) {
+            await scheduleRefresh(at: due)
         }
         return ready.journey
     }
@@ -216,8 +178,7 @@ extension JourneyHost {
             setReadiness(.failed(error.code))
             throw error
         }
-        guard stage.prepared?.content.lease === current.content.lease else { return }
-        stage.prepared?.loaded = true
+        guard stage.loaded(current.lease) else { return }
         note(.rendererReady, "revision \(current.journey.revision) ready hidden")
         setReadiness(.ready(current.journey))
     }
@@ -246,10 +207,7 @@ extension JourneyHost {
             try await driver.renderer.reset()
             throw HostError(.cancelled, "the presentation deadline passed")
         }
-        stage.sessionContext = context
-        presentation = .presented(session)
-        stage.presented = stage.prepared
-        beginSession(entry: current.content.lease.manifest.entry)
+        await perform(stage.opened(session, context: context, entry: current.lease.manifest.entry))
         note(.presented, "session \(session.id): revision \(journey.revision) from \(journey.source.rawValue)")
         recordPresentation(session)
         // A host that began presenting meanwhile ends now.
@@ -267,7 +225,7 @@ extension JourneyHost {
         if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
         await replaceOtherPresentation()
         if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
-        endBridgePeriod()
+        endBridgePeriod(of: stage.session?.session)
         try await driver.renderer.show(session)
     }
 
@@ -284,31 +242,13 @@ extension JourneyHost {
 
     /// Leases a resolved flow's bundle and decides between prepared and direct presentation:
     /// prepared when both the renderer and the bundle support it.
-    func makePrepared(_ flow: ResolvedFlow) async throws(HostError) -> Prepared {
+    func makePrepared(_ flow: PreparedJourney) async throws(HostError) -> PreparedContent {
         let lease = try await leaseBundle(flow.bundle)
         let mode = PresentationMode.of(
             rendererSupportsPreparation: driver.renderer.supportsPreparation, bundleCapabilities: lease.manifest.renderer.capabilities)
-        let journey = PreparedJourney(
-            journey: flow.journey, revision: flow.revision, bundle: flow.bundle, source: flow.source, renewed: flow.renewed,
-            stale: flow.stale, preloaded: mode == .prepared, removed: flow.removed, fallbackReason: flow.fallbackReason,
-            published: flow.published, assignment: flow.assignment)
-        return Prepared(
-            journey: journey, document: flow.stale ? nil : flow.document,
-            content: RenderContent(journey: flow.journey, revision: flow.revision, lease: lease, cache: cache), loaded: false)
-    }
-
-    /// Ends an open presentation (denial, configuration change, logout): the renderer drops it.
-    /// - Parameter ending: who ended it (``PresentationOutcomeRule``).
-    func endPresentation(_ ending: PresentationOutcomeRule.Ending) async {
-        guard case .presented(let session) = presentation else { return }
-        let outcome = finishSession(ending)
-        endBridgePeriod()
-        presentation = .hidden
-        stage.clearPresented()
-        stage.endPreview()
-        await driver.renderer.unload()
-        stage.prepared?.loaded = false
-        note(.discarded, "session \(session.id) stopped" + (outcome.map { ": " + $0 } ?? ""))
+        return PreparedContent(
+            journey: flow.preloaded(mode == .prepared),
+            content: RenderContent(journey: flow.journey, revision: flow.revision, lease: lease, cache: cache))
     }
 
     func startRenderer() -> Task<Void, any Error> {
@@ -316,7 +256,7 @@ extension JourneyHost {
         listenToBridge()
         listenToRendererEvents()
         let task = Task { [renderer = driver.renderer, bridge = driver.bridge] () async throws in try await renderer.start(bridge: bridge) }
-        driver.start = task
+        driver.keepStart(task)
         return task
     }
 

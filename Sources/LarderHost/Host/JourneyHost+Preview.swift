@@ -42,36 +42,11 @@ extension JourneyHost {
     /// While a preview is on screen: the prepared content as it is (its load would take the
     /// renderer from the preview); a forced refresh asks the origin (a new revision is staged).
     func preparedDuringPreview(forceRefresh: Bool) async throws(HostError) -> PreparedJourney {
-        if forceRefresh { await refreshNow(generation: generation, evenInBackground: true) }
+        if forceRefresh { await refreshNow(generation: lifecycle.generation, evenInBackground: true) }
         guard let prepared = stage.prepared else {
             throw HostError(.cancelled, "a preview is on screen: journey '\(configuration.journeyID)' is prepared once it is dismissed")
         }
         return prepared.journey
-    }
-
-    /// Ends the open preview (``close(_:)`` for a preview session) and restores the prepared
-    /// state (``PreviewRule/afterDismissal(stagedPreloaded:preparedPreloaded:)``).
-    func closePreview(_ ending: PresentationOutcomeRule.Ending) async {
-        guard case .presented(let session) = presentation else { return }
-        let outcome = finishSession(ending)
-        endBridgePeriod()
-        presentation = .hidden
-        stage.endPreview()
-        stage.sessionContext = [:]
-        note(.dismissed, "preview session \(session.id)" + (outcome.map { ": " + $0 } ?? ""))
-        await driver.renderer.unload()
-        stage.prepared?.loaded = false
-        switch PreviewRule.afterDismissal(stagedPreloaded: stage.staged?.journey.preloaded, preparedPreloaded: stage.prepared?.journey.preloaded) {
-        case .showStaged(let preload):
-            stage.promoteStaged(after: nil)
-            if preload { await loadHiddenRecordingFailure() }
-        case .loadPreparedHidden:
-            await loadHiddenRecordingFailure()
-        case .leaveUnloaded:
-            break
-        }
-        if let prepared = stage.prepared { setReadiness(prepared.isReady ? .ready(prepared.journey) : .unloaded(prepared.journey)) }
-        scheduleDelivery()
     }
 
     private func showPreview(_ bundle: Digest, context: [String: String]) async throws(HostError) -> PresentationSession {
@@ -81,36 +56,29 @@ extension JourneyHost {
             throw HostError(.incompatible, "bundle \(bundle) is not loaded: \(reason)", digest: bundle)
         }
         do throws(HostError) { try await Self.value(of: startRenderer()) } catch {
-            driver.start = nil
+            driver.startFailed()
             throw error
         }
         let lease = try await leaseBundle(bundle)
         let journeyID = configuration.journeyID
-        let journey = PreparedJourney(
-            journey: journeyID, revision: 0, bundle: bundle, source: source, renewed: nil, stale: false, preloaded: false, removed: false,
-            fallbackReason: nil)
-        let shown = Prepared(journey: journey, document: nil, content: RenderContent(journey: journeyID, revision: 0, lease: lease, cache: cache), loaded: false)
+        let journey = PreparedJourney(journey: journeyID, revision: 0, bundle: bundle, source: source, renewed: nil, document: nil, stale: false)
+        let shown = PreparedContent(journey: journey, content: RenderContent(journey: journeyID, revision: 0, lease: lease, cache: cache))
         let session = PresentationSession(
             id: UUID().uuidString.lowercased(), journey: journeyID, revision: 0, bundle: bundle, context: context, preview: true)
-        // Held from here, so every way out releases it.
-        stage.preview = shown
+        // Held from here, so every way out releases it; the renderer no longer holds the
+        // prepared content, whatever happens next.
+        await perform(stage.previewLoading(shown))
         do throws(HostError) {
             var content = shown.content
             content.context = context
-            // The renderer no longer holds the prepared content, whatever happens next.
-            stage.prepared?.loaded = false
             try await driver.renderer.load(content, visible: true)
             try await appear(session)
             if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
         } catch {
-            stage.endPreview()
-            await driver.renderer.unload()
-            if stage.prepared?.journey.preloaded == true { await loadHiddenRecordingFailure() }
+            await perform(stage.previewFailed())
             throw error
         }
-        stage.sessionContext = context.merging([PreviewRule.captureKey: "true"]) { $1 }
-        presentation = .presented(session)
-        beginSession(entry: lease.manifest.entry)
+        await perform(stage.opened(session, context: context.merging([PreviewRule.captureKey: "true"]) { $1 }, entry: lease.manifest.entry))
         note(.presented, "preview session \(session.id): bundle \(bundle.hex.prefix(12)) from \(source.rawValue), not the journey's revision")
         recordPresentation(session)
         await claimScreen()

@@ -8,7 +8,7 @@ extension JourneyHost {
     /// accept: it expires too), then to the embedded default, and says why in the flow and the
     /// timeline.
     /// - Throws: ``HostError/Code/incompatible`` when nothing fits.
-    func gated(_ flow: ResolvedFlow) async throws(HostError) -> ResolvedFlow {
+    func gated(_ flow: PreparedJourney) async throws(HostError) -> PreparedJourney {
         guard let reason = try unfit(flow.bundle) else { return flow }
         let what = flow.source == .embedded ? "the embedded default" : "revision \(flow.revision)"
         note(.rendererGate, "\(what) (bundle \(flow.bundle.hex.prefix(12))) is not loaded: \(reason)")
@@ -19,13 +19,12 @@ extension JourneyHost {
             note(.rendererGate, "revision \(older.revision) from the cache instead")
             var fallback = try self.flow(older, renewed: flow.renewed, source: .cache, stale: flow.stale)
             fallback.removed = flow.removed
-            fallback.needsRefresh = flow.needsRefresh
             fallback.fallbackReason = "revision \(flow.revision) is not loaded: \(reason); revision \(older.revision) is served instead"
             return fallback
         }
         if flow.source != .embedded, let embedded = try await embeddedDefault(), try unfit(embedded) == nil {
             note(.rendererGate, "the embedded default instead")
-            var fallback = ResolvedFlow(
+            var fallback = PreparedJourney(
                 journey: flow.journey, revision: 0, bundle: embedded, source: .embedded, renewed: nil, document: nil, stale: false)
             fallback.fallbackReason = "revision \(flow.revision) is not loaded: \(reason); the embedded default is served instead"
             return fallback

@@ -3,85 +3,59 @@ import LarderCache
 import LarderFormat
 import LarderTransport
 
-/// A flow ready to show: its revision, its bundle (complete in the cache) and where it came from.
-public struct ResolvedFlow: Sendable, Equatable {
-    public var journey: String
-    /// 0 for the embedded default.
-    public var revision: Int64
-    public var bundle: Digest
-    public var source: ContentSource
-    /// When the origin last authorised it (nil for the embedded default).
-    public var renewed: Date?
-    /// The configuration document (nil for the embedded default).
-    public var document: JourneyDocument?
-    /// True when it was served from the cache after the origin could not be asked.
-    public var stale: Bool
-    /// True when the origin confirmed the journey is gone and the cached revision is served
-    /// under ``RemovedJourneyPolicy/keepServing``.
-    public var removed = false
-    /// Why an older revision or the embedded default is served instead of the authorised
-    /// one (its bundle needs a renderer this host does not have); nil otherwise.
-    public var fallbackReason: String?
-    /// True when it is inside the refresh window's second half: shown at once, refreshed in
-    /// the background.
-    var needsRefresh = false
-    /// When its revision was published (the document's ISO 8601 date; nil for the embedded default).
-    public var published: String?
-    /// Which side of a staged rollout this identity is on; nil without one.
-    public var assignment: RolloutAssignment?
-}
-
 extension JourneyHost {
     /// Resolves the flow, walking the fallback chain: fresh cache, a live fetch with a hard
     /// deadline, the stale cache, the embedded default.
     /// - Parameter forceRefresh: skip the fresh cache and ask the origin (seed 002's
     ///   `forceRefresh: true`, behind a pull to refresh): without a live answer within the
     ///   deadline (or during a backoff, which still holds) the rest of the chain serves the
-    ///   flow, its ``ResolvedFlow/fallbackReason`` saying why.
+    ///   flow, its ``PreparedJourney/fallbackReason`` saying why.
+    /// - Returns: the flow, loaded nowhere (``PreparedJourney/preloaded`` is false).
     /// - Throws: ``HostError/Code/denied`` when the origin denied the scope (denied content
     ///   is never reused), otherwise the live fetch's error when nothing can be shown.
-    public func resolveFlow(forceRefresh: Bool = false) async throws(HostError) -> ResolvedFlow {
+    public func resolveFlow(forceRefresh: Bool = false) async throws(HostError) -> PreparedJourney {
         try checkUsable()
-        return try await resolve(forceRefresh: forceRefresh)
+        return try await resolve(forceRefresh: forceRefresh).journey
     }
 
     /// ``resolveFlow(forceRefresh:)`` for callers to whom a missing flow is normal: nil when
     /// there is nothing to show (the app then shows its own screen).
-    public func resolveFlowIfAvailable(forceRefresh: Bool = false) async -> ResolvedFlow? {
+    public func resolveFlowIfAvailable(forceRefresh: Bool = false) async -> PreparedJourney? {
         do { return try await resolveFlow(forceRefresh: forceRefresh) } catch { return nil }
     }
 
-    /// The flow to show: the fallback chain, then the renderer gate.
-    func resolve(forceRefresh: Bool = false) async throws(HostError) -> ResolvedFlow {
-        let flow = try await resolveAuthorised(forceRefresh: forceRefresh)
-        return try await gated(flow)
+    /// The flow to show: the fallback chain, then the renderer gate; with the freshness
+    /// decision the chain took on the cache (nil when it did not serve the fresh cache), so the
+    /// preparation acts on it without deciding again.
+    func resolve(forceRefresh: Bool = false) async throws(HostError) -> (journey: PreparedJourney, freshness: FreshnessPolicy.Decision?) {
+        let (flow, decision) = try await resolveAuthorised(forceRefresh: forceRefresh)
+        return (try await gated(flow), decision)
     }
 
     /// The fallback chain, before the renderer gate.
-    private func resolveAuthorised(forceRefresh: Bool) async throws(HostError) -> ResolvedFlow {
+    private func resolveAuthorised(forceRefresh: Bool) async throws(HostError) -> (PreparedJourney, FreshnessPolicy.Decision?) {
         let configuration = configuration
-        let generation = generation
+        let generation = lifecycle.generation
         let scope = configuration.scope
         let (record, complete) = try storedState(scope)
         let start = clock.now
-        let decision = zip(record.document, record.renewed).map { freshness(of: $0, renewed: $1) }
+        let cached = try cachedFlow(of: record)
+        let decision = cached.flatMap { freshness(of: $0) }
         let outcome: LiveOutcome?
         let asked: Bool
         switch FallbackChain.opening(
             freshness: decision, complete: complete, removedButKept: record.isRemovedButKept, notBefore: record.notBefore, now: start,
-            fetchRunning: origin.liveFetches[scope] != nil, forceRefresh: forceRefresh)
+            fetchRunning: origin.liveFetch(for: scope) != nil, forceRefresh: forceRefresh)
         {
-        case .serveFresh(let refreshInBackground):
-            guard let document = record.document, let renewed = record.renewed else { preconditionFailure("fresh without a document") }
+        case .serveFresh:
+            guard let cached, let renewed = cached.renewed else { preconditionFailure("fresh without a document") }
             let age = DurationText.describe(start.duration(since: renewed))
-            if authorisedThisLaunch.contains(scope) {
-                note(.fresh, "revision \(document.revision) is \(age) old: shown from the cache")
+            if lifecycle.isAuthorised(scope) {
+                note(.fresh, "revision \(cached.revision) is \(age) old: shown from the cache")
             } else {
-                note(.fresh, "cache first: revision \(document.revision) (\(age) old) shown from the cache, revalidated behind it")
+                note(.fresh, "cache first: revision \(cached.revision) (\(age) old) shown from the cache, revalidated behind it")
             }
-            var flow = try flow(document, renewed: renewed, source: .cache, stale: false)
-            flow.needsRefresh = refreshInBackground
-            return flow
+            return (cached, decision)
         case .backingOff(let notBefore):
             // Within a backoff nothing asks the origin, so the record read above is current.
             outcome = .failed(backingOff(until: notBefore))
@@ -92,12 +66,12 @@ extension JourneyHost {
                 await self.live(configuration, generation: generation)
             }
             asked = true
-            guard generation == self.generation else { throw HostError(.cancelled, "the configuration changed") }
+            guard lifecycle.isCurrent(generation) else { throw HostError(.cancelled, "the configuration changed") }
         }
         var failure: HostError
         switch outcome {
         case .authorised(let document, let renewed, let source)?:
-            return try flow(document, renewed: renewed, source: source, stale: false)
+            return (try flow(document, renewed: renewed, source: source, stale: false), nil)
         case .denied(let status)?:
             throw HostError(.denied, "the origin denied journey '\(configuration.journeyID)'", status: status)
         case .failed(let error)?:
@@ -120,13 +94,15 @@ extension JourneyHost {
             var flow = try flow(document, renewed: latest.renewed, source: .cache, stale: true)
             flow.removed = latest.isRemovedButKept
             flow.fallbackReason = FallbackChain.fallbackReason(forced: forceRefresh, failure: failure.message)
-            return flow
+            return (flow, nil)
         case .embeddedOrFail:
             if let embedded = try await embeddedDefault() {
                 note(.embedded, "the embedded default: \(failure.message)")
-                return ResolvedFlow(
-                    journey: configuration.journeyID, revision: 0, bundle: embedded, source: .embedded, renewed: nil, document: nil,
-                    stale: false, fallbackReason: FallbackChain.fallbackReason(forced: forceRefresh, failure: failure.message))
+                return (
+                    PreparedJourney(
+                        journey: configuration.journeyID, revision: 0, bundle: embedded, source: .embedded, renewed: nil, document: nil,
+                        stale: false, fallbackReason: FallbackChain.fallbackReason(forced: forceRefresh, failure: failure.message)), nil
+                )
             }
             throw failure
         }
@@ -141,17 +117,12 @@ extension JourneyHost {
     /// The embedded default's bundle, imported into the cache on first use; nil when the
     /// configuration has none.
     func embeddedDefault() async throws(HostError) -> Digest? {
-        if let embeddedBundle { return embeddedBundle }
+        if let imported = lifecycle.embeddedBundle { return imported }
         guard let path = configuration.embeddedDefault else { return nil }
         let bundle = try await importEmbedded(path)
-        embeddedBundle = bundle
+        lifecycle.embeddedImported(bundle)
         return bundle
     }
 
     static func iso(_ date: Date) -> String { date.formatted(.iso8601) }
-}
-
-private func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
-    guard let a, let b else { return nil }
-    return (a, b)
 }

@@ -18,60 +18,19 @@ extension JourneyHost {
     /// The screen on show: the bundle's entry document when a presentation opens, then each
     /// screen a `navigate` message names; nil while hidden (before the first screen appears and
     /// after a presentation ended).
-    public var currentScreen: JourneyScreen? { stage.activity.screen }
+    public var currentScreen: JourneyScreen? { stage.screen }
 
     /// The screen on show (``currentScreen``), then every change, until the host is disposed.
     public func screenUpdates() -> AsyncStream<JourneyScreen?> { observation.screenUpdates() }
 
-    /// Notes what a message from the content means for the open session's outcome and screen;
-    /// nothing while hidden.
-    func recordActivity(_ message: BridgeMessage) {
-        guard stage.isPresented else { return }
-        switch message {
-        case .purchase: stage.activity.purchaseRequested = true
-        case .restorePurchases: stage.activity.restoreRequested = true
-        case .navigate(let screen): showScreen(JourneyScreen(id: screen))
-        default: break
-        }
-    }
-
-    /// Opens the session's record: the first screen is the bundle's entry document.
-    func beginSession(entry: String) {
-        stage.activity = SessionActivity()
-        showScreen(JourneyScreen(id: entry))
-    }
-
-    private func showScreen(_ screen: JourneyScreen?) {
-        stage.activity.screen = screen
-        observation.screenChanged(to: screen)
-    }
-
-    /// Ends the open session's record (``PresentationOutcomeRule``): publishes its result and
-    /// leaves the coordinator. Call while ``presentation`` still holds the session; nothing
-    /// when none is open.
-    /// - Returns: the outcome and last screen, for the timeline entry the caller writes
-    ///   ("dismissed on screen screen-2.html"); nil when no session was open.
-    @discardableResult
-    func finishSession(_ ending: PresentationOutcomeRule.Ending) -> String? {
-        guard case .presented(let session) = presentation else { return nil }
-        let activity = stage.activity
-        let outcome = PresentationOutcomeRule.decide(
-            ending: ending, purchaseRequested: activity.purchaseRequested, restoreRequested: activity.restoreRequested)
-        stage.activity = SessionActivity()
-        observation.screenChanged(to: nil)
-        coordinator.release(presenterID)
-        observation.presentationEnded(PresentationResult(session: session, outcome: outcome, screen: activity.screen, ended: clock.now))
-        return outcome.rawValue + (activity.screen.map { " on screen \($0.id)" } ?? "")
-    }
-
     /// Takes the screen in the coordinator; a host presenting until now ends as replaced.
     func claimScreen() async {
-        let displaced = coordinator.claim(presenterID) { [weak self] in await self?.close(.replaced) }
+        let displaced = seat.claim { [weak self] in await self?.close(.replaced) }
         await displaced?.replace()
     }
 
     /// Ends another host's presentation as replaced before this one shows.
     func replaceOtherPresentation() async {
-        await coordinator.current(excluding: presenterID)?.replace()
+        await seat.otherPresenter()?.replace()
     }
 }

@@ -4,10 +4,14 @@ import LarderFormat
 /// What a host knows about its scope without asking the origin.
 public struct JourneyStatus: Sendable, Equatable {
     public var journey: String
-    /// The last authorised configuration: revision, bundle and refresh interval (seconds).
+    /// The last authorised configuration: revision and bundle.
     public var revision: Int64?
     public var bundle: Digest?
+    /// The refresh interval the host uses for it, in seconds: what the document asks for
+    /// (``requestedRefresh``), clamped to 10–30 min (``FreshnessPolicy``).
     public var refresh: Int64?
+    /// The refresh interval the document asks for, in seconds.
+    public var requestedRefresh: Int64?
     /// When the origin last authorised it (nil when never).
     public var renewed: Date?
     /// What that means for a new presentation by this host: `requiresFetch` also when the
@@ -54,13 +58,15 @@ extension JourneyHost {
         let configuration = configuration
         let (record, cached) = try storedState(configuration.scope)
         let document = record.document
-        let decision = zip(document, record.renewed).map { freshness(of: $0, renewed: $1) }
+        let journey = try cachedFlow(of: record)
         let queue = try captureQueue()
         let pending = try queue.pendingCount()
         let ofJourney = try queue.pendingCount(journey: configuration.journeyID)
         return JourneyStatus(
-            journey: configuration.journeyID, revision: document?.revision, bundle: document?.bundle, refresh: document?.refresh,
-            renewed: record.renewed, freshness: decision, authorisedSinceStart: authorisedThisLaunch.contains(configuration.scope), cached: cached,
+            journey: configuration.journeyID, revision: document?.revision, bundle: document?.bundle,
+            refresh: document?.window.refreshInterval.components.seconds,
+            requestedRefresh: document?.refresh, renewed: record.renewed, freshness: journey.flatMap { freshness(of: $0) },
+            authorisedSinceStart: lifecycle.isAuthorised(configuration.scope), cached: cached,
             failures: record.failures, nextAttempt: record.notBefore, pendingCaptures: pending,
             journeyCaptures: ofJourney,
             denial: zip(record.deniedStatus, record.deniedAt).map {

@@ -20,8 +20,7 @@ extension JourneyHost {
     func trustedRecord(_ scope: String) throws(HostError) -> ScopeRecord {
         var record = try store.record(scope)
         if let document = record.document, let refusal = try storedRefusal(of: document, scope: scope) {
-            if origin.refusedStoredDocument != document {
-                origin.refusedStoredDocument = document
+            if origin.rememberRefused(document) {
                 note(.rejected, "rejected: cached revision \(document.revision): \(refusal); not used")
             }
             record.document = nil
@@ -37,10 +36,10 @@ extension JourneyHost {
         let trust = trust
         guard trust.isEnforced else { return nil }
         let accepted = try store.accepted(scope)
-        let remembered = origin.verifiedDocument.map { $0.keys == trust.keys && $0.document == document } ?? false
+        let remembered = origin.isVerified(document, keys: trust.keys)
         let verified = remembered || accepted.verified == SHA256Hasher.hash(document.canonicalBytes)
         let refusal = trust.refusal(of: document, now: clock.now, highestAccepted: accepted.revision, signatureVerified: verified)
-        if refusal == nil, !remembered { origin.verifiedDocument = (document, trust.keys) }
+        if refusal == nil, !remembered { origin.rememberVerified(document, keys: trust.keys) }
         return refusal
     }
 
@@ -118,10 +117,17 @@ extension JourneyHost {
         return RolloutAssignment.of(document, id: try captureQueue().visitor())
     }
 
+    /// The stored record's flow as the cache serves it before asking the origin (its
+    /// freshness is for ``freshness(of:in:)`` to decide); nil without a document.
+    func cachedFlow(of record: ScopeRecord) throws(HostError) -> PreparedJourney? {
+        guard let document = record.document, let renewed = record.renewed else { return nil }
+        return try flow(document, renewed: renewed, source: .cache, stale: false)
+    }
+
     /// A flow for an authorised document, with this identity's bundle.
-    func flow(_ document: JourneyDocument, renewed: Date?, source: ContentSource, stale: Bool) throws(HostError) -> ResolvedFlow {
+    func flow(_ document: JourneyDocument, renewed: Date?, source: ContentSource, stale: Bool) throws(HostError) -> PreparedJourney {
         let assignment = try assignment(document)
-        return ResolvedFlow(
+        return PreparedJourney(
             journey: document.journey, revision: document.revision, bundle: assignment?.bundle(of: document) ?? document.bundle,
             source: source, renewed: renewed, document: document, stale: stale, published: document.published, assignment: assignment)
     }

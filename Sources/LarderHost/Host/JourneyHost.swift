@@ -10,10 +10,15 @@ import LarderTransport
 /// once, offline too. Every rule of freshness, denial, backoff and configuration change is
 /// described on the method it applies to; time, network and renderer are injected.
 ///
-/// The host orchestrates only. Its state lives in components it owns, plain types isolated to
-/// it (no hop off the actor), none of which reads another's: ``HostObservation``,
-/// ``PresentationStage``, ``OriginLink`` (with its ``RefreshSchedule``), ``RendererDriver``
-/// and ``CaptureLane``. Each rule is one pure decision it performs (``FallbackChain``,
+/// The host performs; it decides nothing itself. Its stateful rules are state machines whose
+/// events return actions, which it performs in one place per machine and whose tasks it keeps
+/// (``HostLifecycle``: generation, disposal, the shared preparation, authorisation this
+/// launch, the embedded default; ``PresentationStage``: what is prepared, staged and shown,
+/// and the open session; ``RefreshSchedule``; ``CaptureDrain``). The rest of its state lives
+/// in components it owns, plain types isolated to it (no hop off the actor), none of which
+/// reads another's and each of which changes only through its own methods:
+/// ``HostObservation``, ``OriginLink`` (with the refresh schedule), ``RendererDriver`` and
+/// ``CaptureLane``. Each other rule is one pure decision (``FallbackChain``,
 /// ``FreshnessPolicy``, ``FreshnessRenewal``, ``Backoff``, ``DenialRule``, ``StagingRule``,
 /// ``DismissalRule``, ``PresentationOutcomeRule``, ``PresentationMode``, ``RendererGate``,
 /// ``RendererTermination``, ``DocumentTrust``, ``ConfigurationChange``); README.md's host
@@ -26,35 +31,22 @@ public actor JourneyHost {
 
     /// The current configuration.
     public internal(set) var configuration: JourneyConfiguration
-    /// Bumped by every configuration change: late answers for an older scope are dropped.
-    var generation = 0
-    /// Scopes authorised by the origin since this host was created: after a restart a new
-    /// presentation needs fresh authorisation.
-    var authorisedThisLaunch: Set<String> = []
-    /// Set by ``dispose()``: the host is unavailable from then on.
-    var disposed = false
-    /// The preparation under way, shared by concurrent ``prepare(forceRefresh:)`` calls of its
-    /// generation (a forced one only by forced calls).
-    var preparation: (generation: Int, task: Task<PreparedJourney, any Error>, forced: Bool)?
-    /// The embedded default's bundle, once imported.
-    var embeddedBundle: Digest?
-
-    /// Readiness, presentation and progress streams, and the timeline.
+    /// Generation, disposal, the shared preparation, authorisation this launch, the embedded
+    /// default.
+    var lifecycle = HostLifecycle()
+    /// What is prepared, staged and on screen, and the open session.
+    var stage = PresentationStage()
+    /// Readiness, presentation and progress streams, the app's messages, and the timeline.
     let observation: HostObservation
-    /// What is prepared, staged and on screen.
-    let stage = PresentationStage()
-    /// The link to the origin: live fetches, bundle fetchers, trust's memory, refreshes.
+    /// The link to the origin: live fetches, bundle fetchers, trust's memory, the refresh
+    /// schedule.
     let origin: OriginLink
     /// The renderer, its start, the bridge and the gate's verdicts.
     let driver: RendererDriver
-    /// The capture queue, its backlog and the sink.
+    /// The capture queue, its backlog, the drain and the sink.
     let captures: CaptureLane
-    /// The hosts this one presents one at a time with (``PresentationCoordinator``).
-    let coordinator: PresentationCoordinator
-    /// This host in the coordinator.
-    let presenterID = UUID()
-    /// Where ``messages`` come from.
-    let appMessages: AsyncStream<BridgeMessage>.Continuation
+    /// This host among the hosts it presents one at a time with (``PresentationCoordinator``).
+    let seat: PresentationCoordinator.Seat
 
     /// Messages from the content for the app: dismiss, complete, navigate, open link, purchase,
     /// restore and custom messages (captures go to the capture queue instead).
@@ -81,28 +73,29 @@ public actor JourneyHost {
         self.cache = cache
         self.clock = clock
         self.store = try HostStore(path: storage + "/host.sqlite")
-        self.coordinator = coordinator
-        observation = HostObservation(clock: clock)
+        seat = PresentationCoordinator.Seat(coordinator: coordinator)
+        let (messages, appMessages) = AsyncStream.makeStream(of: BridgeMessage.self)
+        self.messages = messages
+        observation = HostObservation(clock: clock, messages: appMessages)
         origin = OriginLink(transport: transport)
         driver = RendererDriver(renderer: renderer, clock: clock)
         captures = CaptureLane(path: storage + "/capture.sqlite", sink: captureSink)
-        (messages, appMessages) = AsyncStream.makeStream(of: BridgeMessage.self)
     }
 
     /// Starts passing renderer messages on, in order (once).
     func listenToBridge() {
         guard let incoming = driver.takeBridgeMessages() else { return }
-        driver.bridgeTask = Task { [weak self] in
+        driver.listen(bridge: Task { [weak self] in
             for await message in incoming {
                 guard let self else { return }
                 await self.receive(message)
             }
-        }
+        })
     }
 
     deinit {
         // The components cancel their own tasks as they go.
-        preparation?.task.cancel()
+        lifecycle.preparation?.task.cancel()
     }
 
     // MARK: Observation
@@ -135,14 +128,8 @@ public actor JourneyHost {
     /// (``BridgeLimits``).
     public func bridgeCounts() -> BridgeCounts { driver.bridge.counts }
 
-    /// The presentation's state; setting it publishes a change to ``presentationUpdates()``.
-    var presentation: PresentationState {
-        get { stage.presentation }
-        set {
-            stage.presentation = newValue
-            observation.presentationChanged(to: newValue)
-        }
-    }
+    /// The presentation's state (the stage's).
+    var presentation: PresentationState { stage.presentation }
 
     func setReadiness(_ value: Readiness) { observation.setReadiness(value) }
 
@@ -157,36 +144,37 @@ public actor JourneyHost {
     /// Cancels preparation and refresh work, cuts the renderer bridge, stops the renderer and
     /// makes the host unavailable. Queued captures stay queued for another host.
     public func dispose() async {
-        guard !disposed else { return }
-        disposed = true
-        generation += 1
-        preparation?.task.cancel()
-        preparation = nil
-        cancelRefresh()
-        for task in origin.liveFetches.values { task.cancel() }
+        guard let ending = lifecycle.disposed() else { return }
+        perform(ending)
+        await schedule { $0.cancelled() }
+        origin.cancelLiveFetches()
         if let fetcher = origin.currentFetcher { await fetcher.cancelAll() }
-        driver.bridgeTask?.cancel()
-        endBridgePeriod()
-        driver.rendererEventTask?.cancel()
-        let outcome = finishSession(.app)
-        presentation = .hidden
-        stage.presented?.content.lease.release()
-        stage.presented = nil
-        stage.endPreview()
-        stage.releasePrepared()
+        driver.stopListening()
+        let outcome = await perform(stage.disposed())
         for fetcher in origin.retired { await fetcher.cancelAll() }
-        driver.start?.cancel()
+        driver.cancelStart()
         await driver.renderer.stop()
         note(.disposed, "host disposed" + (outcome.map { "; the open presentation ended: " + $0 } ?? ""))
         setReadiness(.disposed)
         observation.finish()
-        appMessages.finish()
     }
+
+    /// Performs what ``HostLifecycle`` returned: the one place its actions are performed.
+    func perform(_ action: HostLifecycle.Action) {
+        switch action {
+        case .none: break
+        case .cancel(let preparation): preparation.cancel()
+        }
+    }
+
+    /// Whether work begun in `generation` still belongs to the current configuration and the
+    /// host is not disposed.
+    func isCurrent(_ generation: Int) -> Bool { lifecycle.isCurrent(generation) && !lifecycle.isDisposed }
 
     /// The durable capture queue, opened on first use.
     func captureQueue() throws(HostError) -> CaptureQueue { try captures.queue() }
 
     func checkUsable() throws(HostError) {
-        if disposed { throw HostError(.disposed, "the host was disposed") }
+        if lifecycle.isDisposed { throw HostError(.disposed, "the host was disposed") }
     }
 }

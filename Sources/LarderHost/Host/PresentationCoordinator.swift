@@ -46,4 +46,20 @@ public final class PresentationCoordinator: Sendable {
 
     /// Whether a host of this coordinator is presenting (for tests and diagnostics).
     var isHeld: Bool { holder.withLock { $0 != nil } }
+
+    /// One host's place among the hosts of a coordinator.
+    struct Seat: Sendable {
+        let coordinator: PresentationCoordinator
+        /// The host in the coordinator.
+        let id = UUID()
+
+        /// The host presenting now, unless it is this one.
+        func otherPresenter() -> Holder? { coordinator.current(excluding: id) }
+
+        /// Takes the screen; returns the holder displaced, whose presentation the caller ends.
+        func claim(replace: @escaping @Sendable () async -> Void) -> Holder? { coordinator.claim(id, replace: replace) }
+
+        /// This host's presentation ended.
+        func release() { coordinator.release(id) }
+    }
 }

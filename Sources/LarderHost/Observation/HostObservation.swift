@@ -1,7 +1,8 @@
 import Foundation
 
 /// What the host publishes about itself: readiness, the presentation state, presentation
-/// results, the screen on show and download progress as streams, and the timeline of what it did and why.
+/// results, the screen on show and download progress as streams, the content's messages for
+/// the app, and the timeline of what it did and why.
 ///
 /// Owned by and isolated to one ``JourneyHost``; it holds no other component's state. The host
 /// tells it what changed, and it yields to subscribers only when a value really changes.
@@ -21,9 +22,15 @@ final class HostObservation {
     let progressMeter = ProgressMeter()
     /// What the host did and why (``JourneyHost/timeline()``).
     private var log = Timeline()
+    /// Where ``JourneyHost/messages`` come from.
+    private let appMessages: AsyncStream<BridgeMessage>.Continuation
     private let clock: any HostClock
 
-    init(clock: any HostClock) { self.clock = clock }
+    /// - Parameter messages: the continuation of ``JourneyHost/messages``.
+    init(clock: any HostClock, messages: AsyncStream<BridgeMessage>.Continuation) {
+        self.clock = clock
+        appMessages = messages
+    }
 
     /// The timeline's entries, oldest first.
     var entries: [TimelineEntry] { log.entries }
@@ -80,12 +87,16 @@ final class HostObservation {
         log.append(TimelineEntry(time: clock.now, kind: kind, detail: detail), from: .content)
     }
 
-    /// Ends every subscriber's stream (disposal).
+    /// Passes a message from the content on to the app (``JourneyHost/messages``).
+    func deliver(_ message: BridgeMessage) { appMessages.yield(message) }
+
+    /// Ends every subscriber's stream and the app's messages (disposal).
     func finish() {
         readinessObservers.finish()
         presentationObservers.finish()
         resultObservers.finish()
         screenObservers.finish()
         progressMeter.close()
+        appMessages.finish()
     }
 }

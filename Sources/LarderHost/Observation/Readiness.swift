@@ -13,7 +13,9 @@ public enum ContentSource: String, Sendable, Equatable {
     case embedded
 }
 
-/// A journey revision ready to show.
+/// A journey revision ready to show: what ``JourneyHost/resolveFlow(forceRefresh:)`` resolves,
+/// ``JourneyHost/prepare(forceRefresh:)`` prepares and ``Readiness`` reports, one value from
+/// the fallback chain to the screen.
 public struct PreparedJourney: Sendable, Equatable {
     public var journey: String
     /// 0 for the embedded default.
@@ -22,11 +24,16 @@ public struct PreparedJourney: Sendable, Equatable {
     public var source: ContentSource
     /// When its configuration was last authorised (nil for the embedded default).
     public var renewed: Date?
+    /// The configuration document it was resolved from (nil for the embedded default). Only
+    /// content neither stale nor removed counts as authorised by it
+    /// (``JourneyHost/freshness(of:in:)``).
+    public var document: JourneyDocument?
     /// True when it came from the cache because the origin could not be asked (offline,
     /// failing, backing off): shown, but not fresh.
     public var stale: Bool
     /// True when the renderer was loaded hidden (prepared presentation); false for direct
-    /// presentation, where it loads only once visible.
+    /// presentation, where it loads only once visible, and for a flow only resolved
+    /// (``JourneyHost/resolveFlow(forceRefresh:)``), which nothing loads.
     public var preloaded: Bool
     /// True when the origin confirmed the journey is gone and this cached revision is served
     /// anyway (``RemovedJourneyPolicy/keepServing``).
@@ -40,7 +47,34 @@ public struct PreparedJourney: Sendable, Equatable {
     /// Which side of a staged rollout this identity is on (``RolloutAssignment``); nil when the
     /// document has no rollout.
     public var assignment: RolloutAssignment?
+
+    /// - Parameters:
+    ///   - document: the configuration document it was resolved from; nil for the embedded
+    ///     default.
+    ///   - preloaded: false until prepared (``PresentationMode``).
+    init(
+        journey: String, revision: Int64, bundle: Digest, source: ContentSource, renewed: Date?, document: JourneyDocument?,
+        stale: Bool, preloaded: Bool = false, removed: Bool = false, fallbackReason: String? = nil, published: String? = nil,
+        assignment: RolloutAssignment? = nil
+    ) {
+        self.journey = journey
+        self.revision = revision
+        self.bundle = bundle
+        self.source = source
+        self.renewed = renewed
+        self.document = document
+        self.stale = stale
+        self.preloaded = preloaded
+        self.removed = removed
+        self.fallbackReason = fallbackReason
+        self.published = published
+        self.assignment = assignment
+    }
 }
+
+/// A flow ready to show: the ``PreparedJourney`` value before anything loads it (the two were
+/// one value under two names, copied field by field).
+public typealias ResolvedFlow = PreparedJourney
 
 /// How ready a host is to present.
 public enum Readiness: Sendable, Equatable {
