@@ -53,4 +53,31 @@ struct RendererTerminationRuleTests {
         #expect(renderer.record.shown.map(\.id) == [first.id, second.id])
         await host.dispose()
     }
+
+    @Test("A preview lost to a crash ends and lets go of the renderer: the journey is prepared and presented again")
+    func previewThenPresentAgain() async throws {
+        let fixture = try HostFixture()
+        let current = try fixture.publish("onboarding")
+        let other = try fixture.cache.install(archiveAt: try fixture.archive("paywall")).bundle
+        let renderer = ScriptedRenderer()
+        let host = try fixture.host(renderer)
+        try await host.prepare()
+        let preview = try await host.preview(bundle: other)
+        let updates = await host.presentationUpdates()
+        // Disposal ends the stream, so a termination never handled fails instead of hanging.
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(10).scaledForTests)
+            await host.dispose()
+        }
+        defer { watchdog.cancel() }
+
+        renderer.terminate("the web process crashed or was killed")
+
+        for await state in updates where state == .hidden { break }
+        #expect(await host.waitForCompletion()?.session == preview)
+        let session = try await host.present()
+        #expect(!session.preview && session.bundle == current.bundle)
+        #expect(renderer.record.shown.last == session)
+        await host.dispose()
+    }
 }

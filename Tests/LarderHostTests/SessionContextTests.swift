@@ -45,8 +45,9 @@ struct SessionContextTests {
         #expect(session.context == ["placement": "settings", "campaign": "spring"])
         #expect(renderer.context == ["placement": "settings", "campaign": "spring"])
         #expect(renderer.lastLoad != nil)
+        // Dismissal resets or unloads the renderer before it returns (PresentationStageTests).
         await host.dismiss()
-        #expect(await eventually { renderer.context == [:] })
+        #expect(renderer.context == [:])
         _ = try await host.present()
         #expect(renderer.context == [:], "a session without context must not see the last one's")
         await host.dispose()

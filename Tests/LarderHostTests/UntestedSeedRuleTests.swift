@@ -15,8 +15,9 @@ struct UntestedSeedRuleTests {
         let first = try fixture.publish("onboarding", refresh: 600)
         let renderer = ScriptedRenderer()
         let host = try fixture.host(renderer)
+        // Preparing scheduled one refresh (RefreshScheduleTests); its timer fires at 600 s even if
+        // it starts sleeping after the clock moved.
         let session = try await host.present()
-        #expect(await eventually { fixture.clock.sleeperCount == 1 }, "preparing scheduled one refresh")
         let second = try fixture.publish("paywall", refresh: 600)
 
         // No call of the app's: the host's own timer fires.

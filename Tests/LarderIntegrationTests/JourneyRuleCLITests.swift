@@ -202,4 +202,22 @@ import Testing
         #expect(other["revision"] is NSNull, "the other journey's state went too")
         #expect(try await larder(["journey", "prepare", "--offline"] + paywall).status == 69)
     }
+
+    /// `journey status` reports the refresh interval the host uses: what the document asks for,
+    /// clamped to 10-30 min, and says so when the two differ.
+    @Test(arguments: [(60, 600), (600, 600), (3600, 1800)] as [(Int64, Int64)])
+    func statusReportsTheIntervalTheHostUses(_ asked: Int64, _ used: Int64) async throws {
+        let origin = try Origin()
+        let work = try Workspace()
+        try origin.publish(
+            [try work.pack(sampleBundles + "/onboarding").archivePath], journey: JourneyPublication(id: "onboarding", key: Self.key, refresh: asked))
+        try origin.reload()
+        #expect(try await larder(["journey", "prepare"] + scope(origin, work)).status == 0)
+
+        let status = try json(try await larder(["journey", "status", "--json"] + scope(origin, work)).stdout)
+        #expect(status["refresh"] as? Int == Int(used))
+        let text = try await larder(["journey", "status"] + scope(origin, work)).stdout
+        let row = asked == used ? "every \(used) s (asked by the origin)" : "every \(used) s (the origin asked for \(asked) s; clamped to 10-30 min)"
+        #expect(text.contains(row), "\(text)")
+    }
 }

@@ -1,7 +1,8 @@
 /// What dismissal does with the staged and the shown content (DESIGN.md Host; seed 000).
 ///
-/// A pure decision over values; ``JourneyHost/dismiss()`` performs what it returns, then
-/// publishes the prepared content's readiness and delivers queued captures.
+/// A pure decision over values; ``PresentationStage`` applies it when a session is dismissed
+/// (``JourneyHost/dismiss()``), and the host performs the stage's actions, then publishes the
+/// prepared content's readiness and delivers queued captures.
 enum DismissalRule: Sendable, Equatable {
     /// A revision was staged during the presentation: it becomes the prepared content (the
     /// shown one is released); loaded hidden when `preload`, else the renderer is unloaded.

@@ -1,8 +1,8 @@
 /// The outcome of a presentation from what happened in it [seed 004].
 ///
-/// A pure decision over values; the host records the session's purchase and restore requests
-/// and says how it ended (``Ending``), then publishes the result (``JourneyHost/presentationResults()``,
-/// ``JourneyHost/waitForCompletion()``).
+/// A pure decision over values; ``PresentationStage`` records the session's purchase and
+/// restore requests and takes it when the session ends (``Ending``), and the host publishes
+/// the result (``JourneyHost/presentationResults()``, ``JourneyHost/waitForCompletion()``).
 ///
 /// What the user did outranks how the session ended: a purchase requested makes it
 /// `purchased`, else a restore requested makes it `restored`, whatever ended it (the app

@@ -1,7 +1,8 @@
 /// What a preview (``JourneyHost/preview(bundle:context:)``) decides (seed 001: a given
 /// version presented for QA, never recorded as the journey's revision).
 ///
-/// Pure decisions over values; the host performs what they return.
+/// Pure decisions over values; ``PresentationStage`` applies the dismissal one, the host the
+/// error code.
 enum PreviewRule: Sendable, Equatable {
     /// A revision was staged while the preview was open: it becomes the prepared content,
     /// loaded hidden when `preload`.
