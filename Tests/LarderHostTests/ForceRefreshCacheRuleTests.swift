@@ -75,6 +75,28 @@ struct ForceRefreshCacheRuleTests {
         #expect(try await host.resolveFlow().fallbackReason == nil)
     }
 
+    @Test("A refresh that confirms the revision served stale renews it whole: fresh again, and the fallback reason goes")
+    func confirmedAfterTheFallback() async throws {
+        let fixture = try HostFixture()
+        try fixture.publish("onboarding")
+        let host = try fixture.host()
+        try await host.prepare()
+        fixture.origin.behaviour = .offline
+        fixture.clock.advance(by: .seconds(60))
+        let forced = try await host.prepare(forceRefresh: true)
+        #expect(forced.stale && forced.fallbackReason?.contains("forced refresh") == true)
+
+        fixture.origin.behaviour = .serve
+        fixture.clock.advance(by: .seconds(31))  // past the backoff
+        #expect(await host.refresh() == nil)
+
+        let renewed = try await host.prepare()
+        #expect(renewed.revision == forced.revision && renewed.source == .revalidated && !renewed.stale)
+        #expect(renewed.fallbackReason == nil)
+        #expect(await host.readiness == .ready(renewed))
+        await host.dispose()
+    }
+
     @Test("Nothing cached and no answer: the embedded default, with the reason")
     func embedded() async throws {
         let fixture = try HostFixture()

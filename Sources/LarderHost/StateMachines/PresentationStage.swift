@@ -275,7 +275,7 @@ struct PresentationStage {
     // MARK: Leases
 
     /// The distinct leases of `pieces` that no slot of the stage uses now.
-    func unused(_ pieces: [PreparedContent?]) -> [BundleLease] {
+    private func unused(_ pieces: [PreparedContent?]) -> [BundleLease] {
         var leases: [BundleLease] = []
         for case let piece? in pieces where !holds(piece.lease) && !leases.contains(where: { $0 === piece.lease }) {
             leases.append(piece.lease)
