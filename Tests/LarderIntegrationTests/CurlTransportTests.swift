@@ -94,6 +94,41 @@ import Testing
         #expect(error.code == .tooLarge)
     }
 
+    /// A redirect out of the request's origin (another port of the same host here, written
+    /// absolute or scheme-relative) is refused on its `Location`: the other server receives
+    /// nothing, neither the headers nor the body. URLSession's transport keeps the same rule.
+    @Test(arguments: [false, true], ["absolute", "scheme-relative"])
+    func aRedirectToAnotherOriginIsRefusedAndNothingReachesIt(_ urlSession: Bool, _ form: String) async throws {
+        let elsewhere = try FaultOrigin { _ in .respond(status: 200, body: Array("taken".utf8)) }
+        defer { elsewhere.stop() }
+        let location = (form == "absolute" ? "http:" : "") + "//127.0.0.1:\(elsewhere.port)/collect"
+        let origin = try FaultOrigin { _ in .respond(status: 307, headers: [("Location", location)], body: []) }
+        defer { origin.stop() }
+        let transport: any HTTPTransport = urlSession ? URLSessionTransport() : CurlTransport.shared
+        let request = HTTPRequest(
+            url: origin.base.appendingPathComponent("capture"), headers: ["X-Larder-Key": "pk_live_secret"], timeout: .seconds(10),
+            method: "POST", body: Data("answers".utf8))
+        do {
+            let response = try await transport.send(request)
+            Issue.record("expected a refusal, got HTTP \(response.status)")
+        } catch {
+            #expect(error.code == .redirectRefused, "\(error)")
+        }
+        #expect(origin.requests.map(\.method) == ["POST"])
+        #expect(elsewhere.connectionsAccepted == 0, "\(elsewhere.requests.map(\.headers))")
+    }
+
+    @Test func aRedirectWithinTheOriginKeepsTheRequest() async throws {
+        let origin = try FaultOrigin { request in
+            request.path == "/old" ? .respond(status: 308, headers: [("Location", "/new")], body: []) : .respond(status: 201, body: [])
+        }
+        defer { origin.stop() }
+        let request = HTTPRequest(
+            url: origin.base.appendingPathComponent("old"), headers: ["X-Larder-Key": "pk"], method: "POST", body: Data("answers".utf8))
+        #expect(try await transport.send(request).status == 201)
+        #expect(origin.requests.map { "\($0.method) \($0.path) \($0.headers["x-larder-key"] ?? "-")" } == ["POST /old pk", "POST /new pk"])
+    }
+
     @Test func aRedirectLoopEnds() async throws {
         let error = try await failure { request in .redirect(to: request.path) }
         #expect(error.code == .redirectLoop)
@@ -101,7 +136,7 @@ import Testing
 
     @Test func aRedirectToAnotherProtocolIsRefused() async throws {
         let error = try await failure { _ in .redirect(to: "file:///etc/passwd") }
-        #expect(error.code == .redirectLoop)
+        #expect(error.code == .redirectRefused)
     }
 
     @Test func silenceEndsAtTheTimeLimit() async throws {
