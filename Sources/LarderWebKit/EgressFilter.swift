@@ -25,8 +25,8 @@ import Synchronization
 /// (``AddressRule``: resolved once, every address checked, the checked ones connected to).
 ///
 /// Only the engine's network process may use it (``EgressPeers``: the process holding the
-/// connection's other socket, as `/proc` tells): a connection from any other local process is refused at once,
-/// holds nothing and cannot add to a report. One thread accepts and one serves each
+/// connection's other socket, as `/proc` tells): a connection from any other local process is
+/// refused at once, holds nothing and cannot add to a report. One thread accepts and one serves each
 /// connection, at most ``maximumConnectionsPerPeer`` at once (``EgressAdmission``); one past
 /// them is refused with a 503 and reported (``EgressOverflow``), so no refusal goes unseen.
 /// Every wait is a short `poll`, so ``stop()`` ends everything within a second.
