@@ -86,11 +86,15 @@ package struct ProxyRequest: Equatable, Sendable {
         if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
         if let fragment = path.firstIndex(of: "#") { path = String(path[..<fragment]) }
         let upgrades = fields.contains { $0.name.lowercased() == "upgrade" }
-        let dropped: Set<String> = upgrades
-            ? ["proxy-connection", "proxy-authorization", "keep-alive"]
-            : ["proxy-connection", "proxy-authorization", "keep-alive", "connection"]
+        // Every Proxy-* field is for this proxy, not the origin (a page cannot set one: the
+        // Fetch standard forbids the prefix), like Keep-Alive and, without an upgrade, Connection.
+        let dropped: Set<String> = upgrades ? ["keep-alive"] : ["keep-alive", "connection"]
         var forwarded = "\(method) \(path) \(requestLine[2])\r\n"
-        for field in fields where !dropped.contains(field.name.lowercased()) { forwarded += "\(field.name): \(field.value)\r\n" }
+        for field in fields {
+            let name = field.name.lowercased()
+            guard !dropped.contains(name), !name.hasPrefix("proxy-") else { continue }
+            forwarded += "\(field.name): \(field.value)\r\n"
+        }
         if !upgrades { forwarded += "Connection: close\r\n" }
         forwarded += "\r\n"
         return ProxyRequest(
