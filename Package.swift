@@ -77,8 +77,11 @@ let package = Package(
             name: "LarderS3",
             dependencies: ["LarderPack", "LarderFormat", "LarderSystem", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
         .target(name: "LarderHost", dependencies: ["LarderCache", "LarderTransport", "LarderFormat", "LarderSystem"]),
+        // The egress filter's rules (its request parser, which addresses it connects to, which
+        // peers it serves), free of any engine so the fuzz targets can link them.
+        .target(name: "LarderEgress"),
         // The web engine: only the CLI, the benchmarks and apps use it, never the other modules.
-        .target(name: "LarderWebKit", dependencies: ["LarderHost", "LarderCache", "LarderFormat", "LarderSystem", "CWebKitGTK"]),
+        .target(name: "LarderWebKit", dependencies: ["LarderHost", "LarderCache", "LarderFormat", "LarderSystem", "LarderEgress", "CWebKitGTK"]),
 
         // The CLI's commands. `larder` does not link the web engine, so every command starts
         // without loading WebKitGTK; it hands `render` and `journey --renderer webkit` to
@@ -109,7 +112,7 @@ let package = Package(
             name: "larder-fuzz",
             dependencies: [
                 "CLibFuzzer", "LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderSystem",
-                "LarderTestSupport", "CArchive", "CZlib",
+                "LarderTestSupport", "CArchive", "CZlib", "LarderEgress",
             ],
             path: "Tools/fuzz/larder-fuzz"),
 
@@ -126,7 +129,7 @@ let package = Package(
             dependencies: ["LarderHost", "LarderCache", "LarderTransport", "LarderFormat", "LarderPack", "LarderSystem", "LarderTestSupport"]),
         .testTarget(
             name: "LarderWebKitTests",
-            dependencies: ["LarderWebKit", "LarderHost", "LarderCache", "LarderFormat", "LarderPack", "LarderTestSupport"]),
+            dependencies: ["LarderWebKit", "LarderEgress", "LarderHost", "LarderCache", "LarderFormat", "LarderPack", "LarderTestSupport"]),
         .testTarget(name: "LarderS3Tests", dependencies: ["LarderS3", "LarderPack", "LarderFormat", "LarderTestSupport"]),
         .testTarget(
             name: "LarderIntegrationTests",

@@ -45,6 +45,11 @@ static inline CURLMcode larder_multi_set_long(CURLM *handle, CURLMoption option,
     return curl_multi_setopt(handle, option, value);
 }
 
+/* The URL API's flags, macros of shifted values. */
+static const unsigned int larder_curlu_default_port = CURLU_DEFAULT_PORT;
+static const unsigned int larder_curlu_urlencode = CURLU_URLENCODE;
+static const unsigned int larder_curlu_allow_space = CURLU_ALLOW_SPACE;
+
 /* CURLMsg keeps the transfer's result in a union. */
 static inline CURLcode larder_message_result(const CURLMsg *message) {
     return message->data.result;

@@ -13,7 +13,7 @@ import Synchronization
 final class CurlTransfer: @unchecked Sendable {
     /// Header bytes one response may have.
     static let maximumHeaderBytes = 64 << 10
-    /// Redirects one request may follow.
+    /// Redirects one request may follow (each within its origin: ``RedirectRule``).
     static let maximumRedirects = 5
 
     let request: HTTPRequest
@@ -36,6 +36,10 @@ final class CurlTransfer: @unchecked Sendable {
     private var bodyBytes: Int64 = 0
     /// Why a callback stopped the transfer.
     private var failure: TransportError?
+    /// The request's origin, and the URL a relative `Location` is resolved against (the last
+    /// one followed), both as libcurl reads them.
+    private var origin: HTTPOrigin?
+    private var current: CurlURL?
 
     init(request: HTTPRequest, sink: any ResponseSink) {
         self.request = request
@@ -52,13 +56,20 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Makes and configures the easy handle.
     func prepare() throws(TransportError) -> UnsafeMutableRawPointer {
+        guard let parsed = CurlURL(request.url.absoluteString), let origin = parsed.origin else {
+            throw TransportError(.connection, "not an http or https URL libcurl can request", url: request.url)
+        }
+        self.origin = origin
+        current = parsed
         guard let easy = curl_easy_init() else { throw TransportError(.connection, "libcurl cannot make a handle", url: request.url) }
         self.easy = easy
         let context = Unmanaged.passUnretained(self).toOpaque()
         var codes: [CURLcode] = [
             larder_easy_set_string(easy, CURLOPT_URL, request.url.absoluteString),
             larder_easy_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"),
-            larder_easy_set_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"),
+            // A redirect keeps the request's scheme (no https to http); the header callback
+            // refuses any other origin before libcurl follows it.
+            larder_easy_set_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, origin.scheme),
             larder_easy_set_long(easy, CURLOPT_FOLLOWLOCATION, 1),
             larder_easy_set_long(easy, CURLOPT_MAXREDIRS, Self.maximumRedirects),
             larder_easy_set_long(easy, CURLOPT_NOSIGNAL, 1),
@@ -124,7 +135,23 @@ final class CurlTransfer: @unchecked Sendable {
             let name = text[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
             let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             headers[name] = headers[name].map { $0 + ", " + value } ?? value
+            if name == "location", (300..<400).contains(status) { return mayFollow(value) }
         }
+        return true
+    }
+
+    /// Whether libcurl may follow a redirect to `location`: only within the request's origin
+    /// (``RedirectRule``), checked on the `Location` line, before libcurl reads the rest of
+    /// the answer and sends anything anywhere. Every `Location` of a redirect is checked,
+    /// though libcurl follows the first.
+    private func mayFollow(_ location: String) -> Bool {
+        guard let origin, let current else { return false }
+        let target = current.resolving(location)
+        if let refusal = RedirectRule.refusal(to: target?.origin, from: origin, location: location, url: request.url) {
+            failure = refusal
+            return false
+        }
+        self.current = target
         return true
     }
 
@@ -210,7 +237,7 @@ final class CurlTransfer: @unchecked Sendable {
         case CURLE_UNSUPPORTED_PROTOCOL:
             var redirects = 0
             if let easy { _ = larder_easy_get_long(easy, CURLINFO_REDIRECT_COUNT, &redirects) }
-            if redirects > 0 { return TransportError(.redirectLoop, "a redirect to a protocol other than http or https: \(detail)", url: url) }
+            if redirects > 0 { return TransportError(.redirectRefused, "a redirect to another protocol was not followed: \(detail)", url: url) }
             // Typically bytes a previous answer on the same connection sent past its length: the
             // connection is dropped, so trying again may work.
             return TransportError(.connection, "the answer is not HTTP/1.x: \(detail)", url: url)

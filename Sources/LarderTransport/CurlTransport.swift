@@ -7,7 +7,8 @@ import Foundation
 /// Every request is bounded whatever the server does: an overall time limit
 /// (``HTTPRequest/timeout``), a minimum speed, a body bound checked as bytes arrive (and
 /// against a declared `Content-Length` before the first byte), decoding only where asked for,
-/// at most 5 redirects and only to http(s), and 64 KiB of header fields. Cancelling the calling
+/// at most 5 redirects and only within the request's origin (``RedirectRule``), and 64 KiB of
+/// header fields. Cancelling the calling
 /// task ends the request within one turn of the transfer loop: no call into libcurl waits for
 /// the caller, so nothing can deadlock the way URLSession's cancellation does on Linux
 /// (swift-corelibs-foundation issue 5412).

@@ -78,7 +78,8 @@ public protocol HTTPTransport: Sendable {
     /// Sends the request and returns the response with its whole body (at most
     /// ``HTTPRequest/maximumBodyBytes``), whatever its status.
     /// - Throws: ``TransportError``: `connection`, `timeout`, `tooSlow`, `tooLarge`,
-    ///   `unexpectedEncoding`, `redirectLoop`, `cancelled`.
+    ///   `unexpectedEncoding`, `redirectLoop`, `redirectRefused` (a redirect out of the request's
+    ///   origin: ``RedirectRule``), `cancelled`.
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse
 
     /// Sends the request and hands the body to `sink` as it arrives, so it never has to fit

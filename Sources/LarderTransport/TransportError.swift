@@ -22,8 +22,12 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         public static let tooLarge = Code("too-large")
         /// A `Content-Encoding` the request did not ask for, or a body that does not decode.
         public static let unexpectedEncoding = Code("unexpected-encoding")
-        /// Too many redirects (a loop), or a redirect to another protocol.
+        /// Too many redirects (a loop).
         public static let redirectLoop = Code("redirect-loop")
+        /// A redirect out of the request's origin (another scheme, host or port: https to http
+        /// too) or to something other than an http(s) URL: never followed, so nothing the
+        /// request carries reaches another server (``RedirectRule``).
+        public static let redirectRefused = Code("redirect-refused")
         /// A status the request did not expect (``TransportError/status`` says which).
         public static let unexpectedStatus = Code("unexpected-status")
         /// Bytes that do not hash to the digest they were fetched for: the server lied or the

@@ -14,7 +14,8 @@ import FoundationNetworking
 /// cancellation is handed to another thread, so the task's cancellation handler never waits on
 /// URLSession's queue. No URL cache (the Larder cache is the cache), no cookies. Without
 /// ``HTTPRequest/acceptsCompression`` it asks for `identity`; URLSession decodes whatever a
-/// server sends anyway, never past ``HTTPRequest/maximumBodyBytes``.
+/// server sends anyway, never past ``HTTPRequest/maximumBodyBytes``. Redirects are followed
+/// only within the request's origin (``RedirectRule``).
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let router: TaskRouter
@@ -76,6 +77,15 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(allowed ? .allow : .cancel)
     }
 
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        let allowed = exchange(task)?.mayFollow(to: request.url, location: response.value(forHTTPHeaderField: "Location") ?? "") ?? false
+        completionHandler(allowed ? request : nil)
+        if !allowed { task.cancel() }
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         if exchange(dataTask)?.receive(data) == false { dataTask.cancel() }
     }
@@ -114,7 +124,19 @@ private final class Exchange: @unchecked Sendable {
         lock.withLock { result } ?? .failure(TransportError(.cancelled, "the request ended without an outcome", url: request.url))
     }
 
+    /// Whether to follow a redirect to `url`: only within the request's origin
+    /// (``RedirectRule``); a refusal becomes the outcome.
+    func mayFollow(to url: URL?, location: String) -> Bool {
+        guard let origin = HTTPOrigin(request.url) else { return false }
+        if let refusal = RedirectRule.refusal(to: url.flatMap(HTTPOrigin.init), from: origin, location: location, url: request.url) {
+            failure = refusal
+            return false
+        }
+        return true
+    }
+
     func begin(_ response: URLResponse) -> Bool {
+        guard failure == nil else { return false }
         guard let http = response as? HTTPURLResponse else {
             failure = TransportError(.connection, "not an HTTP response", url: request.url)
             return false

@@ -1,12 +1,14 @@
 import Foundation
 import Glibc
+import LarderEgress
 import LarderHost
 import LarderSystem
 
 /// One connection to ``EgressFilter``, on its own thread: reads the request head (at most
-/// ``ProxyRequest/maximumHeadSize`` within 10 s), asks the policy, then refuses it with a 403
-/// (and reports it) or connects to the origin (within 10 s) and carries bytes both ways
-/// through two 64 KiB buffers until both sides are done or the filter stops.
+/// ``ProxyRequest/maximumHeadSize`` within 10 s), asks the policy, resolves the host (a name
+/// only to public addresses, ``AddressRule``), then refuses it with a 403 (and reports it) or
+/// connects to a checked address (within 10 s) and carries bytes both ways through two 64 KiB
+/// buffers until both sides are done or the filter stops.
 struct EgressConnection {
     let client: Int32
     let core: EgressFilter.Core
@@ -30,7 +32,22 @@ struct EgressConnection {
             Self.answer(client, status: 403, "Larder's remote policy does not allow \(request.url)")
             return
         }
-        guard let upstream = connect(to: request.host, port: request.port) else {
+        let endpoints: [Endpoint]
+        switch Self.resolve(request.host, port: request.port) {
+        case .unresolved:
+            Self.answer(client, status: 502, "cannot resolve \(request.host)")
+            return
+        case .nonPublic(let address):
+            settings.report(BlockedRequest(url: request.url, reason: "non-public-address"))
+            Self.answer(
+                client, status: 403,
+                "\(request.host) resolves to \(address), not a public address: a name reaches only the public internet "
+                    + "(allow the address itself to reach it)")
+            return
+        case .addresses(let found):
+            endpoints = found
+        }
+        guard let upstream = connect(to: endpoints) else {
             Self.answer(client, status: 502, "cannot connect to \(request.url)")
             return
         }
@@ -76,23 +93,17 @@ struct EgressConnection {
         return nil
     }
 
-    /// A connected, non-blocking socket to `host:port`, or nil.
-    private func connect(to host: String, port: Int) -> Int32? {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_NUMERICSERV
-        var found: UnsafeMutablePointer<addrinfo>?
-        let name = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-        guard getaddrinfo(name, String(port), &hints, &found) == 0, let first = found else { return nil }
-        defer { freeaddrinfo(first) }
+    /// A connected, non-blocking socket to the first of `endpoints` that answers, or nil.
+    private func connect(to endpoints: [Endpoint]) -> Int32? {
         let deadline = ContinuousClock.now + Self.connectTimeout
-        var next: UnsafeMutablePointer<addrinfo>? = first
-        while let address = next, !core.stopping.load(ordering: .acquiring) {
-            next = address.pointee.ai_next
-            let fd = socket(address.pointee.ai_family, address.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        for var endpoint in endpoints where !core.stopping.load(ordering: .acquiring) {
+            let fd = socket(endpoint.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
             guard fd >= 0 else { continue }
-            if Glibc.connect(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 { return fd }
+            let length = endpoint.length
+            let connected = withUnsafePointer(to: &endpoint.address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, length) }
+            }
+            if connected == 0 { return fd }
             if errno == EINPROGRESS, waitConnected(fd, until: deadline) { return fd }
             close(fd)
         }
@@ -200,6 +211,18 @@ struct EgressConnection {
             guard count > 0 else { return }
             drained += count
         }
+    }
+
+    /// Answers `status` with a one-line body as far as the socket takes it now, without
+    /// waiting (the accepting thread refuses this way), and stops writing.
+    static func answerAtOnce(_ fd: Int32, status: Int, _ message: String) {
+        let reasons = [403: "Forbidden", 503: "Service Unavailable"]
+        let body = message + "\n"
+        let text = "HTTP/1.1 \(status) \(reasons[status] ?? "Error")\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        shutdown(fd, Int32(SHUT_WR))
     }
 
     /// Writes all of `bytes` to a non-blocking socket within 2 s.

@@ -2,6 +2,7 @@ import CLarderSystem
 import Dispatch
 import Foundation
 import Glibc
+import LarderEgress
 import LarderHost
 import LarderSystem
 import Synchronization
@@ -20,25 +21,33 @@ import Synchronization
 /// What it speaks: `CONNECT host:port` (a tunnel, for `https:` and `wss:`) and absolute-form
 /// requests (`GET http://host:port/path`, for `http:` and `ws:`), which it forwards in
 /// origin form with `Connection: close` (so each connection carries one origin's request),
-/// or as an upgrade for a WebSocket. One thread accepts and one serves each connection, at
-/// most ``maximumConnections`` at once (the rest get a 503); every wait is a short `poll`, so
-/// ``stop()`` ends everything within a second.
+/// or as an upgrade for a WebSocket. A name is connected only to public addresses
+/// (``AddressRule``: resolved once, every address checked, the checked ones connected to).
+///
+/// Only the engine's network process may use it (``EgressPeers``: the process holding the
+/// connection's other socket, as `/proc` tells): a connection from any other local process is
+/// refused at once, holds nothing and cannot add to a report. One thread accepts and one serves each
+/// connection, at most ``maximumConnectionsPerPeer`` at once (``EgressAdmission``); one past
+/// them is refused with a 503 and reported (``EgressOverflow``), so no refusal goes unseen.
+/// Every wait is a short `poll`, so ``stop()`` ends everything within a second.
 final class EgressFilter: Sendable {
     /// The TCP port on 127.0.0.1.
     let port: Int
-    /// Connections served at once; one more is answered 503 and closed.
-    static let maximumConnections = 64
+    /// Connections the network process may hold at once; one more is refused and reported.
+    static let maximumConnectionsPerPeer = 64
 
     let core: Core
 
     /// Starts listening on 127.0.0.1 at an ephemeral port, refusing everything until
     /// ``configure(policy:report:)``.
+    /// - Parameter peers: whose connections it serves: the engine's network process, but in
+    ///   the filter's own tests.
     /// - Throws: ``HostError/Code/renderer`` naming `egress filter` when the socket or the
     ///   thread cannot be set up.
-    init() throws(HostError) {
+    init(peers: EgressPeers = .networkProcess) throws(HostError) {
         let (listener, port) = try Self.listen()
         self.port = port
-        core = Core(listener: listener)
+        core = Core(listener: listener, peers: peers)
         let core = core
         core.threads.enter()
         let thread = Thread { core.acceptLoop() }
@@ -77,34 +86,55 @@ final class EgressFilter: Sendable {
     /// The state the threads share.
     final class Core: Sendable {
         let listener: Int32
+        let peers: EgressPeers
         let stopping = Atomic<Bool>(false)
         let settings = Locked(Settings(policy: .blockAll, report: { _ in }))
-        let active = Atomic<Int>(0)
+        let admission = Locked(EgressAdmission(perPeer: EgressFilter.maximumConnectionsPerPeer))
+        /// Connections refused because another process than the ones served made them.
+        let foreignRefusals = Atomic<Int>(0)
         /// Entered by each thread while it runs.
         let threads = DispatchGroup()
 
-        init(listener: Int32) { self.listener = listener }
+        init(listener: Int32, peers: EgressPeers) {
+            self.listener = listener
+            self.peers = peers
+        }
 
         func acceptLoop() {
+            var overflow = EgressOverflow()
+            var networkProcess: pid_t?
             defer {
+                overflow.closeAll()
                 close(listener)
                 threads.leave()
             }
             while !stopping.load(ordering: .acquiring) {
-                var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-                guard poll(&poller, 1, 200) > 0 else { continue }
-                let client = larder_accept(listener)
-                guard client >= 0 else { continue }  // EAGAIN, EINTR, ECONNABORTED: try again
-                guard active.add(1, ordering: .acquiringAndReleasing).newValue <= EgressFilter.maximumConnections else {
-                    active.subtract(1, ordering: .acquiringAndReleasing)
-                    EgressConnection.answer(client, status: 503, "too many connections at once")
-                    close(client)
-                    continue
-                }
+                var pollers = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)] + overflow.pollers
+                guard poll(&pollers, nfds_t(pollers.count), 200) > 0 else { continue }
+                let report = settings.withLock { $0.report }
+                if pollers[0].revents != 0 { accept(into: &overflow, networkProcess: &networkProcess, report: report) }
+                overflow.advance(pollers.dropFirst(), report: report)
+            }
+        }
+
+        /// Takes the next connection and serves, refuses or queues it as ``EgressAdmission``
+        /// decides.
+        private func accept(into overflow: inout EgressOverflow, networkProcess: inout pid_t?, report: (BlockedRequest) -> Void) {
+            let client = larder_accept(listener)
+            guard client >= 0 else { return }  // EAGAIN, EINTR, ECONNABORTED: try again
+            let peer = peers.peer(of: client, remembered: &networkProcess)
+            switch admission.withLock({ $0.admit(peer: peer, served: peer != nil) }) {
+            case .foreign:
+                foreignRefusals.add(1, ordering: .relaxed)
+                EgressConnection.answerAtOnce(client, status: 403, "only the web engine's network process may use this proxy")
+                close(client)
+            case .full:
+                overflow.add(client, report: report)
+            case .serve:
                 threads.enter()
                 let thread = Thread { [self] in
                     EgressConnection(client: client, core: self).serve()
-                    active.subtract(1, ordering: .acquiringAndReleasing)
+                    if let peer { admission.withLock { $0.release(peer) } }
                     threads.leave()
                 }
                 thread.name = "larder-egress-connection"

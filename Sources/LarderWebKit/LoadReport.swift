@@ -96,6 +96,10 @@ public struct BlockedRequest: Sendable, Equatable {
     ///   page asked, the engine refused before any connection;
     /// - `network`: the egress filter refused a connection the policy does not allow (what the
     ///   engine does on its own, or what no directive covers);
+    /// - `non-public-address`: the egress filter refused a connection to an allowed origin whose
+    ///   name resolves to an address not on the public internet (loopback, private, link-local…);
+    /// - `too-many-connections`: the egress filter refused a connection because the engine
+    ///   already held as many as it may (``url`` says what it asked for);
     /// - `navigation` (a frame leaving the bundle), `form-submission`, `popup` (a new window),
     ///   `download`;
     /// - `preconnect`, `dns-prefetch`, `prefetch`, `prerender`: a link hint to a remote host,

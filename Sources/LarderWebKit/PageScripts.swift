@@ -13,8 +13,9 @@ enum PageScripts {
     /// Installed at document start in ``world``, in every frame: reports uncaught script
     /// errors, Content-Security-Policy violations (blocked requests) and link hints to remote
     /// hosts (`preconnect`, `dns-prefetch`, `prefetch`, `prerender`: the engine follows none,
-    /// but the content asked) as they happen, each with an id unique to its frame, and keeps
-    /// them for ``readiness``. At most 1,000 reports a frame: a page cannot flood the renderer.
+    /// but the content asked), and links followed to a port the engine refuses without asking
+    /// (``barredPorts``), as they happen, each with an id unique to its frame, and keeps them for
+    /// ``readiness``. At most 1,000 reports a frame: a page cannot flood the renderer.
     static let observer = """
         (() => {
           const channel = window.webkit.messageHandlers.\(engineChannel);
@@ -53,8 +54,40 @@ enum PageScripts {
           };
           document.addEventListener("DOMContentLoaded", state.scan);
           addEventListener("load", state.scan);
+          const barredPorts = new Set([\(barredPorts.map(String.init).joined(separator: ","))]);
+          const barred = (url) => {
+            try {
+              const parsed = new URL(url);
+              return /^(https?|wss?):$/.test(parsed.protocol)
+                && (barredPorts.has(Number(parsed.port || "0")) || parsed.hostname === "0.0.0.0");
+            } catch (error) { return false; }
+          };
+          addEventListener("click", (event) => {
+            const link = event.composedPath().find((node) => node instanceof Element && node.matches("a[href], area[href]"));
+            if (!link || !barred(String(link.href))) return;
+            const url = String(link.href);
+            const directive = String(link.target).toLowerCase() === "_blank" ? "popup" : "navigation";
+            // Known once every listener ran: a page that cancels the click followed nothing.
+            setTimeout(() => {
+              if (event.defaultPrevented) return;
+              const report = { kind: "blocked", url, directive };
+              if (post(report)) state.blocked.push(report);
+            }, 0);
+          }, true);
         })();
         """
+
+    /// The ports the Fetch standard bars ("bad ports"): the engine refuses a navigation to one
+    /// of them (or to the address 0.0.0.0) itself, before it asks the view's policy,
+    /// and says nothing, so ``observer`` reports a link followed there. (A form posted there is
+    /// reported by the policy's `form-action`; a script's `location` change there reaches no
+    /// observer: the engine drops it unseen, and it reaches nothing either.)
+    static let barredPorts = [
+        1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113,
+        115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556,
+        563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667,
+        6668, 6669, 6679, 6697, 10080,
+    ]
 
     /// The body of an async function run in ``world`` once the load finished: waits for
     /// `document.fonts.ready` (unless the set already reads `loaded`), then loads every

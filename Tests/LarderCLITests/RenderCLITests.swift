@@ -44,7 +44,14 @@ import Testing
         let archive = try packSample("onboarding", into: scratch.path)
         let cache = scratch.path + "/cache"
         #expect(try CLI.run(["cache", "install", archive, "--cache", cache]).status == 0)
-        let result = try CLI.run(["render", "onboarding", "--cache", cache, "--screenshot", scratch.path + "/out.png"])
+        // Run where a folder of that name is (the flow's source, as in a project): the name still
+        // means the cached bundle; only a path with a '/' or an archive's extension is an archive.
+        let project = scratch.path + "/project"
+        try FileManager.default.createDirectory(atPath: project + "/onboarding", withIntermediateDirectories: true)
+        let result = try CLI.run(
+            program: "/bin/sh",
+            ["-c", #"cd "$1" && shift && exec "$@""#, "sh", project, CLI.executable, "render", "onboarding", "--cache", cache, "--screenshot",
+             scratch.path + "/out.png"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Fonts        Lato 400 loaded, Lato 400 loaded, Lato 700 loaded, Lato 700 loaded, Open Sans 400 loaded\n"), "\(result.stdout)")
         #expect(result.stdout.contains("Screenshot   \(scratch.path)/out.png (430x932, "))
@@ -74,6 +81,8 @@ import Testing
         (["render", "x"], 64, "Missing '--screenshot <png>'"),
         (["render", "x", "--screenshot", "x.png", "--viewport", "big"], 64, "Invalid '--viewport <WxH>': 'big'"),
         (["render"], 64, "Missing expected argument '<archive-or-bundle>'"),
+        (["render", "/", "--screenshot", "x.png"], 66, "/ is a folder, not a bundle archive: pack it first"),
+        (["render", "missing.tar.gz", "--screenshot", "x.png"], 66, "missing.tar.gz: no such archive"),
     ])
     func badInvocationsAreTypedErrors(_ arguments: [String], _ status: Int32, _ message: String) throws {
         let scratch = try Scratch()

@@ -94,6 +94,45 @@ import Testing
         #expect(error.code == .tooLarge)
     }
 
+    /// A redirect out of the request's origin (another port of the same host here, written
+    /// absolute or scheme-relative) is refused on its `Location`: the other server receives
+    /// nothing, neither the headers nor the body. URLSession's transport keeps the same rule.
+    @Test(arguments: [false, true], ["absolute", "scheme-relative", "user information"])
+    func aRedirectToAnotherOriginIsRefusedAndNothingReachesIt(_ urlSession: Bool, _ form: String) async throws {
+        let elsewhere = try FaultOrigin { _ in .respond(status: 200, body: Array("taken".utf8)) }
+        defer { elsewhere.stop() }
+        let location = switch form {
+        case "absolute": "http://127.0.0.1:\(elsewhere.port)/collect"
+        case "scheme-relative": "//127.0.0.1:\(elsewhere.port)/collect"
+        default: "http://127.0.0.1@127.0.0.1:\(elsewhere.port)/collect"
+        }
+        let origin = try FaultOrigin { _ in .respond(status: 307, headers: [("Location", location)], body: []) }
+        defer { origin.stop() }
+        let transport: any HTTPTransport = urlSession ? URLSessionTransport() : CurlTransport.shared
+        let request = HTTPRequest(
+            url: origin.base.appendingPathComponent("capture"), headers: ["X-Larder-Key": "pk_live_secret"], timeout: .seconds(10),
+            method: "POST", body: Data("answers".utf8))
+        do {
+            let response = try await transport.send(request)
+            Issue.record("expected a refusal, got HTTP \(response.status)")
+        } catch {
+            #expect(error.code == .redirectRefused, "\(error)")
+        }
+        #expect(origin.requests.map(\.method) == ["POST"])
+        #expect(elsewhere.connectionsAccepted == 0, "\(elsewhere.requests.map(\.headers))")
+    }
+
+    @Test func aRedirectWithinTheOriginKeepsTheRequest() async throws {
+        let origin = try FaultOrigin { request in
+            request.path == "/old" ? .respond(status: 308, headers: [("Location", "/new")], body: []) : .respond(status: 201, body: [])
+        }
+        defer { origin.stop() }
+        let request = HTTPRequest(
+            url: origin.base.appendingPathComponent("old"), headers: ["X-Larder-Key": "pk"], method: "POST", body: Data("answers".utf8))
+        #expect(try await transport.send(request).status == 201)
+        #expect(origin.requests.map { "\($0.method) \($0.path) \($0.headers["x-larder-key"] ?? "-")" } == ["POST /old pk", "POST /new pk"])
+    }
+
     @Test func aRedirectLoopEnds() async throws {
         let error = try await failure { request in .redirect(to: request.path) }
         #expect(error.code == .redirectLoop)
@@ -101,7 +140,7 @@ import Testing
 
     @Test func aRedirectToAnotherProtocolIsRefused() async throws {
         let error = try await failure { _ in .redirect(to: "file:///etc/passwd") }
-        #expect(error.code == .redirectLoop)
+        #expect(error.code == .redirectRefused)
     }
 
     @Test func silenceEndsAtTheTimeLimit() async throws {
@@ -180,5 +219,32 @@ import Testing
             _ = try await transport.send(HTTPRequest(url: origin.base.appendingPathComponent("r\(index)")))
         }
         #expect(origin.connectionsAccepted < 5, "five requests, one after another, should share connections")
+    }
+}
+
+/// Which redirects are followed: within the request's origin only (issue 35 item 7).
+@Suite struct RedirectRuleTests {
+    static let request = URL(string: "https://cdn.example.com/capture")!
+
+    @Test(arguments: [
+        ("https", "cdn.example.com", nil, true), ("HTTPS", "CDN.Example.COM", 443, true), ("https", "cdn.example.com", 8443, false),
+        ("http", "cdn.example.com", nil, false), ("https", "collect.example.com", nil, false), ("https", "cdn.example.com.evil.test", nil, false),
+    ] as [(String, String, Int?, Bool)])
+    func followsOnlyWithinTheOrigin(_ scheme: String, _ host: String, _ port: Int?, _ followed: Bool) throws {
+        let origin = try #require(HTTPOrigin(Self.request))
+        let target = HTTPOrigin(scheme: scheme, host: host, port: port)
+        let refusal = RedirectRule.refusal(to: target, from: origin, location: "x", url: Self.request)
+        #expect((refusal == nil) == followed, "\(String(describing: refusal))")
+        #expect(refusal.map { $0.code == .redirectRefused } ?? true)
+    }
+
+    @Test func aDowngradeAndANonHTTPTargetSaySo() throws {
+        let origin = try #require(HTTPOrigin(Self.request))
+        let downgrade = RedirectRule.refusal(to: HTTPOrigin(scheme: "http", host: "cdn.example.com", port: nil), from: origin, location: "http://cdn.example.com/", url: Self.request)
+        #expect(downgrade?.message.contains("from https to http") == true)
+        let file = RedirectRule.refusal(to: nil, from: origin, location: "file:///etc/passwd", url: Self.request)
+        #expect(file?.message.contains("not an http(s) URL") == true)
+        #expect(HTTPOrigin(scheme: "ftp", host: "x", port: nil) == nil && HTTPOrigin(scheme: "http", host: "x", port: 0) == nil)
+        #expect(HTTPOrigin(URL(string: "http://[::1]:8080/x")!)?.description == "http://[::1]:8080")
     }
 }

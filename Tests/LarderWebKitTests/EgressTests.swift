@@ -2,7 +2,7 @@ import Foundation
 import LarderFormat
 import LarderHost
 import LarderTestSupport
-import LarderWebKit
+@testable import LarderWebKit
 import Testing
 
 extension WebKitTests {
@@ -68,7 +68,9 @@ extension WebKitTests {
             Case("css @import", page: "<style>@import url({{URL}}/imported.css);</style>"),
             Case("remote @font-face", failsWhenBlocked: true, page: "<style>@font-face { font-family: R; src: url({{URL}}/f.woff2) } h1 { font-family: R }</style>"),
             Case("fetch", page: "<script>\(fetching)</script>"),
-            Case("fetch by name: localhost", host: "localhost", page: "<script>\(fetching)</script>"),
+            // Even allowed, a name is connected only to public addresses: localhost is refused
+            // at the filter (EgressFilterTests), so its twin connects nowhere.
+            Case("fetch by name: localhost", host: "localhost", connectsWhenAllowed: false, page: "<script>\(fetching)</script>"),
             Case("fetch by number: 2130706433", host: "2130706433", page: "<script>\(fetching)</script>"),
             Case("async XHR", page: "<script>const x = new XMLHttpRequest(); x.open('GET', '{{URL}}/xhr'); x.send();</script>"),
             Case("sync XHR", page: "<script>try { const x = new XMLHttpRequest(); x.open('GET', '{{URL}}/xhr', false); x.send(); } catch (e) {}</script>"),
@@ -191,6 +193,40 @@ extension WebKitTests {
             await renderer.stop()
         }
 
+        /// Issue 35 item 9: another local process holding more connections to the renderer's
+        /// egress filter than the engine may use (a shell this test starts) neither fills it nor
+        /// hides the page's attempts: it is refused at once, and every request a worker sends
+        /// (which only the filter stops) is reported (before: 503 unseen, 0 of 5 reported).
+        @Test func aLocalProcessHoldingConnectionsHidesNoAttempt() async throws {
+            let fixture = try WebKitFixture()
+            let listener = try Self.listener()
+            defer { listener.stop() }
+            let paths = (1...5).map { "/attempt-\($0)" }
+            let fetches = paths.map { "fetch('http://127.0.0.1:\(listener.port)\($0)').catch(() => {});" }.joined()
+            let (bundle, _) = try fixture.installFiles([
+                "index.html": "<!doctype html><h1>Offer</h1><script>new Worker('worker.js');</script>", "worker.js": fetches,
+            ])
+            let (renderer, _) = try await fixture.startedRenderer()
+            let port = try #require(await filterPort(of: renderer))
+            let held = EgressFilter.maximumConnectionsPerPeer + 6
+            let ready = fixture.root + "/holding"
+            let holder = try LocalProcess.start([
+                "/bin/bash", "-c", "for i in $(seq \(held)); do exec {fd}<>/dev/tcp/127.0.0.1/\(port) || true; done; : > \(ready); sleep 60",
+            ])
+            defer { LocalProcess.stop(holder) }
+            #expect(await eventually(within: .seconds(10)) { FileManager.default.fileExists(atPath: ready) })
+
+            try await renderer.load(try fixture.content(bundle), visible: false)
+            let expected = paths.map { BlockedRequest(url: "http://127.0.0.1:\(listener.port)\($0)", reason: "network") }
+            let reported = await eventually(within: .seconds(5)) { let blocked = await renderer.blockedRequests; return expected.allSatisfy(blocked.contains) }
+            let blocked = await renderer.blockedRequests
+            #expect(reported, "\(blocked)")
+            let refused = await foreignRefusals(of: renderer)
+            #expect(refused == held, "\(refused) of \(held) refused")
+            #expect(listener.connectionsAccepted == 0)
+            await renderer.stop()
+        }
+
         @Test(arguments: cases.filter(\.connectsWhenAllowed))
         func connectsWhenAllowed(_ item: Case) async throws {
             let fixture = try WebKitFixture()
@@ -207,3 +243,9 @@ extension WebKitTests {
         }
     }
 }
+
+/// The port of the egress filter of `renderer`'s web context.
+@WebKitActor func filterPort(of renderer: WebKitRenderer) -> Int? { renderer.context?.filter.port }
+
+/// How many connections of other processes `renderer`'s egress filter refused.
+@WebKitActor func foreignRefusals(of renderer: WebKitRenderer) -> Int { renderer.context?.filter.core.foreignRefusals.load(ordering: .relaxed) ?? 0 }

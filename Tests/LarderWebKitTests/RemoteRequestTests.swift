@@ -64,6 +64,35 @@ extension WebKitTests {
             await renderer.stop()
         }
 
+        /// A link to a port the Fetch standard bars (9 here: nothing listens there, the usual
+        /// "remote" of an attack) is refused by the engine itself, before the view is asked, and
+        /// WebKit says nothing: the observer reports it, so the load report lists the link a
+        /// script clicked while loading, once; a click the page cancelled followed nothing.
+        @Test func aLinkClickedWhileLoadingToABarredPortIsInTheLoadReport() async throws {
+            let fixture = try WebKitFixture()
+            let (bundle, _) = try fixture.installFiles([
+                "index.html": #"""
+                    <!doctype html><h1>Offer</h1><a id="stay" href="http://127.0.0.1:9/cancelled">stay</a>
+                    <a id="out" href="http://127.0.0.1:9/offer?visit=1"><span id="inside">out</span></a><a id="away" target="_blank" href="http://0.0.0.0:8080/x">x</a>
+                    <script>
+                    document.getElementById("stay").addEventListener("click", (event) => event.preventDefault());
+                    document.getElementById("stay").click();
+                    document.getElementById("inside").click();
+                    document.getElementById("away").click();
+                    </script>
+                    """#
+            ])
+            let (renderer, _) = try await fixture.startedRenderer()
+            try await renderer.load(try fixture.content(bundle), visible: false)
+            let report = try #require(await renderer.lastLoad)
+            #expect(report.blocked == [
+                BlockedRequest(url: "http://127.0.0.1:9/offer?visit=1", reason: "navigation"),
+                BlockedRequest(url: "http://0.0.0.0:8080/x", reason: "popup"),
+            ], "\(report.blocked)")
+            #expect(try await renderer.evaluate("location.pathname") == .string("/index.html"))
+            await renderer.stop()
+        }
+
         @Test func anAllowedOriginIsNotBlocked() async throws {
             let fixture = try WebKitFixture()
             let (bundle, _) = try fixture.installFiles(["index.html": Self.page])

@@ -39,7 +39,8 @@ enum CacheCommand {
             EXIT STATUS: 0 success, 64 usage error, 65 verification found corruption or an
             incomplete bundle, or the archive was refused (or the origin sent bytes that do not
             match, more than the bundle implies, or an encoding it was not asked for), 66 no
-            such cache, bundle, font or archive, 69 the origin redirects in a loop, 73 the disk
+            such cache, bundle, font or archive, 69 the origin redirects in a loop or to another
+            origin (never followed), 73 the disk
             is full (nothing was left behind) or the cache cannot be written (a read-only file
             system, another user's cache), 75 another process is sweeping, or is still
             downloading the same bundle at the deadline, or the origin could not be reached or

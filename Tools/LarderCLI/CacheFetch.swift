@@ -59,7 +59,7 @@ enum CacheFetch {
         case .diskFull: .cannotCreate
         case .digestMismatch, .malformedDocument, .tooLarge, .unexpectedEncoding: .dataError
         case .unexpectedStatus where error.status == 404: .noInput
-        case .redirectLoop, .unexpectedStatus: .unavailable
+        case .redirectLoop, .redirectRefused, .unexpectedStatus: .unavailable
         case .connection, .timeout, .tooSlow, .busy: .temporaryFailure
         case .cache:
             switch error.cacheError?.code {

@@ -11,7 +11,10 @@ enum RenderCommand {
         overview: "Render a flow's entry screen in the web engine from a cache and write a PNG.",
         usage: "larder render <archive-or-bundle> --screenshot <png> [--viewport <WxH>] [--cache <dir>] [--json]",
         arguments: [
-            ("<archive-or-bundle>", "A bundle archive (installed into the cache first), or a bundle in the cache: digest, hex prefix or name.")
+            (
+                "<archive-or-bundle>",
+                "A bundle archive (a path with a '/', or ending in .tar.gz or .tgz; installed into the cache first), or a bundle in the cache: digest, hex prefix or name."
+            )
         ],
         options: [
             OptionSpec(names: ["--screenshot"], value: "png", help: "Where to write the PNG (required)."),
@@ -59,7 +62,11 @@ enum RenderCommand {
             return .unavailable
         }
         let source = parsed.positionals[0]
-        let isArchive = FileManager.default.fileExists(atPath: source)
+        let isArchive = looksLikeArchive(source)
+        if isArchive, let refusal = archiveRefusal(source) {
+            Console.error("Error: \(refusal)")
+            return .noInput
+        }
         var temporary: String?
         defer {
             if let temporary {
@@ -77,7 +84,9 @@ enum RenderCommand {
             cache = try LarderCache(at: folder)
             bundle = isArchive ? try cache.install(archiveAt: source).bundle : try CacheCommand.find(source, in: cache).digest
         } catch {
-            Console.error("Error: \(shown(source)): \(shown(error))")
+            let hint = !isArchive && error.code == .bundleNotFound && FileManager.default.fileExists(atPath: source)
+                ? " ('\(shown(source))' here is read as a bundle name: write './\(shown(source))' to read it as an archive)" : ""
+            Console.error("Error: \(shown(source)): \(shown(error))\(hint)")
             switch error.code {
             case .bundleNotFound: return .noInput
             case .invalidBundle, .bundleDigestMismatch, .corruptObject, .bundleIncomplete: return .dataError
@@ -102,6 +111,26 @@ enum RenderCommand {
             print(rendered, bundle: bundle, name: rendered.name, viewport: viewport, output: output, display: display, json: parsed.flag("--json"))
             return .success
         }
+    }
+
+    /// Whether the operand names an archive file rather than a bundle in the cache: it has a
+    /// path separator or an archive's extension. What the current folder holds does not
+    /// matter, so `render onboarding --cache <dir>` renders the cached bundle even where a
+    /// folder named `onboarding` (its source) is.
+    static func looksLikeArchive(_ operand: String) -> Bool {
+        operand.contains("/") || operand.hasSuffix(".tar.gz") || operand.hasSuffix(".tgz")
+    }
+
+    /// Why `path` cannot be read as an archive (missing, a folder), said before any cache
+    /// is touched; nil when it is a file.
+    private static func archiveRefusal(_ path: String) -> String? {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            return "\(shown(path)): no such archive (a bundle in the cache is named without a '/')"
+        }
+        guard isFolder.boolValue else { return nil }
+        return "\(shown(path)) is a folder, not a bundle archive: pack it first ('larder pack \(shown(path))'), "
+            + "or name a bundle in the cache without a '/'"
     }
 
     private static func print(

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The head of one request the web engine's network process sends to ``EgressFilter``, its
 /// HTTP proxy, read strictly: a `CONNECT host:port` for a tunnel (`https:`, `wss:`), or an
 /// absolute-form request (`GET http://host:port/path HTTP/1.1`) for `http:` and `ws:`.
@@ -5,36 +7,36 @@
 /// Nothing else is a proxy request: an origin-form target (`GET /path`), another scheme, a
 /// missing or malformed authority, or a head that is not ASCII lines ending in CRLF is a
 /// ``ProxyRequest/Malformed`` answered with a 400, and nothing leaves.
-struct ProxyRequest: Equatable, Sendable {
+package struct ProxyRequest: Equatable, Sendable {
     /// `CONNECT` (a tunnel the client speaks TLS through) or a request forwarded as it is.
-    enum Kind: Equatable, Sendable { case tunnel, forward }
+    package enum Kind: Equatable, Sendable { case tunnel, forward }
 
     /// Why a head is not a proxy request.
-    struct Malformed: Error, Equatable, Sendable {
-        var reason: String
+    package struct Malformed: Error, Equatable, Sendable {
+        package var reason: String
     }
 
-    var kind: Kind
+    package var kind: Kind
     /// `http` or `https`: the scheme the remote origin is reached by (`ws:` travels as
     /// `http:`, and a tunnel is taken for `https:`).
-    var scheme: String
+    package var scheme: String
     /// The host as the engine wrote it, lowercased (an IPv6 literal keeps its brackets).
-    var host: String
+    package var host: String
     /// The port, the scheme's default when the target names none.
-    var port: Int
+    package var port: Int
     /// What the request asks for, for reports: the absolute URL, or `https://host[:port]` for
     /// a tunnel.
-    var url: String
+    package var url: String
     /// For ``Kind/forward``: the head to send the origin (origin-form target, hop-by-hop and
     /// proxy fields dropped, `Connection: close` unless it upgrades to a WebSocket).
-    var forwardedHead: [UInt8]
+    package var forwardedHead: [UInt8]
 
     /// The most a request head may take, its blank line included.
-    static let maximumHeadSize = 32 * 1024
+    package static let maximumHeadSize = 32 * 1024
 
     /// Reads a request head: everything up to and including the blank line that ends it.
     /// - Throws: ``Malformed`` saying what is wrong.
-    static func parse(_ head: [UInt8]) throws(Malformed) -> ProxyRequest {
+    package static func parse(_ head: [UInt8]) throws(Malformed) -> ProxyRequest {
         guard head.count <= maximumHeadSize else { throw Malformed(reason: "the request head is over \(maximumHeadSize) bytes") }
         guard head.allSatisfy({ $0 == 0x09 || $0 == 0x0D || $0 == 0x0A || (0x20..<0x7F).contains($0) }) else {
             throw Malformed(reason: "the request head is not printable ASCII")
@@ -84,11 +86,15 @@ struct ProxyRequest: Equatable, Sendable {
         if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
         if let fragment = path.firstIndex(of: "#") { path = String(path[..<fragment]) }
         let upgrades = fields.contains { $0.name.lowercased() == "upgrade" }
-        let dropped: Set<String> = upgrades
-            ? ["proxy-connection", "proxy-authorization", "keep-alive"]
-            : ["proxy-connection", "proxy-authorization", "keep-alive", "connection"]
+        // Every Proxy-* field is for this proxy, not the origin (a page cannot set one: the
+        // Fetch standard forbids the prefix), like Keep-Alive and, without an upgrade, Connection.
+        let dropped: Set<String> = upgrades ? ["keep-alive"] : ["keep-alive", "connection"]
         var forwarded = "\(method) \(path) \(requestLine[2])\r\n"
-        for field in fields where !dropped.contains(field.name.lowercased()) { forwarded += "\(field.name): \(field.value)\r\n" }
+        for field in fields {
+            let name = field.name.lowercased()
+            guard !dropped.contains(name), !name.hasPrefix("proxy-") else { continue }
+            forwarded += "\(field.name): \(field.value)\r\n"
+        }
         if !upgrades { forwarded += "Connection: close\r\n" }
         forwarded += "\r\n"
         return ProxyRequest(
