@@ -85,9 +85,9 @@ extension OriginPublisher {
     }
 
     /// Writes the next revision of a journey, pointing at `bundle`, signed when the
-    /// publication has a key (once its revision is known): the history first, so a document
-    /// is never out without its entry (a rollback reads it), then the document, each only if
-    /// it is still what `state` read.
+    /// publication has a key (once its revision is known): the history first (bounded,
+    /// ``JourneyHistory/bounded(for:)``), so a document is never out without its entry (a
+    /// rollback reads it), then the document, each only if it is still what `state` read.
     /// - Returns: nil when another publisher changed either file first (nothing of this
     ///   revision is served then; read again and retry).
     /// - Throws: ``FormatError/Code/limitExceeded`` (as ``PublishError/Code/format``) when
@@ -107,6 +107,7 @@ extension OriginPublisher {
         history.entries.append(
             JourneyHistory.Entry(
                 revision: document.revision, bundle: bundle, published: document.published, signer: document.signature?.keyID, rollbackTo: rollbackTo))
+        history = history.bounded(for: document)
         let historyPath = JourneyHistory.path(journey: publication.id)
         guard try target.replace(historyPath, with: history.bytes, content: .history, expecting: state.historyValidator) else { return nil }
         changed.append(historyPath)
