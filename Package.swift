@@ -75,7 +75,7 @@ let package = Package(
         // Publishing to an S3 bucket: requests signed by libcurl (AWS Signature V4).
         .target(
             name: "LarderS3",
-            dependencies: ["LarderPack", "LarderFormat", "LarderSystem", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
+            dependencies: ["LarderPack", "LarderFormat", "LarderSystem", "CCrypto", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
         .target(name: "LarderHost", dependencies: ["LarderCache", "LarderTransport", "LarderFormat", "LarderSystem"]),
         // The web engine: only the CLI, the benchmarks and apps use it, never the other modules.
         .target(name: "LarderWebKit", dependencies: ["LarderHost", "LarderCache", "LarderFormat", "LarderSystem", "CWebKitGTK"]),

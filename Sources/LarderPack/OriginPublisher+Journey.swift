@@ -57,9 +57,11 @@ extension OriginPublisher {
     static func publishJourney(
         _ publication: JourneyPublication, bundle: Digest, target: some PublishTarget, changed: inout [String]
     ) throws(PublishError) -> JourneyDocument {
+            var watch = ValidatorWatch()
             for attempt in 0..<journeyAttempts {
                 pauseAfterLosingRace(attempt)
                 let state = try JourneyState.read(journey: publication.id, from: target)
+                try watch.observe(state, journey: publication.id, on: target)
                 let rollout = try PublishError.local { () throws(FormatError) -> JourneyDocument.Rollout? in try Self.rollout(of: publication, bundle: bundle, after: state.document) }
                 if let previous = state.document, previous.bundle == bundle, previous.refresh == publication.refresh, previous.rollout == rollout {
                     guard let signingKey = publication.signingKey else { return previous }
