@@ -31,11 +31,34 @@ package struct S3Answer: Sendable {
     /// by bytes, invalid UTF-8 in it repaired.
     /// - Complexity: O(*n*·*m*) for *n* bytes scanned and a tag of *m*.
     package static func element(_ name: String, in body: [UInt8]) -> String? {
-        let scanned = body.prefix(scannedBytes)
-        guard let open = scanned.firstRange(of: Array("<\(name)>".utf8)),
-            let close = scanned[open.upperBound...].firstRange(of: Array("</\(name)>".utf8))
+        let open = Array("<\(name)>".utf8)
+        let close = Array("</\(name)>".utf8)
+        let scanned = min(body.count, scannedBytes)
+        guard let start = offset(of: open, in: body, from: 0, to: scanned).map({ $0 + open.count }),
+            let end = offset(of: close, in: body, from: start, to: scanned)
         else { return nil }
-        return String(decoding: scanned[open.upperBound..<close.lowerBound], as: UTF8.self)
+        return String(decoding: body[start..<end], as: UTF8.self)
+    }
+
+    /// Where `needle` first starts in `bytes[from..<to]`: `memchr(3)` for its first byte,
+    /// `memcmp(3)` for the rest.
+    /// - Complexity: O(*n*·*m*) at worst, about O(*n*) for text.
+    package static func offset(of needle: [UInt8], in bytes: [UInt8], from: Int, to: Int) -> Int? {
+        guard let first = needle.first, from >= 0, to <= bytes.count, to - from >= needle.count else { return nil }
+        return bytes.withUnsafeBufferPointer { haystack -> Int? in
+            needle.withUnsafeBufferPointer { needle -> Int? in
+                guard let base = haystack.baseAddress, let wanted = needle.baseAddress else { return nil }
+                var at = from
+                let last = to - needle.count
+                while at <= last {
+                    guard let hit = memchr(base + at, Int32(first), last - at + 1) else { return nil }
+                    let index = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                    if memcmp(base + index, wanted, needle.count) == 0 { return index }
+                    at = index + 1
+                }
+                return nil
+            }
+        }
     }
 }
 
@@ -66,19 +89,26 @@ package struct S3AnswerHead: Sendable {
             return false
         }
         bytes += line.count
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.hasPrefix("HTTP/") {
-            let parts = text.split(separator: " ", maxSplits: 2)
-            status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+        let text = Self.trimmed(line[...])
+        if text.starts(with: "HTTP/".utf8) {
+            let parts = text.split(separator: UInt8(ascii: " "), maxSplits: 2)
+            status = parts.count > 1 ? Int(String(decoding: parts[1], as: UTF8.self)) ?? 0 : 0
             fields = [:]
             isComplete = false
         } else if text.isEmpty {
             if status >= 200 { isComplete = true }
-        } else if let colon = text.firstIndex(of: ":") {
-            let name = text[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-            fields[name] = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        } else if let colon = text.firstIndex(of: UInt8(ascii: ":")) {
+            let name = String(decoding: Self.trimmed(text[..<colon]), as: UTF8.self).lowercased()
+            fields[name] = String(decoding: Self.trimmed(text[(colon + 1)...]), as: UTF8.self)
         }
         return true
+    }
+
+    /// `bytes` without the spaces, tabs and line endings around it.
+    private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+        let space: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+        guard let first = bytes.firstIndex(where: { !space($0) }), let last = bytes.lastIndex(where: { !space($0) }) else { return bytes[bytes.startIndex..<bytes.startIndex] }
+        return bytes[first...last]
     }
 
     /// The message for an answer whose headers were refused past the bound, or that libcurl

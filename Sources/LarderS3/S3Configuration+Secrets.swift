@@ -6,7 +6,7 @@ extension S3Configuration {
     /// written into `--endpoint` (`http://user:password@host`), as given and percent-encoded
     /// (a service may echo either). Values shorter than 4 characters are left alone: hiding
     /// them would mangle every message and protect nothing.
-    var secrets: [String] {
+    static func secrets(_ credentials: S3Credentials, _ endpointPassword: String?) -> [String] {
         let values = [credentials.secretAccessKey, credentials.sessionToken, endpointPassword].compactMap { $0 }.filter { $0.count >= 4 }
         let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
         let encoded = values.compactMap { $0.addingPercentEncoding(withAllowedCharacters: unreserved) }
@@ -18,10 +18,17 @@ extension S3Configuration {
     /// passes through here (S3Target's errors), whatever a service echoed into it.
     package func redact(_ text: String) -> String {
         var text = text
-        for secret in secrets where text.contains(secret) {
+        for secret in secrets where Self.occurs(secret, in: text) {
             text = text.replacingOccurrences(of: secret, with: "<redacted>")
         }
         return text
+    }
+
+    /// Whether `needle`'s UTF-8 is in `text`'s: a message is checked for every secret, and
+    /// most hold none.
+    private static func occurs(_ needle: String, in text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return S3Answer.offset(of: Array(needle.utf8), in: bytes, from: 0, to: bytes.count) != nil
     }
 
     /// A service's words quoted in a message (an error document's `Message`, an ETag):

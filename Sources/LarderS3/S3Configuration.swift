@@ -14,11 +14,18 @@ public struct S3Configuration: Sendable {
     public var endpoint: URL
     /// A password written into the endpoint given (`http://user:password@host`): dropped from
     /// ``endpoint``, kept only so that no message shows it (``redact(_:)``).
-    var endpointPassword: String?
+    var endpointPassword: String? {
+        didSet { secrets = Self.secrets(credentials, endpointPassword) }
+    }
     public var region: String
     /// `https://<bucket>.<host>/<key>` instead of `https://<host>/<bucket>/<key>`.
     public var virtualHostAddressing: Bool
-    public var credentials: S3Credentials
+    public var credentials: S3Credentials {
+        didSet { secrets = Self.secrets(credentials, endpointPassword) }
+    }
+    /// What ``redact(_:)`` takes out, longest first (``secrets(_:_:)``), kept current with
+    /// the credentials and the endpoint's password.
+    private(set) var secrets: [String] = []
     /// A canned ACL put on every file (`public-read` for a bucket devices read directly); nil
     /// by default: a CDN in front reads with its own credentials.
     public var acl: String?
@@ -68,6 +75,7 @@ public struct S3Configuration: Sendable {
         self.region = region
         self.virtualHostAddressing = virtualHostAddressing
         self.credentials = credentials
+        secrets = Self.secrets(credentials, endpointPassword)
         self.acl = acl
     }
 
