@@ -110,6 +110,8 @@ let package = Package(
             dependencies: [
                 "CLibFuzzer", "LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderSystem",
                 "LarderTestSupport", "CArchive", "CZlib",
+                // The S3 answers target.
+                "LarderS3",
             ],
             path: "Tools/fuzz/larder-fuzz"),
 
