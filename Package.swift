@@ -75,7 +75,7 @@ let package = Package(
         // Publishing to an S3 bucket: requests signed by libcurl (AWS Signature V4).
         .target(
             name: "LarderS3",
-            dependencies: ["LarderPack", "LarderFormat", "LarderSystem", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
+            dependencies: ["LarderPack", "LarderFormat", "LarderSystem", "CCrypto", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
         .target(name: "LarderHost", dependencies: ["LarderCache", "LarderTransport", "LarderFormat", "LarderSystem"]),
         // The egress filter's rules (its request parser, which addresses it connects to, which
         // peers it serves), free of any engine so the fuzz targets can link them.
@@ -112,7 +112,7 @@ let package = Package(
             name: "larder-fuzz",
             dependencies: [
                 "CLibFuzzer", "LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderSystem",
-                "LarderTestSupport", "CArchive", "CZlib", "LarderEgress",
+                "LarderTestSupport", "CArchive", "CZlib", "LarderEgress", "LarderS3",
             ],
             path: "Tools/fuzz/larder-fuzz"),
 

@@ -48,12 +48,20 @@ public enum BundleVerifier {
         archiveAt path: String, expectedDigest: Digest? = nil, limits: ArchiveReader.Limits = .default
     ) throws(FormatError) -> VerificationReport {
         let file = try ReadableFile(path: path)
-        let expected = expectedDigest ?? digestFromFileName(path)
+        return verify(expectedDigest: expectedDigest ?? digestFromFileName(path), limits: limits, displayName: path) { (buffer) throws(FormatError) in
+            try file.read(into: buffer)
+        }
+    }
+
+    /// Verifies the archive `source` supplies (``verify(archiveAt:expectedDigest:limits:)``):
+    /// for a caller that reads the file itself, e.g. to hash what it checked.
+    /// - Parameter displayName: the archive's name for messages.
+    public static func verify(
+        expectedDigest expected: Digest?, limits: ArchiveReader.Limits = .default, displayName path: String, source: @escaping ArchiveReader.Source
+    ) -> VerificationReport {
         var report = VerificationReport()
         do throws(FormatError) {
-            let reader = try ArchiveReader(limits: limits, displayName: path) { (buffer) throws(FormatError) in
-                try file.read(into: buffer)
-            }
+            let reader = try ArchiveReader(limits: limits, displayName: path, source: source)
             let (manifest, bytes) = try readManifest(from: reader)
             let digest = SHA256Hasher.hash(bytes)
             report.manifest = manifest

@@ -16,11 +16,19 @@ public final class ReadableFile {
     /// The descriptor number, for `fstat` and the like; owned by this file.
     public var descriptor: Int32 { file.rawValue }
 
+    /// - Parameter followingLinks: false to refuse a symbolic link as the last component of
+    ///   `path` (`O_NOFOLLOW`): a file whose bytes leave the machine (a publish) is read only
+    ///   where it is, never from wherever a planted link points.
     /// - Throws: ``FormatError`` with code ``FormatError/Code/io`` naming the path.
-    public init(path: String) throws(FormatError) {
+    public init(path: String, followingLinks: Bool = true) throws(FormatError) {
         self.path = path
         let file: FileDescriptor
-        do { file = try FileDescriptor(opening: path, [.nonBlocking, .noControllingTerminal]) } catch {
+        var options: OpenOptions = [.nonBlocking, .noControllingTerminal]
+        if !followingLinks { options.insert(.noFollow) }
+        do { file = try FileDescriptor(opening: path, options) } catch {
+            if !followingLinks, error == .tooManyLinks {
+                throw FormatError(.io, "not a regular file (a symbolic link); only the file itself is read, not what a link points at", path: path, cause: error)
+            }
             throw FormatError(.io, "cannot open for reading: \(error)", path: path, cause: error)
         }
         let kind: FileKind

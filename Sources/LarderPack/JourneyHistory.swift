@@ -1,9 +1,11 @@
 import Foundation
 import LarderFormat
 
-/// Every revision an origin published for a journey, oldest first: `journeys/<id>.history.json`
+/// The revisions an origin published for a journey, oldest first: `journeys/<id>.history.json`
 /// beside the journey's document. It is what a rollback chooses from, so an earlier bundle can
-/// be published again without its archive file.
+/// be published again without its archive file. It is written bounded
+/// (``bounded(for:)``, JourneyHistory+Bound.swift): the newest ``keptRevisions`` and the ones a
+/// rollback or the current rollout still needs.
 public struct JourneyHistory: Sendable, Equatable {
     public struct Entry: Sendable, Equatable {
         public var revision: Int64
@@ -31,8 +33,11 @@ public struct JourneyHistory: Sendable, Equatable {
     /// The history file's path relative to the origin.
     public static func path(journey: String) -> String { "journeys/\(journey).history.json" }
 
-    /// The largest history read (about 10,000 revisions).
-    static let maximumBytes = 4 << 20
+    /// The largest history read: 8 MiB, twice what Larder before the bound could read, so a
+    /// history it wrote past its own limit (about 28,000 revisions, 4 MiB and one entry) still
+    /// reads, and rollback still works; the next write bounds it. A written history is far
+    /// below (``keptRevisions`` entries of about 150 bytes), and never above this.
+    public static let maximumBytes = 8 << 20
 
     /// Reads a journey's history; empty when it has none yet.
     /// - Throws: ``FormatError`` when the file is there but is not a history.
@@ -82,7 +87,11 @@ public struct JourneyHistory: Sendable, Equatable {
     public func rollbackTarget(from current: JourneyDocument, to revision: Int64?) throws(FormatError) -> Entry {
         if let revision {
             guard let entry = entries.last(where: { $0.revision == revision }) else {
-                throw FormatError(.invalidManifest, "journey '\(current.journey)' has no revision \(revision) in its history")
+                let pruned = entries.first.map { revision < $0.revision } ?? false
+                throw FormatError(
+                    .invalidManifest,
+                    "journey '\(current.journey)' has no revision \(revision) in its history"
+                        + (pruned ? " (it keeps the newest \(Self.keptRevisions) revisions and the ones a rollback or rollout still needs; 'larder journey history' lists them)" : ""))
             }
             guard entry.bundle != current.bundle else {
                 throw FormatError(.invalidManifest, "revision \(revision) has the bundle revision \(current.revision) already serves")

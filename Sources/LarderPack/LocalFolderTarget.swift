@@ -1,5 +1,6 @@
 import Foundation
 import LarderFormat
+import LarderSystem
 
 /// The origin as a local folder that a static HTTP server serves (Tools/origin): what
 /// `larder publish --origin <folder>` has always written, byte for byte. Every file goes
@@ -18,36 +19,48 @@ public struct LocalFolderTarget: PublishTarget {
         return Int64(status.st_size)
     }
 
+    /// Copies `source` (read where it is: a symbolic link is refused) into place; a file of
+    /// another size already there is damaged and replaced. With `sha256`, the bytes copied
+    /// must hash to it, else nothing is put in place
+    /// (``PublishError/Code/sourceMismatch``).
     public func putIfAbsent(_ path: String, from source: String, sha256: Digest?, content: OriginContent) throws(PublishError) -> Bool {
-        if let existing = try size(of: path) {
-            let expected = try self.size(ofLocal: source)
-            guard existing == expected else {
-                throw PublishError(.damaged, "is \(existing) bytes where \(expected) were published; remove it and publish again", path: folder + "/" + path)
-            }
-            return false
-        }
-        try PublishError.local { () throws(FormatError) in
-            let full = folder + "/" + path
+        if let existing = try size(of: path), existing == (try self.size(ofLocal: source)) { return false }
+        let full = folder + "/" + path
+        let input = try PublishError.local { () throws(FormatError) -> ReadableFile in try ReadableFile(path: source, followingLinks: false) }
+        let copied = try PublishError.local { () throws(FormatError) -> (AtomicFileWriter, Digest) in
             let parent = (full as NSString).deletingLastPathComponent
             try FormatError.typed { try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
-            let input = try ReadableFile(path: source)
             let output = try AtomicFileWriter(folder: parent, prefix: (full as NSString).lastPathComponent)
+            let hasher = SHA256Hasher()
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 64)
             defer { buffer.deallocate() }
             while true {
                 let count = try input.read(into: buffer)
                 if count == 0 { break }
-                try output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                let piece = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+                hasher.update(piece)
+                try output.write(piece)
             }
-            try output.commit(to: full)
+            return (output, hasher.finalize())
         }
+        if let sha256, copied.1 != sha256 {
+            throw PublishError(.sourceMismatch, "hashes to \(copied.1), not \(sha256) as checked: it changed; nothing was put in place", path: source)
+        }
+        try PublishError.local { () throws(FormatError) in try copied.0.commit(to: full) }
         return true
     }
 
     public func read(_ path: String, limit: Int) throws(PublishError) -> StoredFile? {
         let full = folder + "/" + path
         guard FileManager.default.fileExists(atPath: full) else { return nil }
-        let bytes = try PublishError.local { () throws(FormatError) -> [UInt8] in try ReadableFile(path: full).readAll(limit: limit) }
+        // Read where it is: a link planted in a folder being uploaded sends nothing it points at.
+        let file: ReadableFile
+        do { file = try ReadableFile(path: full, followingLinks: false) } catch {
+            let isRegular: Bool
+            do { isRegular = try FileStatus.ofLink(full).kind == .regular } catch { isRegular = true }  // gone meanwhile: the open's error says it
+            throw isRegular ? PublishError(error) : PublishError(.sourceMismatch, error.message, path: full, cause: error)
+        }
+        let bytes = try PublishError.local { () throws(FormatError) -> [UInt8] in try file.readAll(limit: limit) }
         return StoredFile(bytes: bytes, validator: SHA256Hasher.hash(bytes).hex)
     }
 
@@ -66,7 +79,7 @@ public struct LocalFolderTarget: PublishTarget {
 
     private func size(ofLocal source: String) throws(PublishError) -> Int64 {
         var status = stat()
-        guard stat(source, &status) == 0 else { throw PublishError(.local, "cannot stat the file to publish", path: source) }
+        guard lstat(source, &status) == 0 else { throw PublishError(.local, "cannot stat the file to publish", path: source) }
         return Int64(status.st_size)
     }
 

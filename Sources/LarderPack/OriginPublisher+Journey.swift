@@ -57,9 +57,11 @@ extension OriginPublisher {
     static func publishJourney(
         _ publication: JourneyPublication, bundle: Digest, target: some PublishTarget, changed: inout [String]
     ) throws(PublishError) -> JourneyDocument {
+            var watch = ValidatorWatch()
             for attempt in 0..<journeyAttempts {
                 pauseAfterLosingRace(attempt)
                 let state = try JourneyState.read(journey: publication.id, from: target)
+                try watch.observe(state, journey: publication.id, on: target)
                 let rollout = try PublishError.local { () throws(FormatError) -> JourneyDocument.Rollout? in try Self.rollout(of: publication, bundle: bundle, after: state.document) }
                 if let previous = state.document, previous.bundle == bundle, previous.refresh == publication.refresh, previous.rollout == rollout {
                     guard let signingKey = publication.signingKey else { return previous }
@@ -85,9 +87,9 @@ extension OriginPublisher {
     }
 
     /// Writes the next revision of a journey, pointing at `bundle`, signed when the
-    /// publication has a key (once its revision is known): the history first, so a document
-    /// is never out without its entry (a rollback reads it), then the document, each only if
-    /// it is still what `state` read.
+    /// publication has a key (once its revision is known): the history first (bounded,
+    /// ``JourneyHistory/bounded(for:)``), so a document is never out without its entry (a
+    /// rollback reads it), then the document, each only if it is still what `state` read.
     /// - Returns: nil when another publisher changed either file first (nothing of this
     ///   revision is served then; read again and retry).
     /// - Throws: ``FormatError/Code/limitExceeded`` (as ``PublishError/Code/format``) when
@@ -107,6 +109,7 @@ extension OriginPublisher {
         history.entries.append(
             JourneyHistory.Entry(
                 revision: document.revision, bundle: bundle, published: document.published, signer: document.signature?.keyID, rollbackTo: rollbackTo))
+        history = history.bounded(for: document)
         let historyPath = JourneyHistory.path(journey: publication.id)
         guard try target.replace(historyPath, with: history.bytes, content: .history, expecting: state.historyValidator) else { return nil }
         changed.append(historyPath)

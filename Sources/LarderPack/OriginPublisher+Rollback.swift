@@ -6,7 +6,8 @@ extension OriginPublisher {
     /// journey's history (``JourneyHistory/rollbackTarget(from:to:)``): devices holding a newer
     /// revision take it as an ordinary update, and signed documents stay monotonic. The bundle
     /// must still be on the origin; no archive file is needed. The refresh interval stays the
-    /// current document's.
+    /// current document's. The bundle is checked whole on the origin first (manifest, archive,
+    /// every object): a rollback never points devices at a bundle they cannot fetch.
     /// - Parameters:
     ///   - publication: the journey, and the signing key when documents are signed.
     ///   - revision: the revision whose bundle to serve again; nil for the newest earlier one
@@ -34,19 +35,15 @@ extension OriginPublisher {
     /// publisher changed the journey meanwhile. The caller holds
     /// ``PublishTarget/changingMutableFiles(_:)``.
     public static func rollback(_ publication: JourneyPublication, to revision: Int64?, target: some PublishTarget) throws(PublishError) -> PublishReport {
+        var watch = ValidatorWatch()
         for attempt in 0..<journeyAttempts {
             pauseAfterLosingRace(attempt)
             var changed: [String] = []
             let state = try JourneyState.read(journey: publication.id, from: target)
+            try watch.observe(state, journey: publication.id, on: target)
             guard let current = state.document else { throw PublishError(neverPublished(publication, target.name)) }
             let chosen = try PublishError.local { () throws(FormatError) -> JourneyHistory.Entry in try state.history.rollbackTarget(from: current, to: revision) }
-            let manifest = "bundles/\(chosen.bundle.hex)/manifest.json"
-            guard try target.size(of: manifest) != nil else {
-                throw PublishError(
-                    FormatError(
-                        .missingEntry, "revision \(chosen.revision)'s bundle \(chosen.bundle) is no longer on the origin; publish its archive again",
-                        path: target.name + "/" + manifest))
-            }
+            try requireComplete(chosen.bundle, revision: chosen.revision, on: target)
             var publication = publication
             publication.refresh = current.refresh
             if let document = try writeRevision(

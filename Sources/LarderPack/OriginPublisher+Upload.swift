@@ -12,7 +12,10 @@ extension OriginPublisher {
     ///
     /// Each archive is verified and laid out entry by entry in `staging` (a local folder,
     /// emptied after each bundle), from where its files are sent. A bundle whose manifest is
-    /// on the target already is complete there (the manifest goes last) and is not sent again.
+    /// on the target already was sent whole once (the manifest goes last); what devices fetch
+    /// of it (each object, the archive, the manifest) is asked for (a HEAD each in a bucket),
+    /// and what the target lost since, or holds at another size, is sent again before any
+    /// journey points at it (``PublishReport/repaired``).
     /// - Throws: ``PackFailure`` with ``PackError/Code/originUnavailable`` or
     ///   ``PackError/Code/originTransfer`` for what the target refused, the other codes as
     ///   for a folder.
@@ -31,7 +34,9 @@ extension OriginPublisher {
         }
         var report = PublishReport(bundles: [], journey: nil, changed: [])
         do throws(PublishError) {
-            for archive in archives { report.bundles.append(try sendBundle(archive, to: target, staging: staging, changed: &report.changed)) }
+            for archive in archives {
+                report.bundles.append(try sendBundle(archive, to: target, staging: staging, changed: &report.changed, repaired: &report.repaired))
+            }
             if let journey, let last = report.bundles.last {
                 var changed = report.changed
                 report.journey = try target.changingMutableFiles { () throws(PublishError) -> JourneyDocument in
@@ -50,62 +55,103 @@ extension OriginPublisher {
     /// manifest, then each journey's history and document where the folder's revision is
     /// newer than the target's. The access maps stay behind: they are nginx's (a CDN gates
     /// keys its own way).
+    ///
+    /// Every file to send is checked first, before anything is sent (``OriginFolderCheck``):
+    /// read where it is (no symbolic link followed, regular files only) and each the file its
+    /// name says. A bundle whose manifest the target has was sent whole once: what devices
+    /// fetch of it is asked for, and what the target lost is sent again from the folder.
+    /// - Throws: ``PackFailure``; ``PackError/Code/invalidSource`` naming a file of the folder
+    ///   that is not what its name says (nothing is sent then).
     public static func upload(folder: String, to target: some PublishTarget) throws(PackFailure) -> PublishReport {
         var report = PublishReport(bundles: [], journey: nil, changed: [])
         do throws(PublishError) {
             let bundles = try files(in: folder, "bundles")
             let archives = bundles.filter { $0.hasSuffix(".tar.gz") && !$0.hasPrefix(".") }.map { "bundles/" + $0 }
-            let manifests = bundles.filter { !$0.contains(".") }.map { "bundles/\($0)/manifest.json" }
+            let manifestPaths = bundles.filter { !$0.contains(".") }.map { "bundles/\($0)/manifest.json" }
                 .filter { FileManager.default.fileExists(atPath: folder + "/" + $0) }
-            // A bundle whose manifest the target has is complete there (the manifest goes
-            // last): its objects, archive and manifest are not sent again.
+            var digests: [String: Digest] = [:]
+            var manifests: [(path: String, manifest: Manifest, digest: Digest, size: Int64)] = []
+            for path in manifestPaths {
+                let (manifest, digest, size) = try OriginFolderCheck.manifest(path, in: folder)
+                digests[path] = digest
+                manifests.append((path, manifest, digest, size))
+            }
+            // A bundle whose manifest the target has was sent whole once (the manifest goes
+            // last): only what the target lost of it since is sent again.
             var complete = Set<String>()
             var completeObjects = Set<String>()
-            for manifestPath in manifests where try target.size(of: manifestPath) != nil {
-                let bytes = try PublishError.local { () throws(FormatError) -> [UInt8] in try ReadableFile(path: folder + "/" + manifestPath).readAll(limit: 64 << 20) }
-                let manifest = try PublishError.local { () throws(FormatError) -> Manifest in try Manifest(decoding: bytes) }
-                complete.insert(manifestPath)
-                complete.insert("bundles/\(SHA256Hasher.hash(bytes).hex).tar.gz")
-                for file in manifest.files { completeObjects.insert(file.digest.hex) }
+            var lost: [String] = []
+            for bundle in manifests {
+                guard let stored = try target.size(of: bundle.path) else { continue }
+                complete.insert(bundle.path)
+                let archive = "bundles/\(bundle.digest.hex).tar.gz"
+                complete.insert(archive)
+                for file in bundle.manifest.files { completeObjects.insert(file.digest.hex) }
+                let archiveSize = archives.contains(archive) ? try localSize(folder + "/" + archive) : nil
+                lost += try lostFiles(neededFiles(of: bundle.manifest, digest: bundle.digest, archiveSize: archiveSize), on: target)
+                if stored != bundle.size { lost.append(bundle.path) }
+            }
+            if let missing = lost.first(where: { !FileManager.default.fileExists(atPath: folder + "/" + $0) }) {
+                throw PublishError(
+                    FormatError(
+                        .missingEntry, "the origin lost \(missing) of a bundle published there, and \(folder) has no copy to send again; publish the bundle's archive again",
+                        path: target.name + "/" + missing))
             }
             let objects = try files(in: folder, "objects").filter { !$0.hasPrefix(".") && !completeObjects.contains(String($0.prefix(64))) }
-            let plain = objects.filter { !$0.hasSuffix(".gz") }.map { "objects/" + $0 }
+            let plain = Set(objects.filter { !$0.hasSuffix(".gz") }.map { "objects/" + $0 } + lost.filter { $0.hasPrefix("objects/") }).sorted()
             let compressed = objects.filter { $0.hasSuffix(".gz") }.map { "objects/" + $0 }
+            let sentArchives = Set(archives.filter { !complete.contains($0) } + lost.filter { $0.hasSuffix(".tar.gz") }).sorted()
+            let sentManifests = Set(manifests.map(\.path).filter { !complete.contains($0) } + lost.filter { $0.hasSuffix("/manifest.json") }).sorted()
+            // Every file is checked before the first is sent, the journeys' files too.
+            let journeys = try files(in: folder, "journeys").filter { $0.hasSuffix(".json") && !$0.hasSuffix(".history.json") && !$0.hasPrefix(".") }
+            let localJourneys = try journeys.map { file throws(PublishError) -> (String, JourneyState) in
+                let id = String(file.dropLast(".json".count))
+                return (id, try JourneyState.read(journey: id, from: LocalFolderTarget(folder: folder)))
+            }
+            let toCheck = (plain + compressed + sentArchives).filter { digests[$0] == nil }
+            let checked = toCheck.parallelMap(width: Processors.active) { path -> Result<Digest, PublishError> in
+                do throws(PublishError) { return .success(try OriginFolderCheck.check(path, in: folder)) } catch { return .failure(error) }
+            }
+            for (path, outcome) in zip(toCheck, checked) {
+                switch outcome {
+                case .success(let digest): digests[path] = digest
+                case .failure(let error): throw error
+                }
+            }
             var written = 0
-            for group in [plain, compressed, archives.filter { !complete.contains($0) }] {
-                let sent = try send(group, from: folder, to: target)
+            for group in [plain, compressed, sentArchives, sentManifests] {
+                let sent = try send(group, from: folder, to: target, digests: digests)
                 report.changed += sent
                 if group == plain { written = sent.count }
             }
-            report.changed += try send(manifests.filter { !complete.contains($0) }, from: folder, to: target)
-            for manifestPath in manifests {
-                let bytes = try PublishError.local { () throws(FormatError) -> [UInt8] in try ReadableFile(path: folder + "/" + manifestPath).readAll(limit: 64 << 20) }
-                let manifest = try PublishError.local { () throws(FormatError) -> Manifest in try Manifest(decoding: bytes) }
-                report.bundles.append(PublishReport.Bundle(name: manifest.name, digest: SHA256Hasher.hash(bytes), objectsWritten: 0, filesWritten: 0))
+            report.repaired = lost.filter { report.changed.contains($0) }
+            for bundle in manifests {
+                report.bundles.append(PublishReport.Bundle(name: bundle.manifest.name, digest: bundle.digest, objectsWritten: 0, filesWritten: 0))
             }
             if let first = report.bundles.indices.first { report.bundles[first].objectsWritten = written }
-            let journeys = try files(in: folder, "journeys").filter { $0.hasSuffix(".json") && !$0.hasSuffix(".history.json") && !$0.hasPrefix(".") }
-            for file in journeys {
-                let id = String(file.dropLast(".json".count))
-                report.changed += try copyJourney(id, from: LocalFolderTarget(folder: folder), to: target)
-            }
+            for (id, local) in localJourneys { report.changed += try copyJourney(id, local, to: target) }
         } catch {
             throw PackFailure([error.packError])
         }
         return report
     }
 
-    /// Verifies one archive into `staging` and sends its files in the safe order.
-    private static func sendBundle(_ archive: String, to target: some PublishTarget, staging: String, changed: inout [String]) throws(PublishError)
-        -> PublishReport.Bundle
-    {
+    /// Verifies one archive into `staging` and sends its files in the safe order; for a bundle
+    /// the target has a manifest of, only what the target lost of it since.
+    private static func sendBundle(
+        _ archive: String, to target: some PublishTarget, staging: String, changed: inout [String], repaired: inout [String]
+    ) throws(PublishError) -> PublishReport.Bundle {
         let (manifest, manifestBytes) = try PublishError.local { () throws(FormatError) -> (Manifest, [UInt8]) in
             try BundleVerifier.readManifest(from: try ArchiveReader(path: archive))
         }
         let digest = SHA256Hasher.hash(manifestBytes)
         let manifestPath = "bundles/\(digest.hex)/manifest.json"
-        if try target.size(of: manifestPath) != nil {
-            return PublishReport.Bundle(name: manifest.name, digest: digest, objectsWritten: 0, filesWritten: 0)
+        var lost: [String]?
+        if let stored = try target.size(of: manifestPath) {
+            var missing = try lostFiles(neededFiles(of: manifest, digest: digest, archiveSize: try localSize(archive)), on: target)
+            if stored != Int64(manifestBytes.count) { missing.append(manifestPath) }
+            guard !missing.isEmpty else { return PublishReport.Bundle(name: manifest.name, digest: digest, objectsWritten: 0, filesWritten: 0) }
+            lost = missing
         }
         let folder = staging + "/" + digest.hex
         try PublishError.local { () throws(FormatError) in
@@ -122,14 +168,18 @@ extension OriginPublisher {
             // A scratch copy, removed after the upload: nothing in it needs to survive a power cut.
             try publishBundle(archive, to: folder, changed: &staged, durable: false)
         }
-        let objects = staged.filter { $0.hasPrefix("objects/") && !$0.hasSuffix(".gz") }
-        let compressed = staged.filter { $0.hasPrefix("objects/") && $0.hasSuffix(".gz") }
+        let wanted = lost.map(Set.init) ?? Set(staged)
+        let objects = staged.filter { wanted.contains($0) && $0.hasPrefix("objects/") && !$0.hasSuffix(".gz") }
+        let compressed = staged.filter { wanted.contains($0) && $0.hasPrefix("objects/") && $0.hasSuffix(".gz") }
         let sentObjects = try send(objects, from: folder, to: target)
-        changed += sentObjects
-        changed += try send(compressed, from: folder, to: target)
-        changed += try send(["bundles/\(digest.hex).tar.gz"], from: folder, to: target)
-        changed += try send([manifestPath], from: folder, to: target)
-        return PublishReport.Bundle(name: bundle.name, digest: digest, objectsWritten: sentObjects.count, filesWritten: staged.count)
+        var sent = sentObjects
+        sent += try send(compressed, from: folder, to: target)
+        for path in ["bundles/\(digest.hex).tar.gz", manifestPath] where wanted.contains(path) {
+            sent += try send([path], from: folder, to: target)
+        }
+        changed += sent
+        if let lost { repaired += lost.filter(sent.contains) }
+        return PublishReport.Bundle(name: bundle.name, digest: digest, objectsWritten: sentObjects.count, filesWritten: sent.count)
     }
 
     /// How many files are sent at once: each upload mostly waits for the service.
@@ -137,14 +187,18 @@ extension OriginPublisher {
 
     /// Puts each file of `folder` at the same path of the target where absent, a few at a
     /// time (none more once one failed); returns the paths this call wrote.
-    private static func send(_ paths: [String], from folder: String, to target: some PublishTarget) throws(PublishError) -> [String] {
+    /// - Parameter digests: the SHA-256 each file was checked to have, by path; an object
+    ///   without one must hash to its name. What is sent must hash to it (S3Target's requests
+    ///   hold the last byte back otherwise).
+    private static func send(_ paths: [String], from folder: String, to target: some PublishTarget, digests: [String: Digest] = [:]) throws(PublishError) -> [String] {
         let failed = Locked(false)
         let outcomes = paths.parallelMap(width: uploadWidth) { path -> Result<Bool, PublishError>? in
             guard !failed.withLock({ $0 }) else { return nil }
             do throws(PublishError) {
                 guard let content = OriginContent(path: path) else { throw PublishError(.local, "not a file of an origin", path: folder + "/" + path) }
                 let name = (path as NSString).lastPathComponent
-                let sha256: Digest? = content == .object ? try PublishError.local { () throws(FormatError) -> Digest in try Digest(hex: name) } : nil
+                var sha256 = digests[path]
+                if sha256 == nil, content == .object { sha256 = try PublishError.local { () throws(FormatError) -> Digest in try Digest(hex: name) } }
                 return .success(try target.putIfAbsent(path, from: folder + "/" + path, sha256: sha256, content: content))
             } catch {
                 failed.withLock { $0 = true }
@@ -162,19 +216,29 @@ extension OriginPublisher {
         return written
     }
 
-    /// Copies a journey's history and document from one target to another when the source's
-    /// revision is newer (the history first, each replaced only if unchanged since read).
-    private static func copyJourney(_ id: String, from source: LocalFolderTarget, to target: some PublishTarget) throws(PublishError) -> [String] {
-        let local = try JourneyState.read(journey: id, from: source)
+    /// The size of a local file, where it is.
+    private static func localSize(_ path: String) throws(PublishError) -> Int64 {
+        do { return try FileStatus.ofLink(path).size } catch {
+            throw PublishError(.local, "cannot stat: \(error)", path: path)
+        }
+    }
+
+    /// Copies a journey's history and document, as read from the folder, to a target when
+    /// their revision is newer than the target's (the history first, each replaced only if
+    /// unchanged since read).
+    private static func copyJourney(_ id: String, _ local: JourneyState, to target: some PublishTarget) throws(PublishError) -> [String] {
         guard let document = local.document else { return [] }
+        var watch = ValidatorWatch()
         for attempt in 0..<journeyAttempts {
             pauseAfterLosingRace(attempt)
             let remote = try JourneyState.read(journey: id, from: target)
+            try watch.observe(remote, journey: id, on: target)
             if let current = remote.document, current.revision >= document.revision { return [] }
             let historyPath = JourneyHistory.path(journey: id)
             var changed: [String] = []
-            if local.history != remote.history {
-                guard try target.replace(historyPath, with: local.history.bytes, content: .history, expecting: remote.historyValidator) else { continue }
+            let history = local.history.bounded(for: document)
+            if history != remote.history {
+                guard try target.replace(historyPath, with: history.bytes, content: .history, expecting: remote.historyValidator) else { continue }
                 changed.append(historyPath)
             }
             let documentPath = JourneyState.documentPath(id)
@@ -184,9 +248,16 @@ extension OriginPublisher {
         throw contended(JourneyPublication(id: id, key: nil), target)
     }
 
+    /// The names in a subfolder of an origin folder, sorted; none when there is no such
+    /// subfolder. A subfolder that is a symbolic link is refused: its files would come from
+    /// wherever it points.
     private static func files(in folder: String, _ sub: String) throws(PublishError) -> [String] {
         let path = folder + "/" + sub
-        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        do { _ = try FileStatus.ofLink(path) } catch {
+            if error == .notFound { return [] }
+            throw PublishError(.local, "cannot stat the folder: \(error)", path: path)
+        }
+        try OriginFolderCheck.checkFolders(of: sub + "/-", in: folder)
         do { return try FileManager.default.contentsOfDirectory(atPath: path).sorted() } catch {
             throw PublishError(.local, "cannot list the folder: \(error.localizedDescription)", path: path)
         }
@@ -199,10 +270,12 @@ extension PublishError {
     /// format failures as a folder's publish reports them.
     public var packError: PackError {
         switch code {
-        case .credentials, .noSuchBucket, .notObjectStore, .unavailable, .contended, .unexpected, .damaged:
+        case .credentials, .noSuchBucket, .notObjectStore, .unavailable, .contended, .unexpected, .damaged, .unstableValidator, .integrity:
             return PackError(.originUnavailable, description)
         case .connection:
             return PackError(.originTransfer, description)
+        case .sourceMismatch:
+            return PackError(.invalidSource, message, path: path, cause: cause)
         default:
             let error = formatError
             return PackError(error.code == .io || error.code == .noSpace ? .outputFailed : .invalidConfiguration, error.detail, path: error.path, cause: error)

@@ -67,6 +67,17 @@ public struct PublishReport: Sendable {
     /// Paths (relative to the origin) that were created or replaced; empty when publishing
     /// changed nothing.
     public var changed: [String]
+    /// Paths of bundles already published that the target had lost, or held at another size,
+    /// and that were sent again (also in ``changed``): a bucket's lifecycle rule, a cleanup, a
+    /// gateway that acknowledged a PUT it did not keep.
+    public var repaired: [String] = []
+
+    public init(bundles: [Bundle], journey: JourneyDocument?, changed: [String], repaired: [String] = []) {
+        self.bundles = bundles
+        self.journey = journey
+        self.changed = changed
+        self.repaired = repaired
+    }
 }
 
 /// Writes the static origin layout any HTTP server, CDN or object store can serve:

@@ -17,14 +17,18 @@ public protocol PublishTarget: Sendable {
     func size(of path: String) throws(PublishError) -> Int64?
 
     /// Puts the file at `source` at the immutable `path` unless something is there already;
-    /// what is there must have the same size, else the origin is damaged.
+    /// what is there must have the same size, else it is damaged and the file is put over it.
     /// - Parameters:
     ///   - path: relative to the origin.
-    ///   - source: a local regular file, read as it is sent (memory stays bounded).
-    ///   - sha256: its digest when known (objects), else the target computes it if it needs it.
+    ///   - source: a local regular file, read where it is (a symbolic link is refused) as it
+    ///     is sent (memory stays bounded).
+    ///   - sha256: its digest when known (objects by their name, files checked before): what
+    ///     is sent must hash to it, else nothing is stored. Without it the target computes it
+    ///     if it needs it.
     ///   - content: what the file is, for its `Content-Type` and `Cache-Control`.
     /// - Returns: true when this call wrote it, false when it was there.
-    /// - Throws: ``PublishError``; ``PublishError/Code/damaged`` for a file of another size.
+    /// - Throws: ``PublishError``; ``PublishError/Code/sourceMismatch`` for a source that is
+    ///   not what was checked.
     func putIfAbsent(_ path: String, from source: String, sha256: Digest?, content: OriginContent) throws(PublishError) -> Bool
 
     /// Reads a mutable file with the validator that ``replace(_:with:content:expecting:)`` takes.
@@ -120,6 +124,16 @@ public struct PublishError: Error, Sendable, CustomStringConvertible {
         public static let connection = Code("connection")
         /// Another publisher kept changing the journey for every retry.
         public static let contended = Code("contended")
+        /// The service gave a mutable file a new validator (ETag) on every read while its bytes
+        /// stayed the same, so no conditional write can succeed.
+        public static let unstableValidator = Code("unstable-validator")
+        /// The service answered a PUT with an ETag that is not the MD5 of the body sent, every
+        /// time it was sent: it keeps other bytes than it got (or its ETags are not MD5s).
+        public static let integrity = Code("integrity")
+        /// A local file to send is not what its name says: a symbolic link, not a regular
+        /// file, or bytes that do not hash to the digest it is named by (the
+        /// ``PublishError/cause`` says which). Nothing of it was sent.
+        public static let sourceMismatch = Code("source-mismatch")
         /// Any other answer the service should not have given.
         public static let unexpected = Code("unexpected")
     }

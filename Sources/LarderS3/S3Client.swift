@@ -6,10 +6,12 @@ import LarderPack
 /// Sends signed requests to one bucket, retrying what may succeed later (5xx, `SlowDown`,
 /// `RequestTimeout`, connections that fail or drop) a bounded number of times with growing
 /// pauses, and turns the answers that mean a wrong setup into typed errors.
-struct S3Client: Sendable {
-    let configuration: S3Configuration
+package struct S3Client: Sendable {
+    package let configuration: S3Configuration
     /// The handles, and their open connections, the requests reuse.
     let connections = S3Connections()
+
+    package init(configuration: S3Configuration) { self.configuration = configuration }
 
     /// SHA-256 of no bytes, the payload hash of a request without a body.
     static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -23,7 +25,9 @@ struct S3Client: Sendable {
     ///     the body against it; moto 5.2.5 only signs it, so the tests check the stored bytes).
     /// - Returns: the answer, whatever its status, once it is not worth retrying.
     /// - Throws: ``PublishError/Code/unavailable`` after the last 5xx or `SlowDown`,
-    ///   ``PublishError/Code/connection`` after the last failed connection.
+    ///   ``PublishError/Code/connection`` after the last failed connection (at once for an
+    ///   answer no S3 service gives, ``PublishError/Code/notObjectStore``, or a file to send
+    ///   that is not what was checked, ``PublishError/Code/sourceMismatch``).
     func send(
         _ method: String, _ path: String, query: String? = nil, headers: [String] = [], body: S3Body = .none, payloadHash: String = emptyPayloadHash
     ) throws(PublishError) -> S3Answer {
@@ -39,16 +43,21 @@ struct S3Client: Sendable {
                 pause = min(pause * 2, .seconds(2))
             }
             let request = S3Request(
-                method: method, url: url, headers: fields, body: body, signing: "aws:amz:\(configuration.region):s3",
+                method: method, url: url, headers: fields, body: body, payloadHash: payloadHash, signing: "aws:amz:\(configuration.region):s3",
                 userPassword: credentials.accessKeyID + ":" + credentials.secretAccessKey, timeout: configuration.timeout,
                 stallTimeout: configuration.stallTimeout)
             let answer: S3Answer
             do throws(S3ConnectionFailure) { answer = try request.perform(on: connections) } catch {
-                last = error.message
-                continue
+                switch error.kind {
+                case .connection:
+                    last = error.message
+                    continue
+                case .answer: throw PublishError(.notObjectStore, "\(method) \(url): \(error.message)", path: configuration.name + "/" + path)
+                case .source: throw PublishError(.sourceMismatch, error.message, path: configuration.name + "/" + path)
+                }
             }
             if Self.isWorthRetrying(answer) {
-                last = "HTTP \(answer.status)" + (answer.errorCode.map { " \($0)" } ?? "")
+                last = "HTTP \(answer.status)" + (answer.errorCode.map { " \(configuration.quoted($0))" } ?? "")
                 continue
             }
             return answer
@@ -60,15 +69,15 @@ struct S3Client: Sendable {
         throw PublishError(.connection, "\(method) \(url): no answer after \(tries): \(last)", path: configuration.name + "/" + path)
     }
 
-    static func isWorthRetrying(_ answer: S3Answer) -> Bool {
+    package static func isWorthRetrying(_ answer: S3Answer) -> Bool {
         answer.status >= 500 || answer.status == 429 || ["SlowDown", "RequestTimeout", "InternalError"].contains(answer.errorCode ?? "")
     }
 
     /// The typed error for an answer that means the setup is wrong, nil for any other.
-    func refusal(_ answer: S3Answer, _ method: String, _ path: String) -> PublishError? {
+    package func refusal(_ answer: S3Answer, _ method: String, _ path: String) -> PublishError? {
         let place = configuration.name + (path.isEmpty ? "" : "/" + path)
-        let code = answer.errorCode ?? ""
-        let said = answer.errorMessage.map { ": \($0)" } ?? ""
+        let code = answer.errorCode.map(configuration.quoted) ?? ""
+        let said = answer.errorMessage.map { ": \(configuration.quoted($0))" } ?? ""
         switch (answer.status, code) {
         case (_, "NoSuchBucket"):
             return PublishError(.noSuchBucket, "the bucket '\(configuration.bucket)' does not exist at \(configuration.endpoint.absoluteString)", path: place)
@@ -92,17 +101,18 @@ struct S3Client: Sendable {
 
     /// Whether an answer comes from an S3 service: S3 (and moto, MinIO, R2, Ceph) name each
     /// request in a header, and error bodies are `<Error>` documents.
-    func isS3(_ answer: S3Answer) -> Bool {
+    package func isS3(_ answer: S3Answer) -> Bool {
         answer.headers["x-amz-request-id"] != nil || answer.headers["x-amzn-requestid"] != nil || answer.headers["x-amz-id-2"] != nil
             || answer.errorCode != nil
     }
 
     /// The error for any answer not otherwise handled.
-    func unexpected(_ answer: S3Answer, _ method: String, _ path: String) -> PublishError {
+    package func unexpected(_ answer: S3Answer, _ method: String, _ path: String) -> PublishError {
         refusal(answer, method, path)
             ?? PublishError(
                 .unexpected,
-                "\(method) answered HTTP \(answer.status)" + (answer.errorCode.map { " \($0)" } ?? "") + (answer.errorMessage.map { ": \($0)" } ?? ""),
+                "\(method) answered HTTP \(answer.status)" + (answer.errorCode.map { " \(configuration.quoted($0))" } ?? "")
+                    + (answer.errorMessage.map { ": \(configuration.quoted($0))" } ?? ""),
                 path: configuration.name + "/" + path)
     }
 }

@@ -9,12 +9,23 @@ public struct S3Configuration: Sendable {
     /// Prepended to every origin path: empty, or ending in `/`.
     public var prefix: String
     /// `scheme://host[:port]`, e.g. `https://s3.eu-west-1.amazonaws.com` (the default for the
-    /// region) or `http://127.0.0.1:9000`.
+    /// region) or `http://127.0.0.1:9000`; never a user or password (requests are signed with
+    /// the credentials, and the endpoint is named in messages).
     public var endpoint: URL
+    /// A password written into the endpoint given (`http://user:password@host`): dropped from
+    /// ``endpoint``, kept only so that no message shows it (``redact(_:)``).
+    var endpointPassword: String? {
+        didSet { secrets = Self.secrets(credentials, endpointPassword) }
+    }
     public var region: String
     /// `https://<bucket>.<host>/<key>` instead of `https://<host>/<bucket>/<key>`.
     public var virtualHostAddressing: Bool
-    public var credentials: S3Credentials
+    public var credentials: S3Credentials {
+        didSet { secrets = Self.secrets(credentials, endpointPassword) }
+    }
+    /// What ``redact(_:)`` takes out, longest first (``secrets(_:_:)``), kept current with
+    /// the credentials and the endpoint's password.
+    private(set) var secrets: [String] = []
     /// A canned ACL put on every file (`public-read` for a bucket devices read directly); nil
     /// by default: a CDN in front reads with its own credentials.
     public var acl: String?
@@ -48,16 +59,23 @@ public struct S3Configuration: Sendable {
         }
         let text = endpoint ?? "https://s3.\(region).amazonaws.com"
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil,
-            url.path.isEmpty || url.path == "/", url.query == nil
+            url.path.isEmpty || url.path == "/", url.query == nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         else {
-            throw PublishError(.unexpected, "'\(text)' is not an endpoint: expected http(s)://<host>[:<port>]")
+            throw PublishError(.unexpected, "'\(Self.redactingUserInfo(text))' is not an endpoint: expected http(s)://<host>[:<port>]")
+        }
+        endpointPassword = components.password.flatMap { $0.isEmpty ? nil : $0 }
+        components.user = nil
+        components.password = nil
+        guard let bare = components.url else {
+            throw PublishError(.unexpected, "'\(Self.redactingUserInfo(text))' is not an endpoint: expected http(s)://<host>[:<port>]")
         }
         self.bucket = bucket
         self.prefix = prefix
-        self.endpoint = url
+        self.endpoint = bare
         self.region = region
         self.virtualHostAddressing = virtualHostAddressing
         self.credentials = credentials
+        secrets = Self.secrets(credentials, endpointPassword)
         self.acl = acl
     }
 

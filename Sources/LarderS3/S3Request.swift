@@ -6,6 +6,11 @@ import LarderFormat
 /// What an S3 request sends as its body: nothing, bytes in memory (a journey document), or a
 /// local file read as it goes out (`CURLOPT_UPLOAD` with a read callback; memory stays at
 /// libcurl's buffer whatever the file's size).
+///
+/// A file is opened without following a symbolic link (`O_NOFOLLOW`), must be a regular file
+/// of the size given, and its bytes must hash to the payload hash the request is signed
+/// with: the last piece is held back until they do, so a file that is not what was checked
+/// (swapped, grown, cut) never arrives whole, and the service stores nothing.
 enum S3Body: Sendable {
     case none
     case bytes([UInt8])
@@ -14,27 +19,20 @@ enum S3Body: Sendable {
     case fileRange(path: String, offset: Int64, length: Int64)
 }
 
-/// One answer: status, header fields (lowercased names) and up to a bounded body.
-struct S3Answer: Sendable {
-    var status: Int
-    var headers: [String: String]
-    var body: [UInt8]
-
-    var etag: String? { headers["etag"] }
-    /// The `<Code>` of an S3 error document, nil when the body is not one.
-    var errorCode: String? { Self.element("Code", in: body) }
-    var errorMessage: String? { Self.element("Message", in: body) }
-
-    static func element(_ name: String, in body: [UInt8]) -> String? {
-        let text = String(decoding: body.prefix(64 << 10), as: UTF8.self)
-        guard let open = text.range(of: "<\(name)>"), let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex) else { return nil }
-        return String(text[open.upperBound..<close.lowerBound])
-    }
-}
-
 /// Why a request got no answer at all.
 struct S3ConnectionFailure: Error, Sendable {
+    enum Kind: Sendable {
+        /// Refused, dropped, timed out: sending it again may go better.
+        case connection
+        /// An answer no S3 service gives (headers past the bound): it would come again.
+        case answer
+        /// The file to send is not what was checked (a link, another size, other bytes), or
+        /// cannot be read: nothing was stored, and sending it again would not help.
+        case source
+    }
+
     var message: String
+    var kind = Kind.connection
 }
 
 /// One signed HTTP request on a libcurl easy handle, performed on the calling thread
@@ -48,29 +46,38 @@ final class S3Request {
     private let url: String
     private let headers: [String]
     private let body: S3Body
+    /// The SHA-256 (hex) the body is signed with, which a file's bytes must have.
+    private let payloadHash: String
     private let signing: String?
     private let userPassword: String?
     private let timeout: Duration
     private let stallTimeout: Duration
 
-    private var status = 0
-    private var answerHeaders: [String: String] = [:]
+    private var head = S3AnswerHead()
+    private var headTooLarge = false
     private var answerBody: [UInt8] = []
     private var file: ReadableFile?
     private var bytesOffset = 0
-    /// Bytes of a file range still to send.
-    private var rangeLeft: Int64 = 0
+    /// Bytes of a file (or file range) still to send.
+    private var fileLeft: Int64 = 0
+    private let sentSHA256 = SHA256Hasher()
+    private let sentMD5 = MD5Hasher()
     private var readFailure: String?
     private var answerFailure: String?
 
     /// - Parameters:
+    ///   - payloadHash: the body's SHA-256 in hex, as signed.
     ///   - signing: `aws:amz:<region>:s3`, nil for an anonymous request.
     ///   - userPassword: `<access key id>:<secret access key>`.
-    init(method: String, url: String, headers: [String], body: S3Body, signing: String?, userPassword: String?, timeout: Duration, stallTimeout: Duration) {
+    init(
+        method: String, url: String, headers: [String], body: S3Body, payloadHash: String, signing: String?, userPassword: String?,
+        timeout: Duration, stallTimeout: Duration
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.payloadHash = payloadHash
         self.signing = signing
         self.userPassword = userPassword
         self.timeout = timeout
@@ -79,7 +86,7 @@ final class S3Request {
 
     /// Sends the request and waits for the whole answer.
     /// - Throws: ``S3ConnectionFailure`` when there is no complete answer (refused, dropped,
-    ///   timed out, the local file unreadable).
+    ///   timed out, headers past the bound, the local file unreadable or not what was checked).
     /// - Parameter connections: where the handle comes from and goes back to, with the
     ///   connection it keeps open.
     func perform(on connections: S3Connections) throws(S3ConnectionFailure) -> S3Answer {
@@ -126,18 +133,10 @@ final class S3Request {
         case .bytes(let bytes):
             codes += upload(easy, size: Int64(bytes.count), context: context)
         case .file(let path, let size):
-            do throws(FormatError) { file = try ReadableFile(path: path) } catch {
-                throw S3ConnectionFailure(message: "cannot read \(path) to send it: \(error.message)")
-            }
+            try open(path, offset: 0, length: size, wholeFile: true)
             codes += upload(easy, size: size, context: context)
         case .fileRange(let path, let offset, let length):
-            do throws(FormatError) { file = try ReadableFile(path: path) } catch {
-                throw S3ConnectionFailure(message: "cannot read \(path) to send it: \(error.message)")
-            }
-            guard let file, lseek(file.descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
-                throw S3ConnectionFailure(message: "cannot seek to byte \(offset) of \(path)")
-            }
-            rangeLeft = length
+            try open(path, offset: offset, length: length, wholeFile: false)
             codes += upload(easy, size: length, context: context)
         }
         if let failed = codes.first(where: { $0 != CURLE_OK }) {
@@ -145,14 +144,50 @@ final class S3Request {
         }
         let code = curl_easy_perform(easy)
         file = nil
-        if let readFailure { throw S3ConnectionFailure(message: readFailure) }
+        if let readFailure { throw S3ConnectionFailure(message: readFailure, kind: .source) }
         if let answerFailure { throw S3ConnectionFailure(message: answerFailure) }
+        // libcurl refuses a header line past 100 KiB itself, as "Out of memory" (7.88) or
+        // CURLE_TOO_LARGE (100, from 8.6).
+        if headTooLarge || (!head.isComplete && (code == CURLE_OUT_OF_MEMORY || code.rawValue == 100)) {
+            throw S3ConnectionFailure(message: S3AnswerHead.tooLarge, kind: .answer)
+        }
         guard code == CURLE_OK else {
             let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
             throw S3ConnectionFailure(message: detail)
         }
         completed = true
-        return S3Answer(status: status, headers: answerHeaders, body: answerBody)
+        var sent: [UInt8]?
+        switch body {
+        case .none: sent = nil
+        case .bytes(let bytes): sent = bytesOffset == bytes.count ? sentMD5.finalize() : nil
+        case .file, .fileRange: sent = fileLeft == 0 ? sentMD5.finalize() : nil
+        }
+        return S3Answer(status: head.status, headers: head.fields, body: answerBody, sentMD5: sent)
+    }
+
+    /// Opens the file to send where it is (no symbolic link followed), a regular file, of
+    /// `length` bytes when it is sent whole, positioned at `offset`.
+    private func open(_ path: String, offset: Int64, length: Int64, wholeFile: Bool) throws(S3ConnectionFailure) {
+        let opened: ReadableFile
+        do throws(FormatError) { opened = try ReadableFile(path: path, followingLinks: false) } catch {
+            throw S3ConnectionFailure(message: "cannot read \(path) to send it: \(error.message)", kind: .source)
+        }
+        var status = stat()
+        guard fstat(opened.descriptor, &status) == 0 else {
+            throw S3ConnectionFailure(message: "cannot stat \(path) to send it", kind: .source)
+        }
+        let size = Int64(status.st_size)
+        guard wholeFile ? size == length : size >= offset + length else {
+            throw S3ConnectionFailure(message: "\(path) changed after it was checked: it has \(size) bytes, not \(wholeFile ? length : offset + length); nothing was sent", kind: .source)
+        }
+        guard lseek(opened.descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
+            throw S3ConnectionFailure(message: "cannot seek to byte \(offset) of \(path)", kind: .source)
+        }
+        if length == 0, sentSHA256.finalize().hex != payloadHash {
+            throw S3ConnectionFailure(message: "\(path) is empty, which is not what was checked; nothing was sent", kind: .source)
+        }
+        file = opened
+        fileLeft = length
     }
 
     /// A body as an upload (`PUT` through the read callback, or another method over it).
@@ -169,16 +204,13 @@ final class S3Request {
 
     // MARK: Callbacks
 
-    fileprivate func header(_ line: UnsafeRawBufferPointer) {
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.hasPrefix("HTTP/") {
-            let fields = text.split(separator: " ", maxSplits: 2)
-            status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
-            answerHeaders = [:]
-        } else if let colon = text.firstIndex(of: ":") {
-            let name = text[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-            answerHeaders[name] = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    /// One header line; false past the bound (libcurl then ends the transfer).
+    fileprivate func header(_ line: UnsafeRawBufferPointer) -> Bool {
+        guard head.add(line) else {
+            headTooLarge = true
+            return false
         }
+        return true
     }
 
     fileprivate func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -190,35 +222,40 @@ final class S3Request {
         return true
     }
 
-    /// Fills libcurl's buffer with the next body bytes; 0 at the end.
+    /// Fills libcurl's buffer with the next body bytes; 0 at the end, nil to abort.
     fileprivate func send(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         switch body {
         case .none: return 0
         case .bytes(let bytes):
             let count = min(buffer.count, bytes.count - bytesOffset)
             bytes.withUnsafeBytes { source in
-                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[bytesOffset..<bytesOffset + count]))
+                let piece = UnsafeRawBufferPointer(rebasing: source[bytesOffset..<bytesOffset + count])
+                buffer.copyMemory(from: piece)
+                sentMD5.update(piece)
             }
             bytesOffset += count
             return count
-        case .file:
-            do throws(FormatError) { return try file?.read(into: buffer) ?? 0 } catch {
-                readFailure = "cannot read the file being sent: \(error.message)"
-                return nil
-            }
-        case .fileRange:
-            guard rangeLeft > 0 else { return 0 }
-            let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(min(Int64(buffer.count), rangeLeft))])
+        case .file(let path, _), .fileRange(let path, _, _):
+            guard fileLeft > 0 else { return 0 }
+            let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(min(Int64(buffer.count), fileLeft))])
             do throws(FormatError) {
                 let count = try file?.read(into: slice) ?? 0
                 guard count > 0 else {
-                    readFailure = "the file being sent ended \(rangeLeft) bytes early"
+                    readFailure = "\(path) ended \(fileLeft) bytes early: it changed after it was checked; nothing was stored"
                     return nil
                 }
-                rangeLeft -= Int64(count)
+                let piece = UnsafeRawBufferPointer(rebasing: slice[0..<count])
+                sentSHA256.update(piece)
+                sentMD5.update(piece)
+                fileLeft -= Int64(count)
+                // The last piece goes only if the whole has the hash it is signed with.
+                if fileLeft == 0, case let hash = sentSHA256.finalize().hex, hash != payloadHash {
+                    readFailure = "\(path) changed after it was checked: its bytes hash to \(hash), not \(payloadHash); nothing was stored"
+                    return nil
+                }
                 return count
             } catch {
-                readFailure = "cannot read the file being sent: \(error.message)"
+                readFailure = "cannot read \(path) as it is sent: \(error.message)"
                 return nil
             }
         }
@@ -228,8 +265,7 @@ final class S3Request {
 private let s3HeaderCallback: curl_write_callback = { buffer, size, count, context in
     guard let buffer, let context else { return 0 }
     let request = Unmanaged<S3Request>.fromOpaque(context).takeUnretainedValue()
-    request.header(UnsafeRawBufferPointer(start: buffer, count: size * count))
-    return size * count
+    return request.header(UnsafeRawBufferPointer(start: buffer, count: size * count)) ? size * count : 0
 }
 
 private let s3WriteCallback: curl_write_callback = { buffer, size, count, context in

@@ -5,7 +5,9 @@ import LarderS3
 
 /// `larder publish … --origin s3://<bucket>/<prefix>`: the bucket's configuration from the
 /// options and the environment, a check of the bucket before anything is sent, then the
-/// publish, rollback or folder upload.
+/// publish, rollback or folder upload. Every error that leaves has the secrets taken out
+/// (the secret key, the session token, a password in `--endpoint`), whatever a service echoed
+/// and wherever it was put into a message.
 enum BucketPublish {
     static func run(_ parsed: ParsedArguments, origin: String, journey: JourneyPublication?, rollback: Bool, to revision: Int64?) throws(PackFailure)
         -> PublishReport
@@ -18,10 +20,28 @@ enum BucketPublish {
                 origin: origin, endpoint: parsed.value("--endpoint"), region: region, virtualHostAddressing: parsed.flag("--virtual-host"),
                 credentials: try S3Credentials.from(environment: environment), acl: parsed.value("--acl"))
             target = S3Target(configuration: configuration)
-            try target.checkBucket()
         } catch {
+            // A setup that cannot be used: no request was made.
             throw PackFailure([PackError(.originUnavailable, error.description)])
         }
+        do {
+            return try publish(parsed, to: target, journey: journey, rollback: rollback, to: revision)
+        } catch {
+            throw PackFailure(error.errors.map { problem in
+                var problem = problem
+                problem.message = target.configuration.redact(problem.message)
+                problem.path = problem.path.map(target.configuration.redact)
+                return problem
+            })
+        }
+    }
+
+    private static func publish(_ parsed: ParsedArguments, to target: S3Target, journey: JourneyPublication?, rollback: Bool, to revision: Int64?) throws(PackFailure)
+        -> PublishReport
+    {
+        // Refused setups (credentials, no such bucket, not S3) exit 69, an endpoint that
+        // cannot be reached 74, as for any later request.
+        do throws(PublishError) { try target.checkBucket() } catch { throw PackFailure([error.packError]) }
         if let folder = parsed.value("--from") {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder + "/objects", isDirectory: &isFolder), isFolder.boolValue else {

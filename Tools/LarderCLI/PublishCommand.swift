@@ -43,8 +43,9 @@ enum PublishCommand {
             journeys/<id>.json and access/{keys,grants}.map, each through a temporary file and a
             rename; content already there is left alone, so publishing again changes nothing.
             Every new revision is appended to journeys/<id>.history.json ('larder journey
-            history'), which --rollback chooses from: devices holding a newer revision take the
-            rolled-back one as an update, and signed revisions only ever go up.
+            history'; the newest 1000 revisions and any older one a rollback still needs), which
+            --rollback chooses from: devices holding a newer revision take the rolled-back one
+            as an update, and signed revisions only ever go up.
 
             A signed document carries the key id, an Ed25519 signature of its canonical JSON
             and an expiry date; apps that trust the key ('larder journey --trust') refuse
@@ -56,15 +57,20 @@ enum PublishCommand {
             device can never see half of: a bundle's objects, their gzip copies, its archive,
             then its manifest, each only where absent (If-None-Match: *); then the history and
             the document, each only if unchanged since read (If-Match), read again and retried
-            when another publisher came first. A bundle whose manifest is in the bucket is not
-            sent again. There are no access maps in a bucket: --key is refused (README,
-            "Publishing to a bucket").
+            when another publisher came first. Of a bundle whose manifest is in the bucket,
+            only what the bucket lost since is sent again ('repaired'). A PUT whose ETag is not
+            the MD5 of the body sent is sent again, then refused. --from sends only regular
+            files that are what their names say, all checked before the first is sent. There
+            are no access maps in a bucket: --key is refused (README, "Publishing to a bucket").
+            With --json, a failure prints {"error": {"code", "message"}, "status"} too.
 
             EXIT STATUS: 0 published, 64 usage error, 65 an archive is invalid, a file of the
-            origin is damaged, or there is nothing to roll back to, 66 no such archive or key
-            file (or it cannot be read), 69 the bucket's service refused or failed (wrong
-            credentials, no such bucket, not an S3 service, errors after every retry), 73 the
-            origin could not be written, 74 the connection to the bucket kept failing.
+            origin (or of the --from folder) is damaged or not what its name says, or there is
+            nothing (whole) to roll back to, 66 no such archive or key file (or it cannot be
+            read), 69 the bucket's service refused or failed (wrong credentials, no such bucket,
+            not an S3 service, errors after every retry, ETags that are not what was sent), 73
+            the origin could not be written, 74 the bucket's endpoint cannot be reached or the
+            connection kept failing.
             """)
 
     static let expiresOption = OptionSpec(
@@ -72,86 +78,88 @@ enum PublishCommand {
         help: "How long devices accept the signed document, e.g. 7d, 12h (default 7d); publish again with --sign to renew.")
 
     static func run(_ arguments: [String]) -> ExitCode {
+        // With --json, a failure prints one JSON object on stdout too (PublishFailureJSON).
+        let json = arguments.contains("--json")
+        func usage(_ error: UsageError) -> ExitCode { PublishFailureJSON.usage(error, json: json) }
+        func failed(_ status: ExitCode, _ code: String, _ message: String) -> ExitCode {
+            PublishFailureJSON.failed(status, code: code, message: message, json: json)
+        }
         let parsed: ParsedArguments
         do { parsed = try ParsedArguments(arguments, spec: spec, positionalCount: 0...10_000) } catch {
-            return Console.usageError(error)
+            return usage(error)
         }
         if parsed.wantsHelp { Console.out(spec.helpText); return .success }
         let rollback = parsed.flag("--rollback")
         if parsed.value("--from") != nil {
             guard parsed.positionals.isEmpty, !rollback, parsed.value("--journey") == nil else {
-                return Console.usageError(UsageError(message: "--from takes no archive, --journey or --rollback", command: spec))
+                return usage(UsageError(message: "--from takes no archive, --journey or --rollback", command: spec))
             }
         } else if rollback != parsed.positionals.isEmpty {
-            return Console.usageError(
+            return usage(
                 UsageError(message: rollback ? "--rollback takes no archive" : "Missing expected argument '<archive>...'", command: spec))
         }
         if parsed.value("--to") != nil && !rollback {
-            return Console.usageError(UsageError(message: "--to goes with --rollback", command: spec))
+            return usage(UsageError(message: "--to goes with --rollback", command: spec))
         }
         if rollback && (parsed.value("--journey") == nil || parsed.value("--key") != nil) {
-            return Console.usageError(UsageError(message: "--rollback needs --journey and takes no --key", command: spec))
+            return usage(UsageError(message: "--rollback needs --journey and takes no --key", command: spec))
         }
         var rollbackTarget: Int64?
         if let text = parsed.value("--to") {
             guard let revision = Int64(text), revision > 0 else {
-                return Console.usageError(UsageError(message: "--to must be a revision number", command: spec))
+                return usage(UsageError(message: "--to must be a revision number", command: spec))
             }
             rollbackTarget = revision
         }
         guard let origin = parsed.value("--origin") else {
-            return Console.usageError(UsageError(message: "Missing '--origin <folder>'", command: spec))
+            return usage(UsageError(message: "Missing '--origin <folder>'", command: spec))
         }
         let bucket = S3Configuration.isS3Origin(origin)
         if !bucket, let option = ["--endpoint", "--region", "--acl", "--from"].first(where: { parsed.value($0) != nil }) ?? (parsed.flag("--virtual-host") ? "--virtual-host" : nil) {
-            return Console.usageError(UsageError(message: "\(option) goes with an s3:// origin", command: spec))
+            return usage(UsageError(message: "\(option) goes with an s3:// origin", command: spec))
         }
         if bucket, parsed.value("--key") != nil {
-            Console.error("error: \(shown(origin)): \(KeysCommand.s3Refusal)")
-            return .usage
+            return failed(.usage, "usage", "\(origin): \(KeysCommand.s3Refusal)")
         }
         var journey: JourneyPublication?
         if let id = parsed.value("--journey") {
             var refresh: Int64 = 600
             if let text = parsed.value("--refresh") {
                 guard let seconds = Int64(text), seconds > 0 else {
-                    return Console.usageError(UsageError(message: "--refresh must be a positive number of seconds", command: spec))
+                    return usage(UsageError(message: "--refresh must be a positive number of seconds", command: spec))
                 }
                 refresh = seconds
             }
             journey = JourneyPublication(id: id, key: parsed.value("--key"), refresh: refresh)
             if let text = parsed.value("--rollout") {
                 guard let percent = Int(text), (1...100).contains(percent), !rollback else {
-                    return Console.usageError(UsageError(message: "--rollout must be a percentage from 1 to 100, without --rollback", command: spec))
+                    return usage(UsageError(message: "--rollout must be a percentage from 1 to 100, without --rollback", command: spec))
                 }
                 journey?.rollout = percent
             }
             if let path = parsed.value("--sign") {
                 let pem: [UInt8]
                 do { pem = try ReadableFile(path: path).readAll(limit: 64 << 10) } catch {
-                    Console.error("error: \(shown(path)): no such key file, or it cannot be read: \(shown(error.message))")
-                    return .noInput
+                    return failed(.noInput, "no-input", "\(path): no such key file, or it cannot be read: \(error.message)")
                 }
                 do { journey?.signingKey = try SigningKey(pem: pem) } catch {
-                    Console.error("error: \(shown(path)): \(shown(error.message))")
-                    return .dataError
+                    return failed(.dataError, error.code.rawValue, "\(path): \(error.message)")
                 }
                 do throws(UsageError) {
                     let validity = try DurationOption.value(expiresOption, in: parsed, default: .seconds(7 * 86_400), command: spec)
                     journey?.validity = max(1, validity.components.seconds)
                 } catch {
-                    return Console.usageError(error)
+                    return usage(error)
                 }
             } else if parsed.value("--expires-in") != nil {
-                return Console.usageError(UsageError(message: "--expires-in goes with --sign", command: spec))
+                return usage(UsageError(message: "--expires-in goes with --sign", command: spec))
             }
         } else if ["--key", "--refresh", "--sign", "--expires-in", "--rollout"].contains(where: { parsed.value($0) != nil }) {
-            return Console.usageError(UsageError(message: "--key, --refresh, --sign and --rollout go with --journey", command: spec))
+            return usage(UsageError(message: "--key, --refresh, --sign and --rollout go with --journey", command: spec))
         }
         for archive in parsed.positionals {
             do { _ = try ReadableFile(path: archive) } catch {
-                Console.error(FileManager.default.fileExists(atPath: archive) ? "error: \(shown(error))" : "error: \(shown(archive)): no such archive")
-                return .noInput
+                return failed(.noInput, "no-input", FileManager.default.fileExists(atPath: archive) ? "\(error)" : "\(archive): no such archive")
             }
         }
         let report: PublishReport
@@ -164,14 +172,14 @@ enum PublishCommand {
                 report = try OriginPublisher.publish(archives: parsed.positionals, to: origin, journey: journey)
             }
         } catch {
-            for problem in error.errors { Console.error("error: \(shown(problem))") }
-            if error.errors.contains(where: { $0.code == .originUnavailable }) { return .unavailable }
-            if error.errors.contains(where: { $0.code == .originTransfer }) { return .ioError }
-            if error.errors.contains(where: { $0.code == .outputFailed }) { return .cannotCreate }
             if error.errors.contains(where: { $0.message.contains("may use only") }) {
-                return Console.usageError(UsageError(message: error.errors[0].message, command: spec))
+                return usage(UsageError(message: error.errors[0].message, command: spec))
             }
-            return .dataError
+            let status: ExitCode =
+                error.errors.contains(where: { $0.code == .originUnavailable }) ? .unavailable
+                : error.errors.contains(where: { $0.code == .originTransfer }) ? .ioError
+                : error.errors.contains(where: { $0.code == .outputFailed }) ? .cannotCreate : .dataError
+            return PublishFailureJSON.failed(status, error, json: json)
         }
         if parsed.flag("--json") {
             Console.json(.object([
@@ -188,6 +196,7 @@ enum PublishCommand {
                     ])
                 } ?? .null,
                 "changed": .array(report.changed.map { .string($0) }),
+                "repaired": .array(report.repaired.map { .string($0) }),
             ]))
         } else {
             for bundle in report.bundles {
@@ -199,7 +208,10 @@ enum PublishCommand {
                         + (document.rollout.map { ", to \($0.percent)% (the rest keep \($0.previous))" } ?? "")
                         + (document.signature.map { ", signed by \(shown($0.keyID)) until \(shown(document.expires ?? "?"))" } ?? ""))
             }
-            if report.changed.isEmpty { Console.out("nothing changed on disk") }
+            if !report.repaired.isEmpty {
+                Console.out("repaired \(report.repaired.count) file\(report.repaired.count == 1 ? "" : "s") the origin had lost or held damaged: \(report.repaired.map(shown).joined(separator: ", "))")
+            }
+            if report.changed.isEmpty { Console.out(bucket ? "nothing changed in \(shown(origin)): every file was there" : "nothing changed on disk") }
         }
         return .success
     }
