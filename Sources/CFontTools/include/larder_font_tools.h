@@ -24,6 +24,8 @@ typedef enum {
     LARDER_FONT_WOFF2_FAILED = 3,
     /* Out of memory. */
     LARDER_FONT_NO_MEMORY = 4,
+    /* The font decodes to more bytes than the limit given (larder_font_sfnt). */
+    LARDER_FONT_TOO_LARGE = 5,
 } larder_font_status;
 
 /* Bytes a function made; free them with larder_font_buffer_free. */
@@ -34,10 +36,21 @@ typedef struct {
 
 void larder_font_buffer_free(larder_font_buffer *buffer);
 
+/* The size of the sfnt a font file decodes to, from its headers alone (nothing is inflated or
+   decompressed): an sfnt's own size; for a WOFF 1.0 file its totalSfntSize or what its table
+   directory rebuilds (12 + 16 per table + each table's origLength padded to 4), the larger; for
+   a WOFF2 file the largest of its totalSfntSize, what its table directory rebuilds, and what its
+   Brotli stream decompresses to (the buffer woff2's decoder allocates first). A header that does
+   not fit in the file, or no font header, is LARDER_FONT_UNREADABLE. */
+larder_font_status larder_font_decoded_size(const uint8_t *data, size_t count, uint64_t *size, char *message, size_t capacity);
+
 /* The plain sfnt (TrueType or CFF OpenType) of a font file: a copy of an sfnt, a WOFF 1.0 file
-   inflated (zlib), or a WOFF2 file decoded (woff2's ConvertWOFF2ToTTF). The result is checked as
-   larder_font_check does. `message` (`capacity` bytes, NUL-terminated) says what is wrong. */
-larder_font_status larder_font_sfnt(const uint8_t *data, size_t count, larder_font_buffer *out, char *message, size_t capacity);
+   inflated (zlib), or a WOFF2 file decoded (woff2's ConvertWOFF2ToTTF). LARDER_FONT_TOO_LARGE,
+   before anything is inflated, when larder_font_decoded_size is over `limit` bytes; the decoders
+   are held to `limit` too. The result is checked as larder_font_check does. `message`
+   (`capacity` bytes, NUL-terminated) says what is wrong. */
+larder_font_status larder_font_sfnt(
+    const uint8_t *data, size_t count, size_t limit, larder_font_buffer *out, char *message, size_t capacity);
 
 /* Checks that `data` is one sfnt font HarfBuzz and woff2 can read: a TrueType (0x00010000,
    'true') or CFF ('OTTO') header, every table inside the file, the tables a font needs (cmap,

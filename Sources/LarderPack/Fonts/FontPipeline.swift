@@ -30,7 +30,9 @@ struct FontPlan: Sendable {
 /// asks, each subset its own rule. Conversions run on every core through the font cache.
 enum FontPipeline {
     /// Fonts larger than this are packed as they are (encoding one at Brotli quality 11 takes
-    /// minutes).
+    /// minutes). A WOFF or WOFF2 file whose font decodes to more than this (tables that inflate,
+    /// a declared size) is refused with a ``PackError/Code/fontTooLarge`` error: nothing is
+    /// inflated, and no device is sent a few bytes that inflate to a font engines refuse.
     static let conversionLimit: Int64 = 16 << 20
     /// In every subset file, whatever its range: the space (see ``plan(_:)``).
     static let alwaysKept = UnicodeRanges([0x20...0x20])
@@ -264,7 +266,7 @@ enum FontPipeline {
         }
         let key = "input \(input.digests[path]!)\noperation characters\nlibraries \(FontTools.librariesLine)"
         let stored = try input.cache.value(for: key) { () throws(FontProblem) in
-            let sfnt = try FontTools.sfnt(of: try read(file))
+            let sfnt = try FontTools.sfnt(of: try read(file), limit: Int(conversionLimit))
             return Array(try FontTools.characters(of: sfnt).description.utf8)
         }
         guard let characters = UnicodeRanges(css: String(decoding: stored, as: UTF8.self)) else {
@@ -275,7 +277,7 @@ enum FontPipeline {
 
     private static func convert(_ job: Job, _ input: Input) throws(FontProblem) -> [UInt8] {
         try input.cache.value(for: job.key) { () throws(FontProblem) in
-            var sfnt = try FontTools.sfnt(of: try read(input.files[job.file]!))
+            var sfnt = try FontTools.sfnt(of: try read(input.files[job.file]!), limit: Int(conversionLimit))
             if let ranges = job.ranges { sfnt = try FontTools.subset(sfnt, to: ranges, features: job.features) }
             return try FontTools.woff2(sfnt, quality: input.settings.quality)
         }
@@ -347,6 +349,13 @@ enum FontPipeline {
     ) {
         let location = rule.location
         for (path, problem) in problems {
+            if let decoded = problem.decodedBytes {
+                let message = "\(path): the font of \(rule.name) decodes to \(decoded) bytes, over the \(conversionLimit >> 20) MiB limit on a "
+                    + "decoded font (a WOFF's tables inflate, a WOFF2 declares its size), so it is neither converted nor packed: use its "
+                    + "TrueType or OpenType file, or a subset of it, under the limit"
+                plan.errors.append(PackError(.fontTooLarge, message, path: path, location: location))
+                continue
+            }
             let message = "the font of \(rule.name) is packed as it is: \(problem.message)"
             plan.warnings.append(PackWarning(.unconvertedFont, message, path: path, location: location))
             if input.strict {
