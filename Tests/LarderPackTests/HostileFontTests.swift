@@ -5,7 +5,7 @@ import Testing
 @testable import LarderPack
 
 /// Fonts built to cost the packer or the devices: a few bytes that inflate past the limit on a
-/// decoded font.
+/// decoded font, and a character map of many thousand ranges.
 @Suite struct HostileFontTests {
     static let openSans = FontPipelineTests.openSans
 
@@ -52,5 +52,36 @@ import Testing
         let report = try FontPipelineTests.pack(folder)
         #expect(report.fonts.faces.first?.outcome == .converted)
         #expect(report.warnings.isEmpty, "\(report.warnings)")
+    }
+
+    /// A font whose character map is 20,000 ranges (every other code point of a plane): its
+    /// subset's `unicode-range` is written as one range, since the code points between are ones
+    /// the font lacks, so the stylesheet stays small; and what each subset holds, and which
+    /// subset an engine loads for each character the font has, do not change.
+    @Test func aCharacterMapOfManyRangesGivesAShortUnicodeRange() throws {
+        let scattered = (0..<20_000).map { UInt32(0x10000 + 2 * $0) }.map { $0...$0 }
+        let font = FontFixtures.replacingCharacterMap(of: Self.openSans, with: [0x20...0x7E] + scattered)
+        let folder = try FontPipelineTests.folder(
+            fonts: #"{"subsets": ["latin", "U+10000-1FFFF"], "quality": 1}"#, files: ["fonts/face.ttf": font])
+        let report = try FontPipelineTests.pack(folder)
+        let css = try FontPipelineTests.css(report)
+        #expect(css.utf8.count < 2_000, "\(css.utf8.count) bytes of CSS")
+        let face = try #require(report.fonts.faces.first)
+        #expect(face.subsets.map(\.name) == ["latin", "u10000"])
+        let written = try #require(face.subsets[1].ranges)
+        #expect(written.description == "U+10000-19C3E")
+        #expect(css.contains("unicode-range: U+10000-19C3E;"))
+        // Each subset holds what it held (the font's characters in its ranges, and the space
+        // every subset has), and its unicode-range holds those and no other character of the font.
+        let files = try FontPipelineTests.files(report)
+        let fontCharacters = UnicodeRanges([0x20...0x7E] + scattered)
+        for (subset, declared) in zip(face.subsets, [NamedRanges.ranges(named: "latin")!, UnicodeRanges([0x10000...0x1FFFF])]) {
+            let held = try FontTools.characters(of: try FontTools.sfnt(of: try #require(files[subset.path]), limit: 16 << 20))
+            let holdsWhatItHeld = held == fontCharacters.intersection(declared).union(FontPipeline.alwaysKept)
+            #expect(holdsWhatItHeld, "\(subset.name): \(held.ranges.count) ranges")
+            let range = try #require(subset.ranges)
+            let loadsForItsOwn = range.intersection(fontCharacters) == fontCharacters.intersection(declared)
+            #expect(loadsForItsOwn, "\(subset.name): \(range)")
+        }
     }
 }

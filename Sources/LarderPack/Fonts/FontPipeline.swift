@@ -65,11 +65,12 @@ enum FontPipeline {
         var features: FontFeatures
     }
 
-    /// A rule to convert: which source, which subsets (nil ranges: the whole face).
+    /// A rule to convert: which source, which subsets (nil ranges: the whole face; `written`:
+    /// the `unicode-range` its rule gets, ``UnicodeRanges/coalesced(within:limit:)``).
     private struct Conversion {
         var file: String
         var container: FontTools.Container
-        var subsets: [(name: String, ranges: UnicodeRanges?, job: String?)]
+        var subsets: [(name: String, ranges: UnicodeRanges?, written: UnicodeRanges?, job: String?)]
         var kept: [PackedFontFace.KeptCharacter]
         var primary: Int
     }
@@ -129,7 +130,7 @@ enum FontPipeline {
                 return key
             }
             if declared.isEmpty {
-                conversion.subsets = [("all", nil, job(nil))]
+                conversion.subsets = [("all", nil, nil, job(nil))]
             } else {
                 let used = usedRanges.intersection(probe.characters)
                 let covered = UnicodeRanges(declared.flatMap(\.ranges.ranges))
@@ -151,9 +152,9 @@ enum FontPipeline {
                     let effective = wanted.intersection(probe.characters)
                     guard !effective.isEmpty else { continue }  // the font has none of these characters
                     if position == primary { conversion.primary = conversion.subsets.count }
-                    conversion.subsets.append((subset.name, effective, job(effective)))
+                    conversion.subsets.append((subset.name, effective, effective.coalesced(within: probe.characters), job(effective)))
                 }
-                if conversion.subsets.isEmpty { conversion.subsets = [("all", nil, job(nil))] }
+                if conversion.subsets.isEmpty { conversion.subsets = [("all", nil, nil, job(nil))] }
             }
             conversions[index] = conversion
         }
@@ -205,7 +206,7 @@ enum FontPipeline {
                     digest = input.digests[path]!
                     size = input.files[path]!.size
                 }
-                subsets.append(.init(name: subset.name, ranges: subset.ranges, path: path, digest: digest, bytes: size, essential: essential))
+                subsets.append(.init(name: subset.name, ranges: subset.written, path: path, digest: digest, bytes: size, essential: essential))
             }
             var rewrite = plan.rewrites[file] ?? FontRewrite()
             rewrite.rules[rule.range.lowerBound] = replacement(rule, source: conversion.file, sourceBytes: input.files[conversion.file]!.size, subsets: subsets)

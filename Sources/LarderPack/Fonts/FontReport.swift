@@ -14,7 +14,8 @@ public struct PackedFontFace: Sendable, Equatable {
     /// One `unicode-range` subset, or the whole face (name `all`).
     public struct Subset: Sendable, Equatable {
         public var name: String
-        /// Its `unicode-range`: the characters of the subset the font maps (nil: the whole face).
+        /// Its `unicode-range` as written: the characters of the subset the font maps, merged
+        /// past 256 ranges (``UnicodeRanges/coalesced(within:limit:)``); nil: the whole face.
         public var ranges: UnicodeRanges?
         /// The packed file.
         public var path: String
