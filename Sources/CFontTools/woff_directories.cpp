@@ -1,8 +1,12 @@
 // The headers and table directories of WOFF 1.0 and WOFF2 files, read without inflating or
 // decompressing anything: what a font decodes to (larder_font_decoded_size, so a few bytes on
-// disk cannot make the packer inflate 64 MiB).
+// disk cannot make the packer inflate 64 MiB), and whether a WOFF2 is exactly the encoding of an
+// sfnt (larder_font_woff2_matches, the font cache's check of what it stored).
 
 #include "font_tools_internal.h"
+
+#include <brotli/decode.h>
+#include <woff2/encode.h>
 
 #include <algorithm>
 #include <new>
@@ -147,6 +151,52 @@ larder_font_status larder_font_decoded_size(const uint8_t *data, size_t count, u
         return LARDER_FONT_OK;
     }
     return fail(LARDER_FONT_UNREADABLE, message, capacity, "no TrueType, OpenType, WOFF or WOFF2 header");
+}
+
+larder_font_status larder_font_woff2_matches(
+    const uint8_t *woff2, size_t count, const uint8_t *sfnt, size_t sfnt_count, char *message, size_t capacity) {
+    try {
+        if (count < 4 || read32(woff2) != tag('w', 'O', 'F', '2')) return fail(LARDER_FONT_MISMATCH, message, capacity, "not a WOFF2 file");
+        WOFF2Directory stored;
+        if (readWOFF2Directory(woff2, count, stored, message, capacity) != LARDER_FONT_OK) return LARDER_FONT_MISMATCH;
+        // The same encoder at Brotli quality 0: the same header, table directory and transformed
+        // tables as at any quality, in a stream made in milliseconds.
+        size_t length = woff2::MaxWOFF2CompressedSize(sfnt, sfnt_count);
+        std::vector<uint8_t> made(length);
+        woff2::WOFF2Params parameters;
+        parameters.brotli_quality = 0;
+        if (!woff2::ConvertTTFToWOFF2(sfnt, sfnt_count, made.data(), &length, parameters))
+            return fail(LARDER_FONT_WOFF2_FAILED, message, capacity, "the WOFF2 encoder refused the font");
+        WOFF2Directory expected;
+        if (readWOFF2Directory(made.data(), length, expected, message, capacity) != LARDER_FONT_OK) return LARDER_FONT_WOFF2_FAILED;
+        // Every byte but the stream and the two sizes that follow from it (file, stream) is the same.
+        if (memcmp(woff2, made.data(), 8) != 0 || memcmp(woff2 + 12, made.data() + 12, 8) != 0 || memcmp(woff2 + 24, made.data() + 24, 24) != 0)
+            return fail(LARDER_FONT_MISMATCH, message, capacity, "its WOFF2 header is not this font's");
+        if (stored.directoryEnd != expected.directoryEnd || memcmp(woff2 + 48, made.data() + 48, expected.directoryEnd - 48) != 0)
+            return fail(LARDER_FONT_MISMATCH, message, capacity, "its table directory is not this font's");
+        // The encoder pads the stream to 4 bytes with zeros and adds nothing after it.
+        const size_t streamEnd = stored.directoryEnd + stored.compressedSize;
+        if (count != padded4(streamEnd) || std::any_of(woff2 + streamEnd, woff2 + count, [](uint8_t byte) { return byte != 0; }))
+            return fail(LARDER_FONT_MISMATCH, message, capacity, "what follows its compressed tables is not the encoder's padding");
+        // The two streams decompress to the same tables (at most streamSize bytes each: the
+        // directory, equal to the one made, says how many).
+        std::vector<uint8_t> storedTables(expected.streamSize), madeTables(expected.streamSize);
+        size_t storedCount = storedTables.size(), madeCount = madeTables.size();
+        if (BrotliDecoderDecompress(stored.compressedSize, woff2 + stored.directoryEnd, &storedCount, storedTables.data()) !=
+                BROTLI_DECODER_RESULT_SUCCESS ||
+            storedCount != storedTables.size())
+            return fail(LARDER_FONT_MISMATCH, message, capacity, "its compressed tables do not decompress to this font's");
+        if (BrotliDecoderDecompress(expected.compressedSize, made.data() + expected.directoryEnd, &madeCount, madeTables.data()) !=
+                BROTLI_DECODER_RESULT_SUCCESS ||
+            madeCount != madeTables.size())
+            return fail(LARDER_FONT_WOFF2_FAILED, message, capacity, "the WOFF2 encoder made a stream Brotli cannot decompress");
+        if (storedTables != madeTables) return fail(LARDER_FONT_MISMATCH, message, capacity, "its tables are not this font's");
+        return LARDER_FONT_OK;
+    } catch (const std::bad_alloc &) {
+        return fail(LARDER_FONT_NO_MEMORY, message, capacity, "out of memory");
+    } catch (...) {
+        return fail(LARDER_FONT_WOFF2_FAILED, message, capacity, "the WOFF2 encoder failed");
+    }
 }
 
 }  // extern "C"

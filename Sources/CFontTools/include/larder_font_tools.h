@@ -26,6 +26,8 @@ typedef enum {
     LARDER_FONT_NO_MEMORY = 4,
     /* The font decodes to more bytes than the limit given (larder_font_sfnt). */
     LARDER_FONT_TOO_LARGE = 5,
+    /* The WOFF2 is not the encoding of the sfnt (larder_font_woff2_matches). */
+    LARDER_FONT_MISMATCH = 6,
 } larder_font_status;
 
 /* Bytes a function made; free them with larder_font_buffer_free. */
@@ -78,6 +80,15 @@ larder_font_status larder_font_subset(
    with the glyf/loca transform. */
 larder_font_status larder_font_woff2_encode(
     const uint8_t *sfnt, size_t count, int quality, larder_font_buffer *out, char *message, size_t capacity);
+
+/* LARDER_FONT_OK when `woff2` is the encoding of `sfnt` that larder_font_woff2_encode makes at
+   any quality: the sfnt encoded again at Brotli quality 0 (milliseconds, where quality 11 takes
+   seconds) has the same header (but for the file and stream sizes), the same table directory,
+   and a Brotli stream that decompresses to the same transformed tables, padded with zeros to 4
+   bytes as the encoder pads it, nothing after. So it decodes to the very font a new encoding would; only how well Brotli compressed
+   it may differ. LARDER_FONT_MISMATCH, saying where, when it is not. */
+larder_font_status larder_font_woff2_matches(
+    const uint8_t *woff2, size_t count, const uint8_t *sfnt, size_t sfnt_count, char *message, size_t capacity);
 
 /* The versions the bytes depend on: HarfBuzz (hb_version_string), Brotli
    (BrotliEncoderVersion) and woff2 (the file name of the loaded libwoff2enc, which carries its

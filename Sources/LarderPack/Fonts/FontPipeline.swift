@@ -236,8 +236,9 @@ enum FontPipeline {
         plan.report.cacheHits = statistics.hits
         plan.report.conversions = statistics.misses
         plan.report.rejectedCacheEntries = statistics.rejected
+        plan.report.verifiedCacheEntries = statistics.verified
         for problem in statistics.problems {
-            plan.warnings.append(PackWarning(.fontCache, problem + "; fonts are converted without it", path: input.cache.folder))
+            plan.warnings.append(PackWarning(.fontCache, problem, path: input.cache.folder))
         }
         return plan
     }
@@ -265,11 +266,17 @@ enum FontPipeline {
             if head.first == UInt8(ascii: "<") { throw FontProblem("not a font: it starts like HTML, XML or SVG") }
             throw FontProblem("not a TrueType, OpenType, WOFF or WOFF2 font")
         }
-        let key = "input \(input.digests[path]!)\noperation characters\nlibraries \(FontTools.librariesLine)"
-        let stored = try input.cache.value(for: key) { () throws(FontProblem) in
+        // The character map is the source's: an unsigned entry is one only when the source says so.
+        var computed: [UInt8]?
+        func characters() throws(FontProblem) -> [UInt8] {
+            if let computed { return computed }
             let sfnt = try FontTools.sfnt(of: try read(file), limit: Int(conversionLimit))
-            return Array(try FontTools.characters(of: sfnt).description.utf8)
+            let text = Array(try FontTools.characters(of: sfnt).description.utf8)
+            computed = text
+            return text
         }
+        let key = "input \(input.digests[path]!)\noperation characters\nlibraries \(FontTools.librariesLine)"
+        let stored = try input.cache.value(for: key, verify: { stored throws(FontProblem) in try characters() == stored }, make: characters)
         guard let characters = UnicodeRanges(css: String(decoding: stored, as: UTF8.self)) else {
             throw FontProblem("its character map is empty")
         }
@@ -277,11 +284,23 @@ enum FontPipeline {
     }
 
     private static func convert(_ job: Job, _ input: Input) throws(FontProblem) -> [UInt8] {
-        try input.cache.value(for: job.key) { () throws(FontProblem) in
+        // The sfnt the WOFF2 encodes: made only for a conversion, or to check an unsigned entry.
+        var made: [UInt8]?
+        func sfnt() throws(FontProblem) -> [UInt8] {
+            if let made { return made }
             var sfnt = try FontTools.sfnt(of: try read(input.files[job.file]!), limit: Int(conversionLimit))
             if let ranges = job.ranges { sfnt = try FontTools.subset(sfnt, to: ranges, features: job.features) }
-            return try FontTools.woff2(sfnt, quality: input.settings.quality)
+            made = sfnt
+            return sfnt
         }
+        return try input.cache.value(
+            for: job.key,
+            verify: { stored throws(FontProblem) in
+                let expected = try sfnt()
+                do { try FontTools.verifyWOFF2(stored, encodes: expected) } catch { return false }
+                return true
+            },
+            make: { () throws(FontProblem) in try FontTools.woff2(try sfnt(), quality: input.settings.quality) })
     }
 
     private static func read(_ file: SourceFile) throws(FontProblem) -> [UInt8] {

@@ -63,6 +63,9 @@ public struct FontPackReport: Sendable, Equatable {
     public var conversions = 0
     /// Entries of the cache that did not check out and were made again.
     public var rejectedCacheEntries = 0
+    /// Hits not signed with this user's font cache key (written elsewhere, or before entries
+    /// were signed), used after they were checked against their sources.
+    public var verifiedCacheEntries = 0
     /// The font cache folder, nil when none was used.
     public var cacheFolder: String?
     /// `harfbuzz 6.0.0, woff2 1.0.2, brotli 1.0.9`.

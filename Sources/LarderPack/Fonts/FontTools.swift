@@ -53,6 +53,24 @@ enum FontTools {
         }
     }
 
+    /// Whether `woff2` is the encoding of `sfnt` that ``woff2(_:quality:)`` makes at any quality
+    /// (`larder_font_woff2_matches`: encoded again at Brotli quality 0 and compared, header, table
+    /// directory and decompressed tables).
+    /// - Throws: ``FontProblem`` saying where it differs.
+    static func verifyWOFF2(_ woff2: [UInt8], encodes sfnt: [UInt8]) throws(FontProblem) {
+        var message = [CChar](repeating: 0, count: 256)
+        let status = message.withUnsafeMutableBufferPointer { text in
+            woff2.withUnsafeBufferPointer { stored in
+                sfnt.withUnsafeBufferPointer {
+                    larder_font_woff2_matches(stored.baseAddress, stored.count, $0.baseAddress, $0.count, text.baseAddress, text.count)
+                }
+            }
+        }
+        guard status == LARDER_FONT_OK else {
+            throw FontProblem(status == LARDER_FONT_NO_MEMORY ? "out of memory" : message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+        }
+    }
+
     /// The characters an sfnt maps (`larder_font_characters`).
     static func characters(of sfnt: [UInt8]) throws(FontProblem) -> UnicodeRanges {
         var pairs: UnsafeMutablePointer<UInt32>?
