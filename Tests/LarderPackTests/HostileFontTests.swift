@@ -43,6 +43,28 @@ import Testing
         #expect(try FontTools.decodedSize(of: bytes) >= 40 << 20)
     }
 
+    /// A font cache holding the character map of such a font (stored by a version without the
+    /// limit, signed with this user's key) lifts nothing: the WOFF2, packed as it is without
+    /// subsets, is still refused.
+    @Test func aCachedCharacterMapDoesNotLiftTheLimit() throws {
+        let cache = try SourceFolder()
+        let bytes = try Self.declaringWOFF2()
+        let original = Array(try #require(FileManager.default.contents(atPath: "/usr/share/fonts-font-awesome/fonts/fontawesome-webfont.woff2")))
+        let characters = Array(try FontTools.characters(of: try FontTools.sfnt(of: original, limit: 16 << 20)).description.utf8)
+        let key = "input \(SHA256Hasher.hash(bytes))\noperation characters\nlibraries \(FontTools.librariesLine)"
+        let stored = try FontCache(.folder(cache.root)).value(for: key, verify: { _ in true }, make: { characters })
+        #expect(stored == characters)
+        let folder = try FontPipelineTests.folder(src: "url(../fonts/face.woff2)", files: ["fonts/face.woff2": bytes])
+        var options = PackOptions()
+        options.fontCache = .folder(cache.root)
+        do {
+            let report = try Packer.pack(source: folder.root, into: folder.output, options: options)
+            Issue.record("packed: \(report.fonts.faces.map(\.outcome)), \(report.fonts.cacheHits) cache hit(s)")
+        } catch {
+            #expect(error.errors.map(\.code) == [.fontTooLarge], "\(error)")
+        }
+    }
+
     /// The same WOFF with its zero table inside the limit converts as before: the limit is on
     /// what a font decodes to, not on WOFF.
     @Test func aWOFFInsideTheLimitConverts() throws {

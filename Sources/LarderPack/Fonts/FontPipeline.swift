@@ -266,6 +266,9 @@ enum FontPipeline {
             if head.first == UInt8(ascii: "<") { throw FontProblem("not a font: it starts like HTML, XML or SVG") }
             throw FontProblem("not a TrueType, OpenType, WOFF or WOFF2 font")
         }
+        // What a WOFF or WOFF2 decodes to is read from its headers on every pack, whatever the
+        // font cache holds: a character map stored by a version without the limit lifts nothing.
+        if container == .woff || container == .woff2 { try FontTools.requireDecodedSize(of: try read(file), atMost: Int(conversionLimit)) }
         // The character map is the source's: an unsigned entry is one only when the source says so.
         var computed: [UInt8]?
         func characters() throws(FontProblem) -> [UInt8] {

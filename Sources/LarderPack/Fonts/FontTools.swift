@@ -40,14 +40,20 @@ enum FontTools {
         return size
     }
 
-    /// The plain sfnt of a TrueType, OpenType, WOFF or WOFF2 file, checked (`larder_font_sfnt`):
-    /// nothing is inflated when the file decodes to more than `limit` bytes of font (a problem
-    /// with ``FontProblem/decodedBytes``).
-    static func sfnt(of bytes: [UInt8], limit: Int) throws(FontProblem) -> [UInt8] {
+    /// Checks that a font file decodes to at most `limit` bytes of font (``decodedSize(of:)``).
+    /// - Throws: ``FontProblem`` with ``FontProblem/decodedBytes`` when it decodes to more.
+    static func requireDecodedSize(of bytes: [UInt8], atMost limit: Int) throws(FontProblem) {
         let decoded = try decodedSize(of: bytes)
         guard decoded <= UInt64(limit) else {
             throw FontProblem("it decodes to \(decoded) bytes of font, over the \(limit >> 20) MiB a font may have", decodedBytes: decoded)
         }
+    }
+
+    /// The plain sfnt of a TrueType, OpenType, WOFF or WOFF2 file, checked (`larder_font_sfnt`):
+    /// nothing is inflated when the file decodes to more than `limit` bytes of font (a problem
+    /// with ``FontProblem/decodedBytes``).
+    static func sfnt(of bytes: [UInt8], limit: Int) throws(FontProblem) -> [UInt8] {
+        try requireDecodedSize(of: bytes, atMost: limit)
         return try call { out, message, capacity in
             bytes.withUnsafeBufferPointer { larder_font_sfnt($0.baseAddress, $0.count, limit, out, message, capacity) }
         }
