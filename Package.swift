@@ -109,7 +109,7 @@ let package = Package(
             name: "larder-fuzz",
             dependencies: [
                 "CLibFuzzer", "LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderSystem",
-                "LarderTestSupport", "CArchive", "CZlib",
+                "LarderTestSupport", "CArchive", "CZlib", "CFontTools",
             ],
             path: "Tools/fuzz/larder-fuzz"),
 

@@ -24,6 +24,7 @@ struct FuzzTarget: Sendable {
         ScannerTargets.html, ScannerTargets.css,
         TextTargets.fontURL, TextTargets.glob, TextTargets.bundlePath, TextTargets.digest,
         HeaderTargets.retryAfter, HeaderTargets.contentRange,
+        FontTargets.decode, FontTargets.encode, FontTargets.subset,
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
