@@ -138,6 +138,33 @@ std::vector<uint8_t> subsetKern(const uint8_t *table, size_t length, const hb_ma
     return out;
 }
 
+/// Whether an sfnt's table directory lists `name`.
+bool listsTable(const uint8_t *sfnt, size_t count, uint32_t name) {
+    const size_t tables = count >= 12 ? read16(sfnt + 4) : 0;
+    for (size_t index = 0; index < tables && 12 + (index + 1) * 16 <= count; index++)
+        if (read32(sfnt + 12 + index * 16) == name) return true;
+    return false;
+}
+
+/// A subset HarfBuzz made is one only when it passes larder_font_check and keeps the outline
+/// tables of its source: HarfBuzz 6 drops a table it cannot subset (a CFF whose charstrings it
+/// cannot read) and still succeeds, and a font without outlines draws nothing.
+larder_font_status checkSubset(hb_face_t *source, const uint8_t *subset, size_t count, char *message, size_t capacity) {
+    for (const uint32_t name : {tag('g', 'l', 'y', 'f'), tag('C', 'F', 'F', ' '), tag('C', 'F', 'F', '2')}) {
+        hb_blob_t *table = hb_face_reference_table(source, name);
+        const bool present = hb_blob_get_length(table) > 0;
+        hb_blob_destroy(table);
+        if (present && !listsTable(subset, count, name)) {
+            return fail(LARDER_FONT_SUBSET_FAILED, message, capacity, "HarfBuzz could not subset its '%c%c%c%c' table and left it out",
+                        char(name >> 24), char(name >> 16), char(name >> 8), char(name));
+        }
+    }
+    char reason[200] = "";
+    if (larder_font_check(subset, count, reason, sizeof reason) != LARDER_FONT_OK)
+        return fail(LARDER_FONT_SUBSET_FAILED, message, capacity, "HarfBuzz's subset is not a font: %s", reason);
+    return LARDER_FONT_OK;
+}
+
 }  // namespace
 
 extern "C" {
@@ -310,7 +337,8 @@ larder_font_status larder_font_subset(
             if (length == 0) {
                 status = fail(LARDER_FONT_SUBSET_FAILED, message, capacity, "HarfBuzz made an empty font");
             } else {
-                status = give(reinterpret_cast<const uint8_t *>(data), length, out);
+                status = checkSubset(face.face, reinterpret_cast<const uint8_t *>(data), length, message, capacity);
+                if (status == LARDER_FONT_OK) status = give(reinterpret_cast<const uint8_t *>(data), length, out);
             }
             hb_blob_destroy(bytes);
         }

@@ -65,6 +65,27 @@ import Testing
         }
     }
 
+    /// A CFF font whose charstrings HarfBuzz cannot subset (MathJax's cut to a few characters,
+    /// one byte inserted in its CFF table: what the font-subset fuzz target found): HarfBuzz 6
+    /// leaves the table out and succeeds, so the subset would draw nothing. The face is packed
+    /// as written with a warning instead; every WOFF2 packed is a font.
+    @Test func aSubsetWithoutItsOutlinesIsNeverPacked() throws {
+        let mathJax = Array(try #require(FileManager.default.contents(atPath: "/usr/share/fonts/opentype/mathjax/MathJax_Main-Regular.otf")))
+        var font = try FontTools.subset(mathJax, to: UnicodeRanges(scalars: "0123456789$.,%-→".unicodeScalars.map(\.value)), features: FontFeatures())
+        let cff = try #require(FontFixtures.tables(of: font).firstIndex { $0.tag == "CFF " })
+        let offset = FontFixtures.read32(font, 12 + cff * 16 + 8)
+        font.insert(27, at: offset + 1282)
+        font.removeLast()
+        let folder = try FontPipelineTests.folder(fonts: #"{"subsets": ["latin"]}"#, src: "url(../fonts/face.otf)", files: ["fonts/face.otf": font])
+        let report = try FontPipelineTests.pack(folder)
+        for (path, bytes) in try FontPipelineTests.files(report) where path.hasSuffix(".woff2") {
+            #expect(throws: Never.self, "\(path)") { try FontTools.sfnt(of: bytes, limit: 16 << 20) }
+        }
+        #expect(report.fonts.faces.first?.outcome == .unconverted)
+        let warning = try #require(report.warnings.first { $0.kind == .unconvertedFont })
+        #expect(warning.message.contains("HarfBuzz could not subset its 'CFF ' table and left it out"), "\(warning.message)")
+    }
+
     /// The same WOFF with its zero table inside the limit converts as before: the limit is on
     /// what a font decodes to, not on WOFF.
     @Test func aWOFFInsideTheLimitConverts() throws {

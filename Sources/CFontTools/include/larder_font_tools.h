@@ -71,7 +71,9 @@ larder_font_status larder_font_characters(const uint8_t *sfnt, size_t count, uin
    mkmk, the script shaping features…) plus `features` (`feature_count` OpenType tags), or every
    feature when `all_features`; every script and language system, hinting (fpgm, prep, cvt,
    glyph instructions), GDEF/GPOS/GSUB, every name record, and the legacy `kern` table (format
-   0 subtables, remapped to the new glyph ids here: HarfBuzz 6 drops `kern`). */
+   0 subtables, remapped to the new glyph ids here: HarfBuzz 6 drops `kern`). The subset passes
+   larder_font_check and keeps the source's outline tables (glyf, CFF, CFF2), else
+   LARDER_FONT_SUBSET_FAILED: HarfBuzz 6 leaves out a table it cannot subset and succeeds. */
 larder_font_status larder_font_subset(
     const uint8_t *sfnt, size_t count, const uint32_t *ranges, size_t pair_count, const uint32_t *features, size_t feature_count,
     int all_features, larder_font_buffer *out, char *message, size_t capacity);
