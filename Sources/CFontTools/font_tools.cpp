@@ -138,6 +138,26 @@ std::vector<uint8_t> subsetKern(const uint8_t *table, size_t length, const hb_ma
     return out;
 }
 
+/// The characters a face maps to one of its glyphs: hb_face_collect_unicodes, less those its
+/// character map sends to .notdef or past its last glyph, which HarfBuzz's subsetter drops (and
+/// which no engine draws).
+void collectCharacters(hb_face_t *face, hb_set_t *characters) {
+    hb_set_t *listed = hb_set_create();
+    hb_face_collect_unicodes(face, listed);
+    hb_font_t *font = hb_font_create(face);
+    const unsigned glyphs = hb_face_get_glyph_count(face);
+    hb_codepoint_t first = HB_SET_VALUE_INVALID, last = HB_SET_VALUE_INVALID;
+    while (hb_set_next_range(listed, &first, &last)) {
+        for (hb_codepoint_t character = first;; character++) {
+            hb_codepoint_t glyph = 0;
+            if (hb_font_get_nominal_glyph(font, character, &glyph) && glyph != 0 && glyph < glyphs) hb_set_add(characters, character);
+            if (character == last) break;
+        }
+    }
+    hb_font_destroy(font);
+    hb_set_destroy(listed);
+}
+
 /// Whether an sfnt's table directory lists `name`.
 bool listsTable(const uint8_t *sfnt, size_t count, uint32_t name) {
     const size_t tables = count >= 12 ? read16(sfnt + 4) : 0;
@@ -211,7 +231,7 @@ larder_font_status larder_font_check(const uint8_t *data, size_t count, char *me
     if (!face.face || hb_face_get_glyph_count(face.face) == 0)
         return fail(LARDER_FONT_UNREADABLE, message, capacity, "HarfBuzz finds no glyphs in it");
     hb_set_t *characters = hb_set_create();
-    hb_face_collect_unicodes(face.face, characters);
+    collectCharacters(face.face, characters);
     const bool mapped = !hb_set_is_empty(characters);
     hb_set_destroy(characters);
     if (!mapped) return fail(LARDER_FONT_UNREADABLE, message, capacity, "its character map maps no character");
@@ -264,7 +284,7 @@ larder_font_status larder_font_characters(const uint8_t *sfnt, size_t count, uin
     Face face(sfnt, count);
     if (!face.face) return LARDER_FONT_UNREADABLE;
     hb_set_t *characters = hb_set_create();
-    hb_face_collect_unicodes(face.face, characters);
+    collectCharacters(face.face, characters);
     std::vector<uint32_t> pairs;
     hb_codepoint_t first = HB_SET_VALUE_INVALID, last = HB_SET_VALUE_INVALID;
     while (hb_set_next_range(characters, &first, &last)) {

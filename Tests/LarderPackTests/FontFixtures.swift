@@ -87,24 +87,54 @@ enum FontFixtures {
     /// Unicode) mapping the characters of each range to consecutive glyphs, the n-th range's
     /// from glyph 1 + n (wrapping before the font's glyph count).
     static func replacingCharacterMap(of sfnt: [UInt8], with ranges: [ClosedRange<UInt32>]) -> [UInt8] {
-        var tables = tables(of: sfnt)
-        let glyphCount = read16(tables.first { $0.tag == "maxp" }!.bytes, 4)
+        let glyphCount = read16(tables(of: sfnt).first { $0.tag == "maxp" }!.bytes, 4)
+        return replacingCharacterMap(
+            of: sfnt, withGroups: ranges.enumerated().map { ($1, 1 + $0 % (glyphCount - 1 - Int($1.upperBound - $1.lowerBound))) })
+    }
+
+    /// The font with its character map replaced by one format 12 subtable of these groups: each
+    /// range's characters to consecutive glyphs from its first.
+    static func replacingCharacterMap(of sfnt: [UInt8], withGroups groups: [(ClosedRange<UInt32>, Int)]) -> [UInt8] {
         var subtable: [UInt8] = []
         append16(12, to: &subtable)
         append16(0, to: &subtable)
-        append32(16 + 12 * ranges.count, to: &subtable)
+        append32(16 + 12 * groups.count, to: &subtable)
         append32(0, to: &subtable)
-        append32(ranges.count, to: &subtable)
-        for (index, range) in ranges.enumerated() {
+        append32(groups.count, to: &subtable)
+        for (range, glyph) in groups {
             append32(Int(range.lowerBound), to: &subtable)
             append32(Int(range.upperBound), to: &subtable)
-            append32(1 + index % (glyphCount - 1 - Int(range.upperBound - range.lowerBound)), to: &subtable)
+            append32(glyph, to: &subtable)
         }
+        return replacingCharacterMap(of: sfnt, with: subtable, encoding: 10)
+    }
+
+    /// The font with its character map replaced by one format 4 subtable (Windows, BMP) of these
+    /// segments: each range's characters to consecutive glyphs from its first, by idDelta (so a
+    /// glyph past the font's last, or 0, can be named).
+    static func replacingCharacterMap(of sfnt: [UInt8], withSegments segments: [(ClosedRange<UInt16>, Int)]) -> [UInt8] {
+        let all = segments + [(0xFFFF...0xFFFF, 0)]
+        var subtable: [UInt8] = []
+        append16(4, to: &subtable)
+        append16(16 + 8 * all.count, to: &subtable)
+        append16(0, to: &subtable)
+        append16(2 * all.count, to: &subtable)
+        subtable += [0, 0, 0, 0, 0, 0]  // search fields: not read
+        for (range, _) in all { append16(Int(range.upperBound), to: &subtable) }
+        append16(0, to: &subtable)
+        for (range, _) in all { append16(Int(range.lowerBound), to: &subtable) }
+        for (range, glyph) in all { append16((glyph - Int(range.lowerBound)) & 0xFFFF, to: &subtable) }
+        for _ in all { append16(0, to: &subtable) }
+        return replacingCharacterMap(of: sfnt, with: subtable, encoding: 1)
+    }
+
+    private static func replacingCharacterMap(of sfnt: [UInt8], with subtable: [UInt8], encoding: Int) -> [UInt8] {
+        var tables = tables(of: sfnt)
         var cmap: [UInt8] = []
         append16(0, to: &cmap)
         append16(1, to: &cmap)
         append16(3, to: &cmap)
-        append16(10, to: &cmap)
+        append16(encoding, to: &cmap)
         append32(12, to: &cmap)
         cmap += subtable
         tables.removeAll { $0.tag == "cmap" }

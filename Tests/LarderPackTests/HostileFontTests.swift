@@ -86,6 +86,18 @@ import Testing
         #expect(warning.message.contains("HarfBuzz could not subset its 'CFF ' table and left it out"), "\(warning.message)")
     }
 
+    /// Characters a font maps past its last glyph (or to .notdef) are not its characters: no
+    /// engine draws them and HarfBuzz's subsetter drops them, so no subset is made for them and
+    /// no `unicode-range` claims them (what the font-subset fuzz target found).
+    @Test func charactersMappedToNoGlyphAreNotTheFonts() throws {
+        let font = FontFixtures.replacingCharacterMap(of: Self.openSans, withSegments: [(0x20...0x7E, 3), (0xE000...0xE002, 60_000), (0xE010...0xE010, 0)])
+        #expect(try FontTools.characters(of: font).description == "U+20-7E")
+        let folder = try FontPipelineTests.folder(fonts: #"{"subsets": ["latin", "private-use"]}"#, files: ["fonts/face.ttf": font])
+        let face = try #require(try FontPipelineTests.pack(folder).fonts.faces.first)
+        #expect(face.subsets.map(\.name) == ["latin"])
+        #expect(face.subsets.first?.ranges?.description == "U+20-7E")
+    }
+
     /// The same WOFF with its zero table inside the limit converts as before: the limit is on
     /// what a font decodes to, not on WOFF.
     @Test func aWOFFInsideTheLimitConverts() throws {

@@ -56,11 +56,12 @@ larder_font_status larder_font_sfnt(
 
 /* Checks that `data` is one sfnt font HarfBuzz and woff2 can read: a TrueType (0x00010000,
    'true') or CFF ('OTTO') header, every table inside the file, the tables a font needs (cmap,
-   head, hhea, hmtx, maxp, and glyf with loca or CFF/CFF2), at least one glyph and one mapped
-   character. */
+   head, hhea, hmtx, maxp, and glyf with loca or CFF/CFF2), at least one glyph and one
+   character mapped to one (larder_font_characters). */
 larder_font_status larder_font_check(const uint8_t *data, size_t count, char *message, size_t capacity);
 
-/* The characters the font maps (its cmap), as `pair_count` inclusive [first, last] pairs in
+/* The characters the font maps (its cmap) to one of its glyphs (not .notdef, not past its last
+   glyph: HarfBuzz's subsetter drops those), as `pair_count` inclusive [first, last] pairs in
    increasing order, in `*ranges` (free with free()). */
 larder_font_status larder_font_characters(const uint8_t *sfnt, size_t count, uint32_t **ranges, size_t *pair_count);
 
