@@ -211,6 +211,14 @@ larder_font_status larder_font_check(const uint8_t *data, size_t count, char *me
     for (uint16_t index = 0; index < tableCount; index++) {
         const uint8_t *entry = data + 12 + size_t(index) * 16;
         const uint32_t name = read32(entry);
+        // OpenType tags are four printable ASCII characters; woff2's encoder takes a tag with a
+        // high bit for one of its own transformed tables, leaves it out of the WOFF2's directory
+        // but not of its stream, and makes a file its decoder refuses.
+        for (const unsigned shift : {24u, 16u, 8u, 0u}) {
+            const uint8_t byte = uint8_t(name >> shift);
+            if (byte < 0x20 || byte > 0x7E)
+                return fail(LARDER_FONT_UNREADABLE, message, capacity, "table %u's tag is not four printable ASCII characters", index);
+        }
         if (uint64_t(read32(entry + 8)) + read32(entry + 12) > count) {
             return fail(
                 LARDER_FONT_UNREADABLE, message, capacity, "table '%c%c%c%c' ends past the end of the file (truncated?)", char(name >> 24),
@@ -381,6 +389,16 @@ larder_font_status larder_font_woff2_encode(
         parameters.brotli_quality = std::clamp(quality, 0, 11);
         if (!woff2::ConvertTTFToWOFF2(sfnt, count, result.data(), &length, parameters))
             return fail(LARDER_FONT_WOFF2_FAILED, message, capacity, "the WOFF2 encoder refused the font");
+        // What ships decodes: the decoder reads it back (milliseconds, where encoding takes
+        // seconds) and what it gives passes the check.
+        std::string text;
+        woff2::WOFF2StringOut decoded(&text);
+        decoded.SetMaxSize(std::max<size_t>(count, kMaximumFontSize));
+        char reason[200] = "";
+        if (!woff2::ConvertWOFF2ToTTF(result.data(), length, &decoded) ||
+            larder_font_check(reinterpret_cast<const uint8_t *>(text.data()), decoded.Size(), reason, sizeof reason) != LARDER_FONT_OK)
+            return fail(LARDER_FONT_WOFF2_FAILED, message, capacity, "the WOFF2 encoder made a file its decoder does not read back%s%s",
+                        reason[0] ? ": " : "", reason);
         return give(result.data(), length, out);
     } catch (const std::bad_alloc &) {
         return fail(LARDER_FONT_NO_MEMORY, message, capacity, "out of memory");

@@ -98,6 +98,26 @@ import Testing
         #expect(face.subsets.first?.ranges?.description == "U+20-7E")
     }
 
+    /// A table tag with a byte past ASCII ('zzz\u{8F}'): woff2's encoder takes it for one of its
+    /// own transformed tables, leaves it out of the WOFF2's directory but not of its stream, and
+    /// its decoder then refuses the file (what the font-encode fuzz target found). The face is
+    /// packed as written with a warning instead; every WOFF2 packed decodes.
+    @Test func aTableTagThatIsNotASCIIIsRefused() throws {
+        var font = FontFixtures.sfnt(FontFixtures.tables(of: Self.openSans) + [.init(tag: "zzzz", bytes: [UInt8](repeating: 7, count: 100))])
+        let entry = try #require((0..<FontFixtures.read16(font, 4)).first { font[(12 + $0 * 16)..<(16 + $0 * 16)].elementsEqual("zzzz".utf8) })
+        font[12 + entry * 16 + 3] = 0x8F
+        let folder = try FontPipelineTests.folder(files: ["fonts/face.ttf": font])
+        let report = try FontPipelineTests.pack(folder)
+        for (path, bytes) in try FontPipelineTests.files(report) where path.hasSuffix(".woff2") {
+            #expect(throws: Never.self, "\(path)") { try FontTools.sfnt(of: bytes, limit: 16 << 20) }
+        }
+        #expect(report.fonts.faces.first?.outcome == .unconverted)
+        let warning = try #require(report.warnings.first { $0.kind == .unconvertedFont })
+        #expect(warning.message.contains("tag is not four printable ASCII characters"), "\(warning.message)")
+        let sfnt = try FontTools.subset(Self.openSans, to: UnicodeRanges([0x20...0x7E]), features: FontFeatures())
+        #expect(try FontTools.sfnt(of: try FontTools.woff2(sfnt, quality: 1), limit: 16 << 20).count > 0)
+    }
+
     /// The same WOFF with its zero table inside the limit converts as before: the limit is on
     /// what a font decodes to, not on WOFF.
     @Test func aWOFFInsideTheLimitConverts() throws {

@@ -55,7 +55,8 @@ larder_font_status larder_font_sfnt(
     const uint8_t *data, size_t count, size_t limit, larder_font_buffer *out, char *message, size_t capacity);
 
 /* Checks that `data` is one sfnt font HarfBuzz and woff2 can read: a TrueType (0x00010000,
-   'true') or CFF ('OTTO') header, every table inside the file, the tables a font needs (cmap,
+   'true') or CFF ('OTTO') header, every table's tag four printable ASCII characters and the
+   table inside the file, the tables a font needs (cmap,
    head, hhea, hmtx, maxp, and glyf with loca or CFF/CFF2), at least one glyph and one
    character mapped to one (larder_font_characters). */
 larder_font_status larder_font_check(const uint8_t *data, size_t count, char *message, size_t capacity);
@@ -80,7 +81,8 @@ larder_font_status larder_font_subset(
     int all_features, larder_font_buffer *out, char *message, size_t capacity);
 
 /* An sfnt encoded as WOFF2 (woff2::ConvertTTFToWOFF2) at Brotli quality `quality` (0 to 11),
-   with the glyf/loca transform. */
+   with the glyf/loca transform; LARDER_FONT_WOFF2_FAILED unless woff2's decoder reads it back
+   into a font that passes larder_font_check. */
 larder_font_status larder_font_woff2_encode(
     const uint8_t *sfnt, size_t count, int quality, larder_font_buffer *out, char *message, size_t capacity);
 
