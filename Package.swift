@@ -65,7 +65,7 @@ let package = Package(
             name: "CFontTools",
             linkerSettings: [
                 .linkedLibrary("harfbuzz-subset"), .linkedLibrary("harfbuzz"), .linkedLibrary("woff2enc"), .linkedLibrary("woff2dec"),
-                .linkedLibrary("brotlienc"), .linkedLibrary("z"), .linkedLibrary("stdc++"),
+                .linkedLibrary("brotlienc"), .linkedLibrary("brotlidec"), .linkedLibrary("z"), .linkedLibrary("stdc++"),
             ]),
         .target(name: "LarderPack", dependencies: ["LarderFormat", "LarderSystem", "CFontTools"]),
         .target(name: "LarderCache", dependencies: ["LarderFormat", "LarderSystem", "CSQLite"]),
@@ -112,7 +112,7 @@ let package = Package(
             name: "larder-fuzz",
             dependencies: [
                 "CLibFuzzer", "LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderSystem",
-                "LarderTestSupport", "CArchive", "CZlib", "LarderEgress", "LarderS3",
+                "LarderTestSupport", "CArchive", "CZlib", "LarderEgress", "LarderS3", "CFontTools",
             ],
             path: "Tools/fuzz/larder-fuzz"),
 

@@ -1,7 +1,7 @@
 // Larder's font conversions: HarfBuzz's subsetter and Google's WOFF2 encoder behind the C
 // functions of include/larder_font_tools.h. Nothing here throws across the C boundary.
 
-#include "larder_font_tools.h"
+#include "font_tools_internal.h"
 
 #include <brotli/encode.h>
 #include <dlfcn.h>
@@ -12,53 +12,15 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstdarg>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <new>
 #include <string>
-#include <vector>
+
+using namespace larder_font;
 
 namespace {
 
-/// Fonts larger than this, decoded, are refused (woff2's own decoder stops at 30 MiB too).
+/// Fonts larger than this are refused by larder_font_check (woff2's own decoder stops at 30 MiB).
 constexpr size_t kMaximumFontSize = 64u << 20;
-
-uint16_t read16(const uint8_t *p) { return uint16_t(p[0] << 8 | p[1]); }
-uint32_t read32(const uint8_t *p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
-void write16(std::vector<uint8_t> &out, uint16_t value) {
-    out.push_back(uint8_t(value >> 8));
-    out.push_back(uint8_t(value));
-}
-void write32(std::vector<uint8_t> &out, uint32_t value) {
-    write16(out, uint16_t(value >> 16));
-    write16(out, uint16_t(value));
-}
-constexpr uint32_t tag(char a, char b, char c, char d) {
-    return uint32_t(uint8_t(a)) << 24 | uint32_t(uint8_t(b)) << 16 | uint32_t(uint8_t(c)) << 8 | uint8_t(d);
-}
-
-larder_font_status fail(larder_font_status status, char *message, size_t capacity, const char *format, ...)
-    __attribute__((format(printf, 4, 5)));
-larder_font_status fail(larder_font_status status, char *message, size_t capacity, const char *format, ...) {
-    if (message && capacity) {
-        va_list arguments;
-        va_start(arguments, format);
-        vsnprintf(message, capacity, format, arguments);
-        va_end(arguments);
-    }
-    return status;
-}
-
-larder_font_status give(const uint8_t *bytes, size_t count, larder_font_buffer *out) {
-    out->bytes = static_cast<uint8_t *>(malloc(count ? count : 1));
-    out->count = 0;
-    if (!out->bytes) return LARDER_FONT_NO_MEMORY;
-    if (count) memcpy(out->bytes, bytes, count);
-    out->count = count;
-    return LARDER_FONT_OK;
-}
 
 /// A HarfBuzz face over bytes the caller keeps alive; destroyed with the object.
 struct Face {
@@ -77,32 +39,31 @@ struct Face {
 };
 
 /// WOFF 1.0 (https://www.w3.org/TR/WOFF/): a header, a table directory, and each table zlib-
-/// compressed when that made it smaller. Rebuilt into the sfnt it came from.
-larder_font_status inflateWOFF(const uint8_t *data, size_t count, std::vector<uint8_t> &sfnt, char *message, size_t capacity) {
-    if (count < 44) return fail(LARDER_FONT_UNREADABLE, message, capacity, "a WOFF header needs 44 bytes, the file has %zu", count);
-    const uint32_t flavor = read32(data + 4);
-    const uint16_t tableCount = read16(data + 12);
-    const uint32_t total = read32(data + 16);
-    if (tableCount == 0 || 44 + size_t(tableCount) * 20 > count)
-        return fail(LARDER_FONT_UNREADABLE, message, capacity, "the WOFF table directory (%u tables) does not fit in the file", tableCount);
-    if (total > kMaximumFontSize)
-        return fail(LARDER_FONT_UNREADABLE, message, capacity, "the WOFF file claims %u bytes of font, over the limit", total);
+/// compressed when that made it smaller. Rebuilt into the sfnt it came from; nothing is inflated
+/// when the tables would rebuild more than `limit` bytes.
+larder_font_status inflateWOFF(const uint8_t *data, size_t count, size_t limit, std::vector<uint8_t> &sfnt, char *message, size_t capacity) {
+    WOFFDirectory directory;
+    const larder_font_status status = readWOFFDirectory(data, count, directory, message, capacity);
+    if (status != LARDER_FONT_OK) return status;
+    if (directory.rebuiltSize > limit)
+        return fail(LARDER_FONT_TOO_LARGE, message, capacity, "its tables inflate to %llu bytes, over the %zu a font may have",
+                    (unsigned long long)directory.rebuiltSize, limit);
+    const uint16_t tableCount = directory.tableCount;
     uint16_t power = 1, log = 0;
     while (power * 2 <= tableCount) power *= 2, log += 1;
     sfnt.clear();
-    sfnt.reserve(total);
-    write32(sfnt, flavor);
+    sfnt.reserve(directory.rebuiltSize);
+    write32(sfnt, directory.flavor);
     write16(sfnt, tableCount);
     write16(sfnt, uint16_t(power * 16));
     write16(sfnt, log);
     write16(sfnt, uint16_t(tableCount * 16 - power * 16));
     size_t offset = 12 + size_t(tableCount) * 16;
     std::vector<uint8_t> tables;
+    tables.reserve(directory.rebuiltSize - offset);
     for (uint16_t index = 0; index < tableCount; index++) {
         const uint8_t *entry = data + 44 + size_t(index) * 20;
         const uint32_t start = read32(entry + 4), stored = read32(entry + 8), length = read32(entry + 12);
-        if (uint64_t(start) + stored > count || stored > length || uint64_t(offset) + length > kMaximumFontSize)
-            return fail(LARDER_FONT_UNREADABLE, message, capacity, "WOFF table %u lies outside the file or is larger than declared", index);
         write32(sfnt, read32(entry));
         write32(sfnt, read32(entry + 16));
         write32(sfnt, uint32_t(offset));
@@ -177,6 +138,53 @@ std::vector<uint8_t> subsetKern(const uint8_t *table, size_t length, const hb_ma
     return out;
 }
 
+/// The characters a face maps to one of its glyphs: hb_face_collect_unicodes, less those its
+/// character map sends to .notdef or past its last glyph, which HarfBuzz's subsetter drops (and
+/// which no engine draws).
+void collectCharacters(hb_face_t *face, hb_set_t *characters) {
+    hb_set_t *listed = hb_set_create();
+    hb_face_collect_unicodes(face, listed);
+    hb_font_t *font = hb_font_create(face);
+    const unsigned glyphs = hb_face_get_glyph_count(face);
+    hb_codepoint_t first = HB_SET_VALUE_INVALID, last = HB_SET_VALUE_INVALID;
+    while (hb_set_next_range(listed, &first, &last)) {
+        for (hb_codepoint_t character = first;; character++) {
+            hb_codepoint_t glyph = 0;
+            if (hb_font_get_nominal_glyph(font, character, &glyph) && glyph != 0 && glyph < glyphs) hb_set_add(characters, character);
+            if (character == last) break;
+        }
+    }
+    hb_font_destroy(font);
+    hb_set_destroy(listed);
+}
+
+/// Whether an sfnt's table directory lists `name`.
+bool listsTable(const uint8_t *sfnt, size_t count, uint32_t name) {
+    const size_t tables = count >= 12 ? read16(sfnt + 4) : 0;
+    for (size_t index = 0; index < tables && 12 + (index + 1) * 16 <= count; index++)
+        if (read32(sfnt + 12 + index * 16) == name) return true;
+    return false;
+}
+
+/// A subset HarfBuzz made is one only when it passes larder_font_check and keeps the outline
+/// tables of its source: HarfBuzz 6 drops a table it cannot subset (a CFF whose charstrings it
+/// cannot read) and still succeeds, and a font without outlines draws nothing.
+larder_font_status checkSubset(hb_face_t *source, const uint8_t *subset, size_t count, char *message, size_t capacity) {
+    for (const uint32_t name : {tag('g', 'l', 'y', 'f'), tag('C', 'F', 'F', ' '), tag('C', 'F', 'F', '2')}) {
+        hb_blob_t *table = hb_face_reference_table(source, name);
+        const bool present = hb_blob_get_length(table) > 0;
+        hb_blob_destroy(table);
+        if (present && !listsTable(subset, count, name)) {
+            return fail(LARDER_FONT_SUBSET_FAILED, message, capacity, "HarfBuzz could not subset its '%c%c%c%c' table and left it out",
+                        char(name >> 24), char(name >> 16), char(name >> 8), char(name));
+        }
+    }
+    char reason[200] = "";
+    if (larder_font_check(subset, count, reason, sizeof reason) != LARDER_FONT_OK)
+        return fail(LARDER_FONT_SUBSET_FAILED, message, capacity, "HarfBuzz's subset is not a font: %s", reason);
+    return LARDER_FONT_OK;
+}
+
 }  // namespace
 
 extern "C" {
@@ -203,6 +211,14 @@ larder_font_status larder_font_check(const uint8_t *data, size_t count, char *me
     for (uint16_t index = 0; index < tableCount; index++) {
         const uint8_t *entry = data + 12 + size_t(index) * 16;
         const uint32_t name = read32(entry);
+        // OpenType tags are four printable ASCII characters; woff2's encoder takes a tag with a
+        // high bit for one of its own transformed tables, leaves it out of the WOFF2's directory
+        // but not of its stream, and makes a file its decoder refuses.
+        for (const unsigned shift : {24u, 16u, 8u, 0u}) {
+            const uint8_t byte = uint8_t(name >> shift);
+            if (byte < 0x20 || byte > 0x7E)
+                return fail(LARDER_FONT_UNREADABLE, message, capacity, "table %u's tag is not four printable ASCII characters", index);
+        }
         if (uint64_t(read32(entry + 8)) + read32(entry + 12) > count) {
             return fail(
                 LARDER_FONT_UNREADABLE, message, capacity, "table '%c%c%c%c' ends past the end of the file (truncated?)", char(name >> 24),
@@ -223,36 +239,44 @@ larder_font_status larder_font_check(const uint8_t *data, size_t count, char *me
     if (!face.face || hb_face_get_glyph_count(face.face) == 0)
         return fail(LARDER_FONT_UNREADABLE, message, capacity, "HarfBuzz finds no glyphs in it");
     hb_set_t *characters = hb_set_create();
-    hb_face_collect_unicodes(face.face, characters);
+    collectCharacters(face.face, characters);
     const bool mapped = !hb_set_is_empty(characters);
     hb_set_destroy(characters);
     if (!mapped) return fail(LARDER_FONT_UNREADABLE, message, capacity, "its character map maps no character");
     return LARDER_FONT_OK;
 }
 
-larder_font_status larder_font_sfnt(const uint8_t *data, size_t count, larder_font_buffer *out, char *message, size_t capacity) {
+larder_font_status larder_font_sfnt(
+    const uint8_t *data, size_t count, size_t limit, larder_font_buffer *out, char *message, size_t capacity) {
     out->bytes = nullptr;
     out->count = 0;
     try {
+        uint64_t declared = 0;
+        larder_font_status status = larder_font_decoded_size(data, count, &declared, message, capacity);
+        if (status != LARDER_FONT_OK) return status;
+        if (declared > limit)
+            return fail(LARDER_FONT_TOO_LARGE, message, capacity, "it decodes to %llu bytes of font, over the %zu a font may have",
+                        (unsigned long long)declared, limit);
         std::vector<uint8_t> decoded;
         const uint8_t *sfnt = data;
         size_t size = count;
-        if (count >= 4 && read32(data) == tag('w', 'O', 'F', 'F')) {
-            const larder_font_status status = inflateWOFF(data, count, decoded, message, capacity);
+        if (read32(data) == tag('w', 'O', 'F', 'F')) {
+            status = inflateWOFF(data, count, limit, decoded, message, capacity);
             if (status != LARDER_FONT_OK) return status;
             sfnt = decoded.data();
             size = decoded.size();
-        } else if (count >= 4 && read32(data) == tag('w', 'O', 'F', '2')) {
+        } else if (read32(data) == tag('w', 'O', 'F', '2')) {
+            // The headers said at most `limit` bytes; the decoder is held to it too.
             std::string text;
             woff2::WOFF2StringOut output(&text);
-            output.SetMaxSize(kMaximumFontSize);
+            output.SetMaxSize(limit);
             if (!woff2::ConvertWOFF2ToTTF(data, count, &output))
                 return fail(LARDER_FONT_WOFF2_FAILED, message, capacity, "the WOFF2 decoder cannot read it");
             decoded.assign(text.begin(), text.begin() + output.Size());
             sfnt = decoded.data();
             size = decoded.size();
         }
-        const larder_font_status status = larder_font_check(sfnt, size, message, capacity);
+        status = larder_font_check(sfnt, size, message, capacity);
         if (status != LARDER_FONT_OK) return status;
         return give(sfnt, size, out);
     } catch (const std::bad_alloc &) {
@@ -268,7 +292,7 @@ larder_font_status larder_font_characters(const uint8_t *sfnt, size_t count, uin
     Face face(sfnt, count);
     if (!face.face) return LARDER_FONT_UNREADABLE;
     hb_set_t *characters = hb_set_create();
-    hb_face_collect_unicodes(face.face, characters);
+    collectCharacters(face.face, characters);
     std::vector<uint32_t> pairs;
     hb_codepoint_t first = HB_SET_VALUE_INVALID, last = HB_SET_VALUE_INVALID;
     while (hb_set_next_range(characters, &first, &last)) {
@@ -341,7 +365,8 @@ larder_font_status larder_font_subset(
             if (length == 0) {
                 status = fail(LARDER_FONT_SUBSET_FAILED, message, capacity, "HarfBuzz made an empty font");
             } else {
-                status = give(reinterpret_cast<const uint8_t *>(data), length, out);
+                status = checkSubset(face.face, reinterpret_cast<const uint8_t *>(data), length, message, capacity);
+                if (status == LARDER_FONT_OK) status = give(reinterpret_cast<const uint8_t *>(data), length, out);
             }
             hb_blob_destroy(bytes);
         }
@@ -364,6 +389,16 @@ larder_font_status larder_font_woff2_encode(
         parameters.brotli_quality = std::clamp(quality, 0, 11);
         if (!woff2::ConvertTTFToWOFF2(sfnt, count, result.data(), &length, parameters))
             return fail(LARDER_FONT_WOFF2_FAILED, message, capacity, "the WOFF2 encoder refused the font");
+        // What ships decodes: the decoder reads it back (milliseconds, where encoding takes
+        // seconds) and what it gives passes the check.
+        std::string text;
+        woff2::WOFF2StringOut decoded(&text);
+        decoded.SetMaxSize(std::max<size_t>(count, kMaximumFontSize));
+        char reason[200] = "";
+        if (!woff2::ConvertWOFF2ToTTF(result.data(), length, &decoded) ||
+            larder_font_check(reinterpret_cast<const uint8_t *>(text.data()), decoded.Size(), reason, sizeof reason) != LARDER_FONT_OK)
+            return fail(LARDER_FONT_WOFF2_FAILED, message, capacity, "the WOFF2 encoder made a file its decoder does not read back%s%s",
+                        reason[0] ? ": " : "", reason);
         return give(result.data(), length, out);
     } catch (const std::bad_alloc &) {
         return fail(LARDER_FONT_NO_MEMORY, message, capacity, "out of memory");

@@ -48,7 +48,7 @@ public enum BundlePath {
         if utf8.contains(where: { $0 >= 0x80 }) {
             let normalized = path.precomposedStringWithCanonicalMapping
             guard normalized.utf8.elementsEqual(utf8) else {
-                throw reject("not in Unicode Normalization Form C (NFC); rename the file with composed characters")
+                throw reject("not in Unicode Normalization Form C (NFC): an accent is a separate combining character instead of composed with its letter")
             }
         }
     }

@@ -68,6 +68,11 @@ import Testing
         #expect(fd >= 0)
         close(fd)
         expectFailure(folder, .invalidName)
+        // What is wrong, then one instruction (the message used to say "rename it" twice).
+        #expect(folder.packFailure().map(\.description) == [
+            "cafe\u{301}.txt: unsafe bundle path: not in Unicode Normalization Form C (NFC): an accent is a separate combining character "
+                + "instead of composed with its letter; rename it"
+        ])
     }
 
     @Test func symbolicLink() throws {

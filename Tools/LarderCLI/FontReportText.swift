@@ -57,7 +57,8 @@ enum FontReportText {
     static func json(_ report: FontPackReport) -> JSONValue {
         var members: [String: JSONValue] = [
             "faces": json(report.faces), "cacheHits": .int(Int64(report.cacheHits)), "conversions": .int(Int64(report.conversions)),
-            "rejectedCacheEntries": .int(Int64(report.rejectedCacheEntries)), "libraries": .string(report.libraries),
+            "rejectedCacheEntries": .int(Int64(report.rejectedCacheEntries)),
+            "verifiedCacheEntries": .int(Int64(report.verifiedCacheEntries)), "libraries": .string(report.libraries),
         ]
         if let folder = report.cacheFolder { members["cacheFolder"] = .string(folder) }
         return .object(members)

@@ -158,6 +158,7 @@ enum PackCommand {
             text += "\n  faces    \(fonts.faces.count), \(humanSize(source)) of sources -> \(humanSize(packed)) packed (\(fonts.libraries))"
             text += "\n  font cache \(fonts.cacheFolder ?? "none"): \(fonts.cacheHits) hit(s), \(fonts.conversions) conversion(s)"
             if fonts.rejectedCacheEntries > 0 { text += ", \(fonts.rejectedCacheEntries) bad entr(ies) replaced" }
+            if fonts.verifiedCacheEntries > 0 { text += ", \(fonts.verifiedCacheEntries) unsigned entr(ies) checked against their sources" }
             text += "\n" + FontReportText.text(fonts.faces, indent: "    ")
         }
         return text

@@ -27,11 +27,22 @@ public enum FontCacheLocation: Sendable, Equatable {
 
 /// A content-addressed cache of font conversions: each entry is named by the SHA-256 of its key
 /// (the input's digest, the operation and its options, and the libraries' versions) and holds
-/// that key, the output's digest and size, then the output. An entry is used only when its key
-/// is the one asked for and its bytes hash to its digest; anything else there (a file cut by a
-/// crash, one planted or copied from another key) is replaced by a new conversion. Entries are
-/// written through a temporary file and a rename (`AtomicFileWriter`), so a process killed
-/// while writing leaves no entry, only a temporary file the next pack removes after an hour.
+/// that key, the output's digest and size, a signature, then the output.
+///
+/// Whoever can write the folder can write any entry, digest included (a CI cache shared between
+/// branches, a folder of another user), so an entry is used only when it is one of these:
+/// - signed with this user's ``FontCacheKey`` (kept outside the folder): a pack of this user
+///   wrote it, and reading it costs a hash;
+/// - else, checked against its source by the caller's `verify` (a converted font must be the
+///   very encoding of the subset its source gives, see ``FontTools/verifyWOFF2(_:encodes:)``;
+///   a character map must be the source's): then it is signed and used. A cache restored on
+///   another machine costs this check once per entry, milliseconds where converting takes
+///   seconds.
+/// Anything else (cut by a crash, changed, planted, another key's file) is counted as rejected
+/// and replaced by a new conversion. A folder other users can write, or owned by another user,
+/// is not used at all (a ``PackWarning/Kind/fontCache`` warning says so). Entries are written
+/// through a temporary file and a rename (`AtomicFileWriter`), so a process killed while
+/// writing leaves no entry, only a temporary file the next pack removes after an hour.
 ///
 /// Thread-safe: several conversions use it at once, and several processes may share a folder
 /// (the same key always gives the same bytes, so the last rename wins harmlessly).
@@ -40,42 +51,71 @@ final class FontCache: Sendable {
     struct Statistics: Sendable, Equatable {
         var hits = 0
         var misses = 0
-        /// Entries whose key or digest did not check out (replaced).
+        /// Hits that were not signed with this user's key and were checked against their source.
+        var verified = 0
+        /// Entries that did not check out (replaced).
         var rejected = 0
-        /// Why writing an entry failed, once per reason (the pack goes on without it).
+        /// What kept the cache from working fully, once per reason, each a sentence saying what
+        /// the pack did instead.
         var problems: [String] = []
     }
 
     let folder: String?
+    let key: FontCacheKey?
     private let statistics = Locked(Statistics())
 
     var current: Statistics { statistics.withLock { $0 } }
 
-    init(_ location: FontCacheLocation) {
+    /// - Parameters:
+    ///   - keyPath: the file of the key that signs entries (made when missing); nil: no key, so
+    ///     every entry is checked against its source.
+    init(_ location: FontCacheLocation, keyPath: String? = FontCacheKey.standardPath) {
         var folder = location.path
         if let path = folder {
-            do { try Self.createFolders(path) } catch {
-                statistics.withLock { $0.problems.append("cannot create the font cache folder \(path): \(error)") }
+            if let problem = Self.prepare(path) {
+                statistics.withLock { $0.problems.append(problem + "; fonts are converted without it") }
                 folder = nil
             }
         }
         self.folder = folder
+        var key: FontCacheKey?
+        if folder != nil, let keyPath {
+            do { key = try FontCacheKey.load(keyPath) } catch {
+                statistics.withLock { $0.problems.append(error.message + "; font cache entries are checked against their sources instead") }
+            }
+        }
+        self.key = key
         if let folder { Self.removeStaleTemporaries(in: folder) }
     }
 
-    /// The output for `key`: the stored one when it checks out, else `make()`'s, stored.
-    func value(for key: String, make: () throws(FontProblem) -> [UInt8]) throws(FontProblem) -> [UInt8] {
+    /// The output for `key`: the stored one when it is signed, or unsigned and `verify` accepts
+    /// it (then signed); else `make()`'s, stored.
+    /// - Parameters:
+    ///   - verify: whether an unsigned entry's bytes are what `make` would give; its errors
+    ///     (the source cannot be read) end the call.
+    func value(
+        for key: String, verify: ([UInt8]) throws(FontProblem) -> Bool, make: () throws(FontProblem) -> [UInt8]
+    ) throws(FontProblem) -> [UInt8] {
         guard let folder else {
             statistics.withLock { $0.misses += 1 }
             return try make()
         }
         let name = SHA256Hasher.hash(Array(key.utf8)).hex
-        let path = folder + "/" + name
-        let header = "larder-font-cache 1\n" + key + "\n"
-        switch read(path, header: header) {
-        case .found(let bytes):
+        let entry = Entry(folder: folder, name: name, key: key)
+        switch entry.read(signedWith: self.key) {
+        case .signed(let bytes):
             statistics.withLock { $0.hits += 1 }
             return bytes
+        case .unsigned(let bytes):
+            if try verify(bytes) {
+                statistics.withLock {
+                    $0.hits += 1
+                    $0.verified += 1
+                }
+                if self.key != nil { store(bytes, in: entry) }
+                return bytes
+            }
+            statistics.withLock { $0.rejected += 1 }
         case .rejected:
             statistics.withLock { $0.rejected += 1 }
         case .missing:
@@ -83,53 +123,37 @@ final class FontCache: Sendable {
         }
         statistics.withLock { $0.misses += 1 }
         let bytes = try make()
-        store(bytes, header: header, folder: folder, name: name)
+        store(bytes, in: entry)
         return bytes
     }
 
-    private enum Lookup {
-        case found([UInt8])
-        case rejected
-        case missing
-    }
-
-    private func read(_ path: String, header: String) -> Lookup {
-        let content: [UInt8]
-        do { content = try ReadableFile(path: path).readAll(limit: 128 << 20) } catch {
-            return access(path, F_OK) == 0 ? .rejected : .missing
-        }
-        let expected = Array(header.utf8)
-        guard content.count > expected.count, content.starts(with: expected),
-            let end = content[expected.count...].firstIndex(of: 0x0A)
-        else { return .rejected }
-        // "output sha256:<hex> <size>\n" then the bytes.
-        let line = String(decoding: content[expected.count..<end], as: UTF8.self).split(separator: " ")
-        guard line.count == 3, line[0] == "output", let digest = try? Digest(parsing: String(line[1])), let size = Int(line[2]),
-            size == content.count - end - 1
-        else { return .rejected }
-        let bytes = Array(content[(end + 1)...])
-        return SHA256Hasher.hash(bytes) == digest ? .found(bytes) : .rejected
-    }
-
-    private func store(_ bytes: [UInt8], header: String, folder: String, name: String) {
-        let head = Array((header + "output \(SHA256Hasher.hash(bytes)) \(bytes.count)\n").utf8)
-        do throws(FormatError) {
-            let output = try AtomicFileWriter(folder: folder, prefix: name)
-            try FormatError.typed { try head.withUnsafeBytes { try output.write($0) } }
-            try FormatError.typed { try bytes.withUnsafeBytes { try output.write($0) } }
-            try output.commit(to: folder + "/" + name)
-        } catch {
-            let problem = "cannot write to the font cache: \(error.message)"
+    private func store(_ bytes: [UInt8], in entry: Entry) {
+        do throws(FormatError) { try entry.write(bytes, signedWith: key) } catch {
+            let problem = "cannot write to the font cache: \(error.message); fonts are converted without it"
             statistics.withLock { if !$0.problems.contains(problem) { $0.problems.append(problem) } }
         }
     }
 
-    private static func createFolders(_ path: String) throws(Errno) {
-        var prefix = ""
-        for part in path.split(separator: "/") {
-            prefix += "/" + part
-            try Folder.create(prefix)
+    /// Creates the folder, and checks that no other user can write it.
+    /// - Returns: why it cannot be used, nil when it can.
+    private static func prepare(_ path: String) -> String? {
+        do {
+            try Folder.createPath(path)
+        } catch {
+            return "cannot create the font cache folder \(error.path): \(error.errno)"
         }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return "cannot read the font cache folder \(path): \(Errno.current)" }
+        if info.st_uid != geteuid() {
+            return "the font cache folder \(path) belongs to user \(info.st_uid), not to this user (\(geteuid())), so fonts planted in it "
+                + "could be packed: use a folder of your own (--font-cache)"
+        }
+        if info.st_mode & 0o022 != 0 {
+            let mode = String(info.st_mode & 0o7777, radix: 8)
+            return "the font cache folder \(path) can be written by other users (mode \(mode)), so fonts planted in it could be packed: "
+                + "run chmod go-w on it, or use another folder (--font-cache)"
+        }
+        return nil
     }
 
     /// Temporary files of writers that died (`.<name>.<random>.tmp`), an hour or more old.

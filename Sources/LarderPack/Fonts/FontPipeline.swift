@@ -30,7 +30,9 @@ struct FontPlan: Sendable {
 /// asks, each subset its own rule. Conversions run on every core through the font cache.
 enum FontPipeline {
     /// Fonts larger than this are packed as they are (encoding one at Brotli quality 11 takes
-    /// minutes).
+    /// minutes). A WOFF or WOFF2 file whose font decodes to more than this (tables that inflate,
+    /// a declared size) is refused with a ``PackError/Code/fontTooLarge`` error: nothing is
+    /// inflated, and no device is sent a few bytes that inflate to a font engines refuse.
     static let conversionLimit: Int64 = 16 << 20
     /// In every subset file, whatever its range: the space (see ``plan(_:)``).
     static let alwaysKept = UnicodeRanges([0x20...0x20])
@@ -63,11 +65,12 @@ enum FontPipeline {
         var features: FontFeatures
     }
 
-    /// A rule to convert: which source, which subsets (nil ranges: the whole face).
+    /// A rule to convert: which source, which subsets (nil ranges: the whole face; `written`:
+    /// the `unicode-range` its rule gets, ``UnicodeRanges/coalesced(within:limit:)``).
     private struct Conversion {
         var file: String
         var container: FontTools.Container
-        var subsets: [(name: String, ranges: UnicodeRanges?, job: String?)]
+        var subsets: [(name: String, ranges: UnicodeRanges?, written: UnicodeRanges?, job: String?)]
         var kept: [PackedFontFace.KeptCharacter]
         var primary: Int
     }
@@ -127,7 +130,7 @@ enum FontPipeline {
                 return key
             }
             if declared.isEmpty {
-                conversion.subsets = [("all", nil, job(nil))]
+                conversion.subsets = [("all", nil, nil, job(nil))]
             } else {
                 let used = usedRanges.intersection(probe.characters)
                 let covered = UnicodeRanges(declared.flatMap(\.ranges.ranges))
@@ -149,9 +152,9 @@ enum FontPipeline {
                     let effective = wanted.intersection(probe.characters)
                     guard !effective.isEmpty else { continue }  // the font has none of these characters
                     if position == primary { conversion.primary = conversion.subsets.count }
-                    conversion.subsets.append((subset.name, effective, job(effective)))
+                    conversion.subsets.append((subset.name, effective, effective.coalesced(within: probe.characters), job(effective)))
                 }
-                if conversion.subsets.isEmpty { conversion.subsets = [("all", nil, job(nil))] }
+                if conversion.subsets.isEmpty { conversion.subsets = [("all", nil, nil, job(nil))] }
             }
             conversions[index] = conversion
         }
@@ -203,7 +206,7 @@ enum FontPipeline {
                     digest = input.digests[path]!
                     size = input.files[path]!.size
                 }
-                subsets.append(.init(name: subset.name, ranges: subset.ranges, path: path, digest: digest, bytes: size, essential: essential))
+                subsets.append(.init(name: subset.name, ranges: subset.written, path: path, digest: digest, bytes: size, essential: essential))
             }
             var rewrite = plan.rewrites[file] ?? FontRewrite()
             rewrite.rules[rule.range.lowerBound] = replacement(rule, source: conversion.file, sourceBytes: input.files[conversion.file]!.size, subsets: subsets)
@@ -233,8 +236,9 @@ enum FontPipeline {
         plan.report.cacheHits = statistics.hits
         plan.report.conversions = statistics.misses
         plan.report.rejectedCacheEntries = statistics.rejected
+        plan.report.verifiedCacheEntries = statistics.verified
         for problem in statistics.problems {
-            plan.warnings.append(PackWarning(.fontCache, problem + "; fonts are converted without it", path: input.cache.folder))
+            plan.warnings.append(PackWarning(.fontCache, problem, path: input.cache.folder))
         }
         return plan
     }
@@ -262,11 +266,20 @@ enum FontPipeline {
             if head.first == UInt8(ascii: "<") { throw FontProblem("not a font: it starts like HTML, XML or SVG") }
             throw FontProblem("not a TrueType, OpenType, WOFF or WOFF2 font")
         }
-        let key = "input \(input.digests[path]!)\noperation characters\nlibraries \(FontTools.librariesLine)"
-        let stored = try input.cache.value(for: key) { () throws(FontProblem) in
-            let sfnt = try FontTools.sfnt(of: try read(file))
-            return Array(try FontTools.characters(of: sfnt).description.utf8)
+        // What a WOFF or WOFF2 decodes to is read from its headers on every pack, whatever the
+        // font cache holds: a character map stored by a version without the limit lifts nothing.
+        if container == .woff || container == .woff2 { try FontTools.requireDecodedSize(of: try read(file), atMost: Int(conversionLimit)) }
+        // The character map is the source's: an unsigned entry is one only when the source says so.
+        var computed: [UInt8]?
+        func characters() throws(FontProblem) -> [UInt8] {
+            if let computed { return computed }
+            let sfnt = try FontTools.sfnt(of: try read(file), limit: Int(conversionLimit))
+            let text = Array(try FontTools.characters(of: sfnt).description.utf8)
+            computed = text
+            return text
         }
+        let key = "input \(input.digests[path]!)\noperation characters\nlibraries \(FontTools.librariesLine)"
+        let stored = try input.cache.value(for: key, verify: { stored throws(FontProblem) in try characters() == stored }, make: characters)
         guard let characters = UnicodeRanges(css: String(decoding: stored, as: UTF8.self)) else {
             throw FontProblem("its character map is empty")
         }
@@ -274,11 +287,23 @@ enum FontPipeline {
     }
 
     private static func convert(_ job: Job, _ input: Input) throws(FontProblem) -> [UInt8] {
-        try input.cache.value(for: job.key) { () throws(FontProblem) in
-            var sfnt = try FontTools.sfnt(of: try read(input.files[job.file]!))
+        // The sfnt the WOFF2 encodes: made only for a conversion, or to check an unsigned entry.
+        var made: [UInt8]?
+        func sfnt() throws(FontProblem) -> [UInt8] {
+            if let made { return made }
+            var sfnt = try FontTools.sfnt(of: try read(input.files[job.file]!), limit: Int(conversionLimit))
             if let ranges = job.ranges { sfnt = try FontTools.subset(sfnt, to: ranges, features: job.features) }
-            return try FontTools.woff2(sfnt, quality: input.settings.quality)
+            made = sfnt
+            return sfnt
         }
+        return try input.cache.value(
+            for: job.key,
+            verify: { stored throws(FontProblem) in
+                let expected = try sfnt()
+                do { try FontTools.verifyWOFF2(stored, encodes: expected) } catch { return false }
+                return true
+            },
+            make: { () throws(FontProblem) in try FontTools.woff2(try sfnt(), quality: input.settings.quality) })
     }
 
     private static func read(_ file: SourceFile) throws(FontProblem) -> [UInt8] {
@@ -340,37 +365,6 @@ enum FontPipeline {
             out += text
         }
         return out
-    }
-
-    private static func unconverted(
-        _ rule: FontFaceRule, in file: String, problems: [(String, FontProblem)], _ input: Input, _ plan: inout FontPlan
-    ) {
-        let location = rule.location
-        for (path, problem) in problems {
-            let message = "the font of \(rule.name) is packed as it is: \(problem.message)"
-            plan.warnings.append(PackWarning(.unconvertedFont, message, path: path, location: location))
-            if input.strict {
-                plan.errors.append(
-                    PackError(.unconvertedFont, "\(path): \(message); fix or replace the font, or pack without --strict", path: path, location: location))
-            }
-        }
-        plan.report.faces.append(
-            PackedFontFace(
-                location: location, family: rule.family, weight: rule.weight, style: rule.style, outcome: .unconverted,
-                source: problems.first?.0 ?? rule.files[0], sourceBytes: input.files[rule.files[0]]!.size, dropped: [],
-                subsets: rule.files.map {
-                    .init(name: "all", ranges: nil, path: $0, digest: input.digests[$0]!, bytes: input.files[$0]!.size, essential: input.essential.contains($0))
-                }, kept: []))
-    }
-
-    private static func uncoveredCharacter(
-        _ scalar: UInt32, at location: SourceLocation, rule: FontFaceRule, file: String, strict: Bool, _ plan: inout FontPlan
-    ) {
-        let shown = Unicode.Scalar(scalar).map { " '\(Character($0))'" } ?? ""
-        let code = "U+" + String(scalar, radix: 16, uppercase: true).leftPadded(to: 4)
-        let message = "\(code)\(shown) is in no subset of \(rule.name) (\(file)), so it shows in a fallback font; add its range to \"subsets\""
-        plan.warnings.append(PackWarning(.uncoveredCharacter, message, path: location.file, location: location))
-        if strict { plan.errors.append(PackError(.uncoveredCharacter, message + " (--strict)", path: location.file, location: location)) }
     }
 }
 

@@ -14,7 +14,8 @@ public struct PackedFontFace: Sendable, Equatable {
     /// One `unicode-range` subset, or the whole face (name `all`).
     public struct Subset: Sendable, Equatable {
         public var name: String
-        /// Its `unicode-range`: the characters of the subset the font maps (nil: the whole face).
+        /// Its `unicode-range` as written: the characters of the subset the font maps, merged
+        /// past 256 ranges (``UnicodeRanges/coalesced(within:limit:)``); nil: the whole face.
         public var ranges: UnicodeRanges?
         /// The packed file.
         public var path: String
@@ -62,6 +63,9 @@ public struct FontPackReport: Sendable, Equatable {
     public var conversions = 0
     /// Entries of the cache that did not check out and were made again.
     public var rejectedCacheEntries = 0
+    /// Hits not signed with this user's font cache key (written elsewhere, or before entries
+    /// were signed), used after they were checked against their sources.
+    public var verifiedCacheEntries = 0
     /// The font cache folder, nil when none was used.
     public var cacheFolder: String?
     /// `harfbuzz 6.0.0, woff2 1.0.2, brotli 1.0.9`.

@@ -5,7 +5,13 @@ import Foundation
 /// they cannot use.
 public struct FontProblem: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// The bytes of font a WOFF or WOFF2 file decodes to, when that is over the limit the
+    /// packer keeps (``FontPipeline/conversionLimit``); nil for every other problem.
+    public var decodedBytes: UInt64?
+    public init(_ message: String, decodedBytes: UInt64? = nil) {
+        self.message = message
+        self.decodedBytes = decodedBytes
+    }
     public var description: String { message }
 }
 
@@ -22,10 +28,52 @@ enum FontTools {
     /// `libraries` as one line, for cache keys and reports: `harfbuzz 6.0.0, woff2 1.0.2, brotli 1.0.9`.
     static let librariesLine = libraries.map { "\($0.name) \($0.version)" }.joined(separator: ", ")
 
-    /// The plain sfnt of a TrueType, OpenType, WOFF or WOFF2 file, checked (`larder_font_sfnt`).
-    static func sfnt(of bytes: [UInt8]) throws(FontProblem) -> [UInt8] {
-        try call { out, message, capacity in
-            bytes.withUnsafeBufferPointer { larder_font_sfnt($0.baseAddress, $0.count, out, message, capacity) }
+    /// The bytes of font a TrueType, OpenType, WOFF or WOFF2 file decodes to, read from its
+    /// headers alone (`larder_font_decoded_size`).
+    static func decodedSize(of bytes: [UInt8]) throws(FontProblem) -> UInt64 {
+        var size: UInt64 = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let status = message.withUnsafeMutableBufferPointer { text in
+            bytes.withUnsafeBufferPointer { larder_font_decoded_size($0.baseAddress, $0.count, &size, text.baseAddress, text.count) }
+        }
+        guard status == LARDER_FONT_OK else { throw FontProblem(message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }) }
+        return size
+    }
+
+    /// Checks that a font file decodes to at most `limit` bytes of font (``decodedSize(of:)``).
+    /// - Throws: ``FontProblem`` with ``FontProblem/decodedBytes`` when it decodes to more.
+    static func requireDecodedSize(of bytes: [UInt8], atMost limit: Int) throws(FontProblem) {
+        let decoded = try decodedSize(of: bytes)
+        guard decoded <= UInt64(limit) else {
+            throw FontProblem("it decodes to \(decoded) bytes of font, over the \(limit >> 20) MiB a font may have", decodedBytes: decoded)
+        }
+    }
+
+    /// The plain sfnt of a TrueType, OpenType, WOFF or WOFF2 file, checked (`larder_font_sfnt`):
+    /// nothing is inflated when the file decodes to more than `limit` bytes of font (a problem
+    /// with ``FontProblem/decodedBytes``).
+    static func sfnt(of bytes: [UInt8], limit: Int) throws(FontProblem) -> [UInt8] {
+        try requireDecodedSize(of: bytes, atMost: limit)
+        return try call { out, message, capacity in
+            bytes.withUnsafeBufferPointer { larder_font_sfnt($0.baseAddress, $0.count, limit, out, message, capacity) }
+        }
+    }
+
+    /// Whether `woff2` is the encoding of `sfnt` that ``woff2(_:quality:)`` makes at any quality
+    /// (`larder_font_woff2_matches`: encoded again at Brotli quality 0 and compared, header, table
+    /// directory and decompressed tables).
+    /// - Throws: ``FontProblem`` saying where it differs.
+    static func verifyWOFF2(_ woff2: [UInt8], encodes sfnt: [UInt8]) throws(FontProblem) {
+        var message = [CChar](repeating: 0, count: 256)
+        let status = message.withUnsafeMutableBufferPointer { text in
+            woff2.withUnsafeBufferPointer { stored in
+                sfnt.withUnsafeBufferPointer {
+                    larder_font_woff2_matches(stored.baseAddress, stored.count, $0.baseAddress, $0.count, text.baseAddress, text.count)
+                }
+            }
+        }
+        guard status == LARDER_FONT_OK else {
+            throw FontProblem(status == LARDER_FONT_NO_MEMORY ? "out of memory" : message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
         }
     }
 

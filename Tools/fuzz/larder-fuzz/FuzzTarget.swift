@@ -25,6 +25,7 @@ struct FuzzTarget: Sendable {
         TextTargets.fontURL, TextTargets.glob, TextTargets.bundlePath, TextTargets.digest,
         HeaderTargets.retryAfter, HeaderTargets.contentRange,
         EgressTargets.proxyRequest, S3AnswerTargets.answers,
+        FontTargets.decode, FontTargets.encode, FontTargets.subset,
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
