@@ -51,7 +51,7 @@ import Testing
         let bytes = try Self.declaringWOFF2()
         let original = Array(try #require(FileManager.default.contents(atPath: "/usr/share/fonts-font-awesome/fonts/fontawesome-webfont.woff2")))
         let characters = Array(try FontTools.characters(of: try FontTools.sfnt(of: original, limit: 16 << 20)).description.utf8)
-        let key = "input \(SHA256Hasher.hash(bytes))\noperation characters\nlibraries \(FontTools.librariesLine)"
+        let key = "input \(SHA256Hasher.hash(bytes))\noperation characters\n\(FontTools.conversionDependencies)"
         let stored = try FontCache(.folder(cache.root)).value(for: key, verify: { _ in true }, make: { characters })
         #expect(stored == characters)
         let folder = try FontPipelineTests.folder(src: "url(../fonts/face.woff2)", files: ["fonts/face.woff2": bytes])

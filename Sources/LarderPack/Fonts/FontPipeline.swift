@@ -122,7 +122,7 @@ enum FontPipeline {
                 // WebKitGTK draws nothing at all with a font that has none.
                 let glyphs = ranges.map { $0.union(probe.characters.intersection(Self.alwaysKept)) }
                 let operation = glyphs.map { "subset \($0)\nfeatures \(features)" } ?? "woff2"
-                let key = "input \(input.digests[chosen]!)\noperation \(operation)\nquality \(input.settings.quality)\nlibraries \(FontTools.librariesLine)"
+                let key = "input \(input.digests[chosen]!)\noperation \(operation)\nquality \(input.settings.quality)\n\(FontTools.conversionDependencies)"
                 if jobs[key] == nil {
                     jobs[key] = Job(key: key, file: chosen, ranges: glyphs, features: features)
                     jobOrder.append(key)
@@ -278,7 +278,7 @@ enum FontPipeline {
             computed = text
             return text
         }
-        let key = "input \(input.digests[path]!)\noperation characters\nlibraries \(FontTools.librariesLine)"
+        let key = "input \(input.digests[path]!)\noperation characters\n\(FontTools.conversionDependencies)"
         let stored = try input.cache.value(for: key, verify: { stored throws(FontProblem) in try characters() == stored }, make: characters)
         guard let characters = UnicodeRanges(css: String(decoding: stored, as: UTF8.self)) else {
             throw FontProblem("its character map is empty")

@@ -28,6 +28,15 @@ enum FontTools {
     /// `libraries` as one line, for cache keys and reports: `harfbuzz 6.0.0, woff2 1.0.2, brotli 1.0.9`.
     static let librariesLine = libraries.map { "\($0.name) \($0.version)" }.joined(separator: ", ")
 
+    /// The revision of Larder's own conversion code: the `kern` remapping, the glyphs every
+    /// subset keeps, the checks of what a conversion made. Raise it when that code changes the
+    /// bytes it writes, so that a font cache filled by an earlier Larder is not reused.
+    static let pipelineRevision = 2
+
+    /// What a cached conversion depends on besides its input and options, as the last lines of
+    /// its font-cache key: the libraries' versions and ``pipelineRevision``.
+    static let conversionDependencies = "libraries \(librariesLine)\npipeline \(pipelineRevision)"
+
     /// The bytes of font a TrueType, OpenType, WOFF or WOFF2 file decodes to, read from its
     /// headers alone (`larder_font_decoded_size`).
     static func decodedSize(of bytes: [UInt8]) throws(FontProblem) -> UInt64 {
