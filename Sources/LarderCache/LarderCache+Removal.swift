@@ -13,6 +13,8 @@ extension LarderCache {
         case unscoped([Digest])
         /// Every bundle but the embedded default.
         case allButEmbedded
+        /// Every bundle (a purge): a leased one loses its scopes, pin and embedding too.
+        case everything
         /// Least recently used bundles, never pinned, leased or embedded ones, until the
         /// objects the others use take at most `bytes`.
         case leastRecentlyUsed(downTo: Int64)
@@ -43,6 +45,7 @@ extension LarderCache {
         case .released: return Choice(bundles: released)
         case .unscoped(let dropped): return split(try index.unscoped(dropped))
         case .allButEmbedded: return split(try index.nonEmbeddedBundles())
+        case .everything: return split(try index.bundles().map(\.digest))
         case .leastRecentlyUsed(let bytes):
             var candidates = try index.bundles().filter {
                 !$0.pinned && !$0.embedded && !leased.contains($0.digest) && !released.contains($0.digest)

@@ -114,9 +114,7 @@ struct FetchWork: Sendable {
         _ manifest: Manifest, bytes manifestBytes: [UInt8], bundle: Digest, missing: Set<Digest>, manifestWire: Int64,
         claim: DownloadClaim
     ) async throws(TransportError) -> FetchResult {
-        do { try FileManager.default.createDirectory(atPath: claim.objectsFolder, withIntermediateDirectories: true) } catch {
-            throw TransportError(.cache, "cannot create a download folder \(claim.objectsFolder): \(error)", digest: bundle)
-        }
+        try await blocking(for: bundle) { () throws(CacheError) in try claim.createObjectsFolder() }
         var sizes: [Digest: Int64] = [:]
         for file in manifest.files { sizes[file.digest] = file.size }
         let total = max(1, missing.reduce(0) { $0 + (sizes[$1] ?? 0) })
