@@ -58,13 +58,14 @@ extension CacheIndex {
         return leased
     }
 
-    /// Deletes the rows of holders that no longer run.
-    /// - Returns: how many holders they were.
+    /// Deletes the lease rows (and the holds on objects) of holders that no longer run.
+    /// - Returns: how many lease holders they were.
     @discardableResult
     func removeDeadLeases() throws(CacheError) -> Int {
         let dead = Set(try leases().map(\.holder)).filter { !$0.isAlive }
         let remove = try database.prepare("DELETE FROM leases WHERE pid = ? AND start = ?")
         for holder in dead { try remove.bind(.int(Int64(holder.pid)), .text(holder.start)).run() }
+        try removeDeadHolds()
         return dead.count
     }
 

@@ -52,11 +52,13 @@ struct MaintenanceSession {
         }
     }
 
-    /// Removes (unless `dryRun`) every file under `objects/` that no bundle uses, through the
+    /// Removes (unless `dryRun`) every file under `objects/` that no bundle uses and no fetch
+    /// holds, through the
     /// opened shards (a link there goes, not what it points at; a folder with what is in it).
     /// - Returns: their paths and their total size in bytes.
     func removeStrayFiles(dryRun: Bool) throws(CacheError) -> (paths: [String], bytes: Int64) {
-        let used = try cache.index.withLock { (index) throws(CacheError) in try index.usedObjectNames() }
+        // Objects a fetch holds stay too: it decided not to download them.
+        let used = try cache.index.withLock { (index) throws(CacheError) in try index.usedObjectNames().union(try index.heldObjectNames()) }
         var stray: [String] = []
         var bytes: Int64 = 0
         try layout.forEachObjectFile { (shard, entry, name) throws(CacheError) in

@@ -147,7 +147,7 @@ extension JourneyHost {
         setReadiness(.preparing)
         observation.progressMeter.start()
         let starting = startRenderer()
-        let flow: ResolvedFlow
+        var flow: ResolvedFlow
         do throws(HostError) {
             flow = try await resolve(forceRefresh: forceRefresh)
             do throws(HostError) { try await Self.value(of: starting) } catch {
@@ -159,8 +159,37 @@ extension JourneyHost {
             throw error
         }
         guard generation == self.generation else { throw HostError(.cancelled, "the configuration changed") }
-        if var current = stage.prepared, current.journey.bundle == flow.bundle, current.journey.revision == flow.revision {
-            // The same content: keep the lease and the loaded renderer, take the new standing.
+        var leased: Prepared?
+        // The bundle chosen may leave the cache before it is leased (another process sharing
+        // the cache evicts it): that is a cache miss, resolved again, which fetches it or falls
+        // back (stale, embedded) as any miss does; bounded, as another eviction may follow.
+        for attempt in 1...Self.vanishedBundleAttempts {
+            if let current = stage.prepared, current.journey.bundle == flow.bundle, current.journey.revision == flow.revision { break }
+            do throws(HostError) {
+                leased = try await makePrepared(flow)
+                break
+            } catch where Self.vanished(error) && attempt < Self.vanishedBundleAttempts {
+                noteVanished(flow.bundle, error)
+            } catch {
+                setReadiness(.failed(error.code))
+                throw error
+            }
+            do throws(HostError) { flow = try await resolve(forceRefresh: false) } catch {
+                if generation == self.generation, error.code != .denied { setReadiness(.failed(error.code)) }
+                throw error
+            }
+            guard generation == self.generation else { throw HostError(.cancelled, "the configuration changed") }
+        }
+        if let next = leased {
+            // The lease is taken off the actor: the configuration may have changed meanwhile.
+            guard generation == self.generation else {
+                next.content.lease.release()
+                throw HostError(.cancelled, "the configuration changed")
+            }
+            stage.replacePrepared(with: next)
+        } else if var current = stage.prepared {
+            // The same content (the loop above leased nothing only then): keep the lease and the
+            // loaded renderer, take the new standing.
             current.journey.source = flow.source
             current.journey.renewed = flow.renewed
             current.journey.stale = flow.stale
@@ -168,18 +197,6 @@ extension JourneyHost {
             current.journey.fallbackReason = flow.fallbackReason
             current.document = flow.stale ? nil : flow.document
             stage.prepared = current
-        } else {
-            let next: Prepared
-            do { next = try await makePrepared(flow) } catch {
-                setReadiness(.failed(error.code))
-                throw error
-            }
-            // The lease is taken off the actor: the configuration may have changed meanwhile.
-            guard generation == self.generation else {
-                next.content.lease.release()
-                throw HostError(.cancelled, "the configuration changed")
-            }
-            stage.replacePrepared(with: next)
         }
         if stage.prepared?.journey.preloaded == true {
             try await loadHidden()

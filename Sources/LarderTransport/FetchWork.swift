@@ -65,13 +65,29 @@ struct FetchWork: Sendable {
         }
     }
 
+    /// Downloads what the cache lacks and installs it, holding the objects the cache has from
+    /// the moment they are counted as present until the install used them
+    /// (``LarderCache/holdObjects(of:)``): another process evicting a bundle that shares them
+    /// (a font) cannot take them in between.
     private func download(_ bundle: Digest, claim: DownloadClaim) async throws(TransportError) -> FetchResult {
         let (manifest, manifestBytes, manifestWire) = try await fetchManifest(bundle)
-        let missing = try await blocking { () throws(CacheError) in try cache.missingObjects(of: manifest) }
-        if missing.count == Set(manifest.files.map(\.digest)).count {
-            return try await fetchArchive(bundle, manifest: manifest, manifestBytes: manifestBytes.count, manifestWire: manifestWire, claim: claim)
+        let hold = try await blocking { () throws(CacheError) in try cache.holdObjects(of: manifest) }
+        let outcome: Result<FetchResult, TransportError>
+        do throws(TransportError) {
+            if hold.missing.count == Set(manifest.files.map(\.digest)).count {
+                outcome = .success(
+                    try await fetchArchive(bundle, manifest: manifest, manifestBytes: manifestBytes.count, manifestWire: manifestWire, claim: claim))
+            } else {
+                outcome = .success(
+                    try await fetchObjects(
+                        manifest, bytes: manifestBytes, bundle: bundle, missing: hold.missing, manifestWire: manifestWire, claim: claim))
+            }
+        } catch {
+            outcome = .failure(error)
         }
-        return try await fetchObjects(manifest, bytes: manifestBytes, bundle: bundle, missing: missing, manifestWire: manifestWire, claim: claim)
+        // An index write, which may wait for another process's: off the cooperative pool.
+        _ = try? await blocking { () throws(CacheError) in hold.release() }
+        return try outcome.get()
     }
 
     /// The manifest, checked against the bundle digest and decoded within its limits.
