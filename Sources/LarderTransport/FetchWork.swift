@@ -117,9 +117,15 @@ struct FetchWork: Sendable {
         _ bundle: Digest, manifest: Manifest, manifestBytes: Int, manifestWire: Int64, claim: DownloadClaim
     ) async throws(TransportError) -> FetchResult {
         let url = origin.appendingPathComponent("bundles/\(bundle.hex).tar.gz")
+        // The install writes every object beside the archive: refused now when even that does
+        // not fit, and once the archive's size is known (ArchiveSink) when both do not.
+        let space = InstallSpace(manifest, storing: Set(manifest.files.map(\.digest)), manifestBytes: manifestBytes)
+        if let free = InstallSpace.free(at: URL(fileURLWithPath: claim.archivePath).deletingLastPathComponent().path), space.total > free {
+            throw space.refusal(download: 0, free: free, url: url, bundle: bundle)
+        }
         let download = ArchiveDownload(
             transport: transport, url: url, claim: claim, bound: manifest.archiveSizeBound(manifestBytes: manifestBytes),
-            configuration: configuration, deadline: deadline)
+            installSpace: space, configuration: configuration, deadline: deadline)
         let progress = progress
         let outcome = try await download.run { done, total in progress?(total > 0 ? min(0.99, Double(done) / Double(total)) : 0) }
         try await install(bundle) { () throws(CacheError) in try cache.install(archiveAt: claim.archivePath, expected: bundle) }
@@ -133,9 +139,16 @@ struct FetchWork: Sendable {
         try await blocking(for: bundle) { () throws(CacheError) in try claim.createObjectsFolder() }
         var sizes: [Digest: Int64] = [:]
         for file in manifest.files { sizes[file.digest] = file.size }
+        // Downloaded objects move into the store: the download is the install's space. Objects
+        // an earlier attempt finished count as there.
+        let download = ObjectDownload(transport: transport, origin: origin, claim: claim, configuration: configuration, deadline: deadline)
+        let toDownload = missing.filter { DownloadFile.size(download.path(of: $0)) != sizes[$0] }
+        let space = InstallSpace(manifest, storing: toDownload, manifestBytes: manifestBytes.count)
+        if let free = InstallSpace.free(at: claim.objectsFolder), space.total > free {
+            throw space.refusal(download: 0, free: free, url: nil, bundle: bundle)
+        }
         let total = max(1, missing.reduce(0) { $0 + (sizes[$1] ?? 0) })
         let queue = missing.sorted()
-        let download = ObjectDownload(transport: transport, origin: origin, claim: claim, configuration: configuration, deadline: deadline)
         var files: [Digest: String] = [:]
         var received = manifestWire
         var done: Int64 = 0
