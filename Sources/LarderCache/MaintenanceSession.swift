@@ -53,8 +53,8 @@ struct MaintenanceSession {
     }
 
     /// Removes (unless `dryRun`) every file under `objects/` that no bundle uses and no fetch
-    /// holds, through the
-    /// opened shards (a link there goes, not what it points at; a folder with what is in it).
+    /// holds, through the opened shards (a link there goes, not what it points at; a folder
+    /// with what is in it).
     /// - Returns: their paths and their total size in bytes.
     func removeStrayFiles(dryRun: Bool) throws(CacheError) -> (paths: [String], bytes: Int64) {
         // Objects a fetch holds stay too: it decided not to download them.
