@@ -19,6 +19,10 @@ int larder_syncfs(int fd) {
 
 int larder_rename_noreplace(const char *from, const char *to) { return renamex_np(from, to, RENAME_EXCL); }
 
+int larder_renameat_noreplace(int from_folder, const char *from, int to_folder, const char *to) {
+    return renameatx_np(from_folder, from, to_folder, to, RENAME_EXCL);
+}
+
 int larder_start_writeback(int fd) {
     (void)fd;
     return 0;
@@ -37,6 +41,10 @@ int larder_syncfs(int fd) { return syncfs(fd); }
 
 int larder_rename_noreplace(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+}
+
+int larder_renameat_noreplace(int from_folder, const char *from, int to_folder, const char *to) {
+    return renameat2(from_folder, from, to_folder, to, RENAME_NOREPLACE);
 }
 
 int larder_start_writeback(int fd) { return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE); }

@@ -47,6 +47,13 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         /// The cache's path is something other than a folder. (A read-only open of a folder
         /// with no cache in it finds an empty cache, and creates nothing.)
         public static let cacheNotFound = Code("cache-not-found")
+        /// Something Larder did not make is where the cache keeps a folder or its index: a
+        /// symbolic link (a cache restored from a backup or an artifact, a shared folder), a
+        /// FIFO, a device, a file where a folder belongs. Larder never follows or opens it (a
+        /// removal through a link would delete what it points at; a FIFO would block): nothing
+        /// was changed. Remove it (`rm` removes a link, not what it points at), then open the
+        /// cache again.
+        public static let foreignEntry = Code("foreign-entry")
     }
 
     public var code: Code
@@ -82,6 +89,15 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         let code: Code =
             if error.isNoSpace { .diskFull } else if error.isNotWritable { .readOnly } else { .storage }
         return CacheError(code, "\(message): \(error)", digest: digest, path: path)
+    }
+
+    /// ``Code/foreignEntry`` for `path`, which is `kind` (a symbolic link, a FIFO, …) where the
+    /// cache keeps `what`.
+    static func foreign(_ path: String, is kind: FileKind, where what: String) -> CacheError {
+        CacheError(
+            .foreignEntry,
+            "this is \(kind.description) where the cache keeps \(what); Larder does not follow or open it, and changed nothing: "
+                + "remove it (rm removes a link, not what it points at) and open the cache again", path: path)
     }
 
     /// This error, naming the archive `path` when it names no file or URL (a refusal of what

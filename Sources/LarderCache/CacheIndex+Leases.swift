@@ -58,13 +58,14 @@ extension CacheIndex {
         return leased
     }
 
-    /// Deletes the rows of holders that no longer run.
-    /// - Returns: how many holders they were.
+    /// Deletes the lease rows (and the holds on objects) of holders that no longer run.
+    /// - Returns: how many lease holders they were.
     @discardableResult
     func removeDeadLeases() throws(CacheError) -> Int {
         let dead = Set(try leases().map(\.holder)).filter { !$0.isAlive }
         let remove = try database.prepare("DELETE FROM leases WHERE pid = ? AND start = ?")
         for holder in dead { try remove.bind(.int(Int64(holder.pid)), .text(holder.start)).run() }
+        try removeDeadHolds()
         return dead.count
     }
 
@@ -102,10 +103,12 @@ extension CacheIndex {
         try database.prepare("SELECT 1 FROM deferred_removals WHERE bundle = ?").bind(.text(bundle.description)).step()
     }
 
-    /// Lets bundles `clearAll` picks go however they are kept: out of every scope, unpinned.
-    func dropKeepers(of bundles: [Digest]) throws(CacheError) {
+    /// Lets bundles `clearAll` picks go however they are kept: out of every scope, unpinned,
+    /// and (for a purge, `embedding`) no longer the embedded default.
+    func dropKeepers(of bundles: [Digest], embedding: Bool) throws(CacheError) {
         let scopes = try database.prepare("DELETE FROM scopes WHERE bundle = ?")
-        let unpin = try database.prepare("UPDATE bundles SET pinned = 0 WHERE digest = ?")
+        let unpin = try database.prepare(
+            embedding ? "UPDATE bundles SET pinned = 0, embedded = 0 WHERE digest = ?" : "UPDATE bundles SET pinned = 0 WHERE digest = ?")
         for bundle in bundles {
             try scopes.bind(.text(bundle.description)).run()
             try unpin.bind(.text(bundle.description)).run()

@@ -17,7 +17,7 @@ public struct CachedBundle: Sendable, Equatable {
 }
 
 /// The SQLite index of a cache folder: what bundles exist, which objects they use, scopes,
-/// leases and counters. A bundle exists only once its row commits, after all its objects.
+/// leases, holds on objects and counters. A bundle exists only once its row commits, after all its objects.
 ///
 /// There is no table of objects: the object store is the `objects/` folder itself (a file is
 /// there only once it is durable), and an install writes rows only where its bundle's rows
@@ -108,6 +108,9 @@ final class CacheIndex {
                 CREATE TABLE IF NOT EXISTS leases(
                     bundle TEXT NOT NULL, pid INTEGER NOT NULL, token INTEGER NOT NULL, start TEXT NOT NULL DEFAULT '',
                     PRIMARY KEY(bundle, pid, token)) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS object_holds(
+                    object TEXT NOT NULL, pid INTEGER NOT NULL, token INTEGER NOT NULL, start TEXT NOT NULL DEFAULT '',
+                    PRIMARY KEY(object, pid, token)) WITHOUT ROWID;
                 CREATE TABLE IF NOT EXISTS deferred_removals(
                     bundle TEXT PRIMARY KEY REFERENCES bundles(digest) ON DELETE CASCADE) WITHOUT ROWID;
                 CREATE TABLE IF NOT EXISTS counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;

@@ -17,21 +17,44 @@ public final class DownloadClaim: Sendable {
     /// Objects downloaded one by one: `<hex>` once verified, `<hex>.part` while arriving.
     public let objectsFolder: String
     private let lockPath: String
+    private let layout: CacheLayout
     private let lock: Locked<FileLock?>
 
     init(bundle: Digest, layout: CacheLayout, lock: FileLock) {
         self.bundle = bundle
-        lockPath = layout.downloads + "/" + bundle.hex + ".lock"
-        archivePath = layout.downloads + "/" + bundle.hex + ".tar.gz.part"
-        objectsFolder = layout.downloads + "/" + bundle.hex + ".objects"
+        self.layout = layout
+        lockPath = layout.downloads + "/" + Self.lockName(bundle)
+        archivePath = layout.downloads + "/" + Self.archiveName(bundle)
+        objectsFolder = layout.downloads + "/" + Self.objectsName(bundle)
         self.lock = Locked(lock)
     }
+
+    static func lockName(_ bundle: Digest) -> String { bundle.hex + ".lock" }
+    static func archiveName(_ bundle: Digest) -> String { bundle.hex + ".tar.gz.part" }
+    static func objectsName(_ bundle: Digest) -> String { bundle.hex + ".objects" }
 
     /// Removes this bundle's partial files: after its install, or when they cannot help a
     /// later attempt (the disk is full, the bytes were wrong).
     /// - Throws: ``CacheError`` when a file cannot be removed.
     public func discardPartialFiles() throws(CacheError) {
-        try Self.removePartialFiles(archivePath: archivePath, objectsFolder: objectsFolder)
+        guard let downloads = try layout.open(.downloads) else { return }
+        try Self.removePartialFiles(of: bundle, in: downloads)
+    }
+
+    /// Makes ``objectsFolder`` (unless it exists) and checks it is a folder, not a symbolic
+    /// link to one elsewhere, before a download writes in it.
+    /// - Throws: ``CacheError/Code/foreignEntry`` when something else is there.
+    public func createObjectsFolder() throws(CacheError) {
+        guard let downloads = try layout.open(.downloads) else {
+            throw CacheError(.storage, "the downloads folder is missing; open the cache again to make it", path: layout.downloads)
+        }
+        let name = Self.objectsName(bundle)
+        do { try downloads.createFolder(name) } catch {
+            throw CacheError.fileSystem("cannot create a download folder", error, path: objectsFolder)
+        }
+        do { _ = try downloads.folder(name) } catch {
+            throw CacheLayout.openingFailure(error, path: objectsFolder, what: "a partial download")
+        }
     }
 
     /// Lets another claimant have the bundle (also when the claim is released from memory).
@@ -43,16 +66,18 @@ public final class DownloadClaim: Sendable {
     /// - Throws: ``CacheError`` when a file cannot be removed (the claim is released anyway).
     public func retire() throws(CacheError) {
         defer { release() }
-        try discardPartialFiles()
-        do { try File.remove(lockPath) } catch { throw CacheError.fileSystem("cannot remove a download lock", error, path: lockPath) }
+        guard let downloads = try layout.open(.downloads) else { return }
+        try Self.removePartialFiles(of: bundle, in: downloads)
+        do { try downloads.removeFile(Self.lockName(bundle)) } catch {
+            throw CacheError.fileSystem("cannot remove a download lock", error, path: lockPath)
+        }
     }
 
-    static func removePartialFiles(archivePath: String, objectsFolder: String) throws(CacheError) {
-        for path in [archivePath, archivePath + ".etag"] + Folder.names(objectsFolder).map({ objectsFolder + "/" + $0 }) {
-            do { try File.remove(path) } catch { throw CacheError.fileSystem("cannot remove a partial download", error, path: path) }
-        }
-        do { try Folder.remove(objectsFolder) } catch {
-            throw CacheError.fileSystem("cannot remove a partial download", error, path: objectsFolder)
+    /// Removes a bundle's partial files through the opened `downloads/` (a link there goes,
+    /// not what it points at).
+    static func removePartialFiles(of bundle: Digest, in downloads: borrowing OpenFolder) throws(CacheError) {
+        for name in [archiveName(bundle), archiveName(bundle) + ".etag", objectsName(bundle)] {
+            do { try downloads.removeEntry(name) } catch { throw CacheError.removal(error, "cannot remove a partial download") }
         }
     }
 }
@@ -65,8 +90,10 @@ extension LarderCache {
     ///   ``CacheError/Code/readOnly`` in a read-only cache.
     public func claimDownload(_ bundle: Digest) throws(CacheError) -> DownloadClaim? {
         try requireWritable("download into it")
-        do { try Folder.create(layout.downloads) } catch {
-            throw CacheError.fileSystem("cannot create the downloads folder", error, path: layout.downloads)
+        if try !layout.exists(.downloads) {
+            do { try Folder.create(layout.downloads) } catch {
+                throw CacheError.fileSystem("cannot create the downloads folder", error, path: layout.downloads)
+            }
         }
         guard let lock = try Self.lockDownload(layout.downloads + "/" + bundle.hex + ".lock") else { return nil }
         return DownloadClaim(bundle: bundle, layout: layout, lock: lock)
@@ -100,7 +127,12 @@ extension LarderCache {
     func removeDownloads(everything: Bool, staleAfter: TimeInterval = 7 * 86_400) throws(CacheError) -> Int64 {
         var freed: Int64 = 0
         let now = Date().timeIntervalSince1970
-        for name in Folder.names(layout.downloads) where name.hasSuffix(".lock") {
+        guard let downloads = try layout.open(.downloads) else { return 0 }
+        let entries: [Folder.Entry]
+        do { entries = try downloads.entries() } catch {
+            throw CacheError.fileSystem("cannot list the downloads folder", error, path: downloads.path)
+        }
+        for name in entries.map(\.name) where name.hasSuffix(".lock") {
             let hex = String(name.dropLast(5))
             let bundle: Digest
             do { bundle = try Digest(hex: hex) } catch { continue }  // not a lock of ours: leave it
@@ -108,19 +140,22 @@ extension LarderCache {
             guard let lock = try Self.lockDownload(lockPath) else { continue }
             let claim = DownloadClaim(bundle: bundle, layout: layout, lock: lock)
             var touched: Double?
-            for path in [claim.archivePath, claim.objectsFolder] {
-                if let status = try? FileStatus.of(path) { touched = max(touched ?? 0, Double(status.modified)) }
+            for name in [DownloadClaim.archiveName(bundle), DownloadClaim.objectsName(bundle)] {
+                if let status = try? downloads.status(of: name) { touched = max(touched ?? 0, Double(status.modified)) }
             }
             let complete = try self.bundle(bundle)?.complete == true
             guard everything || complete || touched.map({ now - $0 > staleAfter }) ?? true else { continue }
-            freed += Self.diskUsage(of: [claim.archivePath, claim.archiveValidatorPath])
-                + Self.diskUsage(of: Folder.names(claim.objectsFolder).map { claim.objectsFolder + "/" + $0 })
+            freed += Self.diskUsage(of: [DownloadClaim.archiveName(bundle), DownloadClaim.archiveName(bundle) + ".etag"], in: downloads)
+            if let objects = try? downloads.folder(DownloadClaim.objectsName(bundle)), let entries = try? objects.entries() {
+                freed += Self.diskUsage(of: entries.map(\.name), in: objects)
+            }
             try claim.retire()
         }
         return freed
     }
 
-    private static func diskUsage(of paths: [String]) -> Int64 {
-        paths.reduce(0) { total, path in total + ((try? FileStatus.ofLink(path).size) ?? 0) }
+    /// The sizes of the files `names` in `folder` (a link's own size; what is gone counts 0).
+    private static func diskUsage(of names: [String], in folder: borrowing OpenFolder) -> Int64 {
+        names.reduce(0) { total, name in total + ((try? folder.status(of: name))?.size ?? 0) }
     }
 }

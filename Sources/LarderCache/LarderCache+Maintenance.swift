@@ -38,6 +38,16 @@ public struct SweepReport: Sendable, Equatable {
     public var milliseconds: Int64
 }
 
+/// What ``LarderCache/purge()`` did.
+public struct PurgeReport: Sendable, Equatable {
+    /// The bundles deleted, sorted.
+    public var removed: [Digest]
+    /// Bundles a live process leases (or whose objects a fetch holds): out of every scope,
+    /// unpinned, no longer the embedded default, and removed when their last lease ends.
+    /// Sorted; empty when the cache is empty now.
+    public var waiting: [Digest]
+}
+
 /// What ``LarderCache/verify(repair:progress:)`` found.
 public struct CacheVerification: Sendable, Equatable {
     public var objectsChecked: Int
@@ -152,16 +162,6 @@ extension LarderCache {
         }
     }
 
-    /// Every file under objects/, as (the 64-hex name it claims, path).
-    static func listObjectFiles(_ objects: String) -> [(String, String)] {
-        var result: [(String, String)] = []
-        for shard in Folder.names(objects)
-        where shard.utf8.count == 2 && shard.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
-            for name in Folder.names(objects + "/" + shard) { result.append((shard + name, objects + "/" + shard + "/" + name)) }
-        }
-        return result
-    }
-
     /// Re-hashes every stored object, each opened as the read path opens it (a symbolic link,
     /// folder, FIFO, device or file of another size than recorded counts as corrupt, and no
     /// file is read past its recorded size), and lists the bundles the index marks incomplete,
@@ -208,37 +208,37 @@ extension LarderCache {
         return result
     }
 
-    /// Deletes everything: bundles (embedded too), objects, quarantine, staging, and the partial
-    /// downloads no process is working on.
-    public func purge() throws(CacheError) {
+    /// Deletes everything: bundles (the embedded default too), objects, quarantine, staging,
+    /// and the partial downloads no process is working on; and the scopes, pins and leases of
+    /// processes that are gone.
+    ///
+    /// Like every other removal (a logout, a scope that drops a bundle, eviction), it never
+    /// takes a bundle from under a live process: one that a process leases (a flow on screen,
+    /// here or in another process sharing the cache) or whose objects a fetch holds loses its
+    /// scopes, its pin and its embedding at once and goes, with its objects, when the last
+    /// lease ends (or at the next removal or sweep once its holders are gone). Waiting here
+    /// instead could block for as long as a flow stays on screen.
+    /// - Returns: what was removed and what waits for its leases.
+    @discardableResult
+    public func purge() throws(CacheError) -> PurgeReport {
         try requireWritable("purge it")
-        try maintaining { (_) throws(CacheError) in try purgeHoldingLock() }
-    }
-
-    /// Call in a maintenance session.
-    private func purgeHoldingLock() throws(CacheError) {
-        try index.withLock { (index) throws(CacheError) in
-            try index.database.transaction { () throws(CacheError) in
-                // Files go with their bundles (ON DELETE CASCADE); the recount zeroes the
-                // totals and forgets quarantined objects.
-                try index.database.execute("DELETE FROM scopes; DELETE FROM scope_labels; DELETE FROM leases; DELETE FROM bundles;")
-                try index.recount()
+        return try maintaining { (session) throws(CacheError) in
+            try index.withLock { (index) throws(CacheError) in
+                try index.database.hintTransaction { () throws(CacheError) in _ = try index.removeDeadLeases() }
             }
-        }
-        // A folder is what was planted in place of an object, quarantined or not.
-        let files = Self.listObjectFiles(layout.objects).map(\.1) + Folder.names(layout.quarantine).map { layout.quarantine + "/" + $0 }
-        for path in files {
-            do { try File.remove(path) } catch {
-                guard error == .isFolder else { throw CacheError(.storage, "cannot remove a file while purging: \(error)", path: path) }
-                try Self.removeTree(path)
+            let choice = try session.removeBundles(.everything)
+            // Files no remaining bundle uses (all of them, unless a removal waits), the
+            // quarantine, and what a dead install left in staging/: garbage now.
+            _ = try session.cleanUp(dryRun: false)
+            if let quarantine = try layout.open(.quarantine) {
+                do throws(Folder.RemovalError) { try quarantine.removeContents() } catch { throw CacheError.removal(error, "cannot empty the quarantine") }
             }
+            try removeDownloads(everything: true)
+            memory.removeAll()
+            verified.withLock { $0.removeAll() }
+            refreshFonts()
+            return PurgeReport(removed: choice.bundles.sorted(), waiting: choice.deferred.sorted())
         }
-        // What a dead install left in staging/ is garbage now: nothing is counted any more.
-        StagingArea.removeAll(layout: layout)
-        try removeDownloads(everything: true)
-        memory.removeAll()
-        verified.withLock { $0.removeAll() }
-        refreshFonts()
     }
 
     /// Trims the memory tier; resources held by active presentations stay.

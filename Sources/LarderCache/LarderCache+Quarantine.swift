@@ -69,15 +69,22 @@ extension LarderCache {
 
     /// Renames whatever is at the object's path to `quarantine/<hex>`, replacing an older copy
     /// there; when the two cannot replace one another (a folder and a file, or a folder that
-    /// is not empty) to `quarantine/<hex>.<n>`, the first free one up to 99.
+    /// is not empty) to `quarantine/<hex>.<n>`, the first free one up to 99. Both folders are
+    /// opened without following a link (`renameat(2)` between them), so the object never moves
+    /// out of the cache.
     private func moveToQuarantine(_ object: Digest) throws(CacheError) {
         let path = layout.objectPath(object)
-        let target = layout.quarantine + "/" + object.hex
+        let hex = object.hex
+        let name = String(hex.dropFirst(2))
+        let quarantine = try layout.openExisting(.quarantine)
+        guard let objects = try layout.open(.objects), let shard = try CacheLayout.openShard(String(hex.prefix(2)), in: objects) else {
+            return  // nothing there: another process moved it first
+        }
         var failure: Errno
-        do { return try File.rename(path, to: target) } catch { failure = error }
+        do { return try shard.move(name, to: quarantine, as: hex) } catch { failure = error }
         if [.isFolder, .notAFolder, .folderNotEmpty, .exists].contains(failure) {
             for attempt in 1...99 {
-                do { return try Durability.current.renameNoReplace(path, target + ".\(attempt)") } catch { failure = error }
+                do { return try shard.moveWithoutReplacing(name, to: quarantine, as: hex + ".\(attempt)") } catch { failure = error }
                 guard failure == .exists else { break }
             }
         }

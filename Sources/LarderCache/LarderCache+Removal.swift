@@ -3,8 +3,8 @@ import LarderFormat
 /// Which bundles eviction, scope changes and logout remove, chosen inside the index
 /// transaction that deletes them (``MaintenanceSession/removeBundles(_:)``).
 ///
-/// No removal deletes a bundle a live process leases (see `CacheIndex+Leases.swift`): one that
-/// was asked for (a scope drops it, a logout, ``LarderCache/clearAll()``) waits, recorded in
+/// No removal deletes a bundle a live process leases (see `CacheIndex+Leases.swift`), or one
+/// using an object a fetch holds (`CacheIndex+Holds.swift`): one that was asked for (a scope drops it, a logout, ``LarderCache/clearAll()``) waits, recorded in
 /// the index, and every removal first completes those whose leases have ended.
 extension LarderCache {
     /// Which bundles ``MaintenanceSession/removeBundles(_:)`` deletes.
@@ -13,6 +13,8 @@ extension LarderCache {
         case unscoped([Digest])
         /// Every bundle but the embedded default.
         case allButEmbedded
+        /// Every bundle (a purge): a leased one loses its scopes, pin and embedding too.
+        case everything
         /// Least recently used bundles, never pinned, leased or embedded ones, until the
         /// objects the others use take at most `bytes`.
         case leastRecentlyUsed(downTo: Int64)
@@ -43,6 +45,7 @@ extension LarderCache {
         case .released: return Choice(bundles: released)
         case .unscoped(let dropped): return split(try index.unscoped(dropped))
         case .allButEmbedded: return split(try index.nonEmbeddedBundles())
+        case .everything: return split(try index.bundles().map(\.digest))
         case .leastRecentlyUsed(let bytes):
             var candidates = try index.bundles().filter {
                 !$0.pinned && !$0.embedded && !leased.contains($0.digest) && !released.contains($0.digest)
@@ -74,9 +77,11 @@ extension LarderCache {
         }
     }
 
-    /// Bundles under a lease in this process or in any live process sharing the cache.
+    /// Bundles under a lease in this process or in any live process sharing the cache, and
+    /// bundles using an object a live fetch holds (``LarderCache/holdObjects(of:)``): no removal
+    /// takes them now.
     private func leasedBundles(_ index: CacheIndex) throws(CacheError) -> Set<Digest> {
-        Set(leases.withLock { Array($0.keys) }).union(try index.leasedByLiveProcesses())
+        Set(leases.withLock { Array($0.keys) }).union(try index.leasedByLiveProcesses()).union(try index.bundlesUsingHeldObjects())
     }
 
     /// Completes the removals that waited for leases that have ended: at once when no install

@@ -31,7 +31,7 @@ struct MaintenanceSession {
 
     /// Recounts, removes stray files and then what is in `staging/`, if anything is there.
     func recoverLeftovers() throws(CacheError) {
-        guard StagingArea.hasLeftovers(layout: layout) else { return }
+        guard try StagingArea.hasLeftovers(layout: layout) else { return }
         _ = try cleanUp(dryRun: false)
     }
 
@@ -41,7 +41,7 @@ struct MaintenanceSession {
     func cleanUp(dryRun: Bool) throws(CacheError) -> (paths: [String], bytes: Int64) {
         if !dryRun { try recount() }
         let stray = try removeStrayFiles(dryRun: dryRun)
-        if !dryRun { StagingArea.removeAll(layout: layout) }
+        if !dryRun { try StagingArea.removeAll(layout: layout) }
         return stray
     }
 
@@ -52,22 +52,23 @@ struct MaintenanceSession {
         }
     }
 
-    /// Removes (unless `dryRun`) every file under `objects/` that no bundle uses.
+    /// Removes (unless `dryRun`) every file under `objects/` that no bundle uses and no fetch
+    /// holds, through the opened shards (a link there goes, not what it points at; a folder
+    /// with what is in it).
     /// - Returns: their paths and their total size in bytes.
     func removeStrayFiles(dryRun: Bool) throws(CacheError) -> (paths: [String], bytes: Int64) {
-        let used = try cache.index.withLock { (index) throws(CacheError) in try index.usedObjectNames() }
+        // Objects a fetch holds stay too: it decided not to download them.
+        let used = try cache.index.withLock { (index) throws(CacheError) in try index.usedObjectNames().union(try index.heldObjectNames()) }
         var stray: [String] = []
         var bytes: Int64 = 0
-        for (name, path) in LarderCache.listObjectFiles(layout.objects) where !used.contains(name) {
-            guard let status = try? FileStatus.ofLink(path) else { continue }  // gone meanwhile
+        try layout.forEachObjectFile { (shard, entry, name) throws(CacheError) in
+            guard !used.contains(name) else { return }
+            let path = shard.path(of: entry.name)
+            guard let status = try? shard.status(of: entry.name) else { return }  // gone meanwhile
             stray.append(path)
             bytes += status.size
-            guard !dryRun else { continue }
-            do { try File.remove(path) } catch {
-                // A folder planted in the store goes with everything in it.
-                guard error == .isFolder else { throw CacheError(.storage, "cannot remove a stray file: \(error)", path: path) }
-                try LarderCache.removeTree(path)
-            }
+            guard !dryRun else { return }
+            do throws(Folder.RemovalError) { try shard.removeEntry(entry) } catch { throw CacheError.removal(error, "cannot remove a stray file") }
         }
         return (stray, bytes)
     }
@@ -111,13 +112,8 @@ struct MaintenanceSession {
         guard marked else {
             return LarderCache.Choice(bundles: [], deferred: choice.deferred, bytesBefore: choice.bytesBefore, bytesAfter: choice.bytesAfter)
         }
-        for object in orphans {
-            cache.memory.remove(object)
-            let path = layout.objectPath(object)
-            do { try File.remove(path) } catch {
-                throw CacheError(.storage, "cannot remove an object: \(error)", digest: object, path: path)
-            }
-        }
+        for object in orphans { cache.memory.remove(object) }
+        try layout.removeObjects(orphans)
         try removeEvictionMarker()
         cache.refreshFonts()
         return choice
@@ -132,33 +128,48 @@ struct MaintenanceSession {
         let choice = try cache.choose(removal, in: index)
         if !choice.deferred.isEmpty {
             try index.deferRemoval(choice.deferred)
-            // Logout clears everything but the embedded default, scopes and pins too.
-            if case .allButEmbedded = removal { try index.dropKeepers(of: choice.deferred) }
+            // Logout clears everything but the embedded default, scopes and pins too; a purge
+            // the embedding as well.
+            switch removal {
+            case .allButEmbedded: try index.dropKeepers(of: choice.deferred, embedding: false)
+            case .everything: try index.dropKeepers(of: choice.deferred, embedding: true)
+            default: break
+            }
         }
-        guard !choice.bundles.isEmpty else { return (choice, []) }
-        try createEvictionMarker()
-        marked = true
-        return (choice, try index.deleteBundles(choice.bundles))
+        var orphans: [Digest] = []
+        if !choice.bundles.isEmpty {
+            try createEvictionMarker()
+            marked = true
+            orphans = try index.deleteBundles(choice.bundles)
+        }
+        if case .everything = removal {
+            // A purge leaves no scope, so no scope's name.
+            try index.database.execute("DELETE FROM scope_labels WHERE scope NOT IN (SELECT scope FROM scopes)")
+        }
+        return (choice, orphans)
     }
 
-    private var evictionMarker: String { layout.staging + "/evicting" }
+    private static let evictionMarker = "evicting"
 
-    /// Creates the eviction marker, an empty file, and makes it durable (the index change that
-    /// follows may be). If the process dies before ``removeEvictionMarker()``, it is a leftover.
+    /// Creates the eviction marker, an empty file in `staging/`, and makes it durable (the index
+    /// change that follows may be). If the process dies before ``removeEvictionMarker()``, it
+    /// is a leftover.
     private func createEvictionMarker() throws(CacheError) {
-        let path = evictionMarker
-        do { try FileDescriptor(opening: path, [.writeOnly, .create]).close() } catch {
+        let staging = try layout.openExisting(.staging)
+        let path = staging.path(of: Self.evictionMarker)
+        do { try staging.openFile(Self.evictionMarker, [.writeOnly, .create, .noFollow, .nonBlocking]).close() } catch {
             throw CacheError.fileSystem("cannot create a marker", error, path: path)
         }
         guard !Durability.skipsSynchronization else { return }
-        do { try Folder.synchronize(layout.staging) } catch {
+        do { try staging.synchronize() } catch {
             throw CacheError(.storage, "cannot make a marker durable: \(error)", path: path)
         }
     }
 
     private func removeEvictionMarker() throws(CacheError) {
-        do { try File.remove(evictionMarker) } catch {
-            throw CacheError(.storage, "cannot remove a marker: \(error)", path: evictionMarker)
+        let staging = try layout.openExisting(.staging)
+        do { try staging.removeEntry(Self.evictionMarker) } catch {
+            throw CacheError.removal(error, "cannot remove a marker")
         }
     }
 }

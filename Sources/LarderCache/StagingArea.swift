@@ -23,7 +23,11 @@ struct StagedFile: ~Copyable {
 /// keeps its folder on purpose), and may remove them all, after recounting the stored totals.
 final class StagingArea {
     let path: String
-    private let descriptor: FileDescriptor
+    /// Its name in `staging/`.
+    private let name: String
+    /// `staging/`, opened when this was made: the folder is removed through it.
+    private let staging: OpenFolder
+    private let folder: OpenFolder
     private var count = 0
     /// Every file created or adopted here, for ``Durability/perFile``'s flushes.
     private(set) var files: [String] = []
@@ -31,11 +35,13 @@ final class StagingArea {
     private var kept = false
 
     init(layout: CacheLayout) throws(CacheError) {
-        do { path = try Folder.createUnique("\(layout.staging)/install-XXXXXX") } catch {
+        staging = try layout.openExisting(.staging)
+        do { name = try staging.createUniqueFolder(prefix: "install-") } catch {
             throw CacheError.fileSystem("cannot create a staging folder", error, path: layout.staging)
         }
-        do { descriptor = try .openFolder(path) } catch {
-            Self.removeTree(path)
+        path = staging.path(of: name)
+        do { folder = try staging.folder(name) } catch {
+            Self.removeTree(name, in: staging)
             throw CacheError(.storage, "cannot open the staging folder: \(error)", path: path)
         }
     }
@@ -47,7 +53,7 @@ final class StagingArea {
         count += 1
         let file = "\(path)/\(count)"
         let descriptor: FileDescriptor
-        do { descriptor = try FileDescriptor(opening: file, [.writeOnly, .create, .exclusive], permissions: 0o444) } catch {
+        do { descriptor = try folder.openFile(String(count), [.writeOnly, .create, .exclusive], permissions: 0o444) } catch {
             throw CacheError.fileSystem("cannot create a staged object", error, path: file)
         }
         files.append(file)
@@ -80,14 +86,14 @@ final class StagingArea {
     /// - Parameter durability: the path to take (the process's, but for tests).
     static func synchronize(_ areas: [StagingArea], durability: Durability = .current) throws(CacheError) {
         guard let anchor = areas.first else { return }
-        try durability.synchronize(files: areas.flatMap(\.files), folders: areas.map(\.path), anchor: anchor.descriptor)
+        try durability.synchronize(files: areas.flatMap(\.files), folders: areas.map(\.path), anchor: anchor.folder.descriptor)
     }
 
     /// Makes the moves of staged files out of `areas` into `folders` durable (both folders'
     /// entries).
     static func synchronizeMoves(from areas: [StagingArea], into folders: Set<String>) throws(CacheError) {
         guard let anchor = areas.first else { return }
-        try Durability.current.synchronize(files: [], folders: folders.sorted() + areas.map(\.path), anchor: anchor.descriptor)
+        try Durability.current.synchronize(files: [], folders: folders.sorted() + areas.map(\.path), anchor: anchor.folder.descriptor)
     }
 
     /// Leaves the folder in place when this is released: it tells whoever next holds the
@@ -98,30 +104,37 @@ final class StagingArea {
     func remove() {
         guard !removed, !kept else { return }
         removed = true
-        Self.removeTree(path)
+        Self.removeTree(name, in: staging)
     }
 
     /// Whether anything is in `staging/`: what a killed or failed install or eviction left.
-    static func hasLeftovers(layout: CacheLayout) -> Bool {
-        !Folder.names(layout.staging).isEmpty
+    static func hasLeftovers(layout: CacheLayout) throws(CacheError) -> Bool {
+        guard let staging = try layout.open(.staging) else { return false }
+        do { return try !staging.entries().isEmpty } catch {
+            throw CacheError.fileSystem("cannot list the staging folder", error, path: staging.path)
+        }
     }
 
-    /// Removes every staging folder (and the eviction marker). Call only in a
-    /// ``MaintenanceSession``.
-    static func removeAll(layout: CacheLayout) {
-        for name in Folder.names(layout.staging) {
-            let path = layout.staging + "/" + name
-            do { try File.remove(path) } catch { removeTree(path) }  // a stray file, or a staging folder
+    /// Removes every staging folder (and the eviction marker), through the opened `staging/`
+    /// (a link in it goes, not what it points at). Call only in a ``MaintenanceSession``.
+    static func removeAll(layout: CacheLayout) throws(CacheError) {
+        guard let staging = try layout.open(.staging) else { return }
+        let entries: [Folder.Entry]
+        do { entries = try staging.entries() } catch {
+            throw CacheError.fileSystem("cannot list the staging folder", error, path: staging.path)
+        }
+        for entry in entries {
+            do { try staging.removeEntry(entry) } catch {
+                // What cannot be removed stays a leftover, which the next process to hold the
+                // sweep lock exclusively removes again.
+            }
         }
     }
 
     /// Removes a staging folder and what is in it, folders too (an adopted download that
-    /// turned out to be a folder). What cannot be removed stays a leftover, which the next
-    /// process to hold the sweep lock exclusively removes again.
-    private static func removeTree(_ path: String) {
-        do {
-            try LarderCache.removeTree(path)
-        } catch {
+    /// turned out to be a folder). What cannot be removed stays a leftover, as above.
+    private static func removeTree(_ name: String, in staging: borrowing OpenFolder) {
+        do { try staging.removeEntry(name) } catch {
             // Left for recovery, as above.
         }
     }

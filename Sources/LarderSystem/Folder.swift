@@ -40,25 +40,24 @@ public enum Folder {
         try FileDescriptor.openFolder(path).synchronize()
     }
 
-    /// Removes a folder and everything in it without following symbolic links (`lstat(2)`,
-    /// `unlink(2)`, `rmdir(2)`); what vanishes meanwhile is not an error. Nesting deeper than
-    /// `depthLimit` folders is refused rather than followed.
+    /// Removes a folder and everything in it without following symbolic links: `path` itself
+    /// when it is a link or any other file (`unlink(2)`), else every entry relative to the
+    /// opened folder (``OpenFolder/removeContents(depthLimit:)``), then the folder (`rmdir(2)`).
+    /// What vanishes meanwhile is not an error. Nesting deeper than `depthLimit` folders is
+    /// refused rather than followed.
     /// - Throws: ``RemovalError`` naming what could not be removed.
     public static func removeTree(_ path: String, depthLimit: Int = 64) throws(RemovalError) {
-        try removeTree(path, depth: 0, limit: depthLimit)
-    }
-
-    private static func removeTree(_ path: String, depth: Int, limit: Int) throws(RemovalError) {
-        guard depth < limit else { throw RemovalError(path: path, reason: .tooDeep) }
-        for name in names(path) {
-            let child = path + "/" + name
-            guard let status = try? FileStatus.ofLink(child) else { continue }  // gone meanwhile
-            if status.kind == .folder {
-                try removeTree(child, depth: depth + 1, limit: limit)
-            } else {
-                do { try File.remove(child) } catch { throw RemovalError(path: child, reason: .file(error)) }
-            }
+        let folder: OpenFolder
+        do { folder = try OpenFolder(path) } catch where error == .notFound {
+            return
+        } catch where error == .tooManyLinks || error == .notAFolder {
+            do { try File.remove(path) } catch { throw RemovalError(path: path, reason: .file(error)) }
+            return
+        } catch {
+            throw RemovalError(path: path, reason: .folder(error))
         }
+        guard depthLimit > 0 else { throw RemovalError(path: path, reason: .tooDeep) }
+        try folder.removeContents(depthLimit: depthLimit)
         do { try remove(path) } catch { throw RemovalError(path: path, reason: .folder(error)) }
     }
 

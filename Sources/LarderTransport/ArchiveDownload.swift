@@ -18,6 +18,9 @@ struct ArchiveDownload {
     let claim: DownloadClaim
     /// The most bytes the archive can have.
     let bound: Int64
+    /// What the install writes beside the archive: a download that leaves no room for it is
+    /// refused before its body arrives.
+    let installSpace: InstallSpace
     let configuration: BundleFetcher.Configuration
     let deadline: FetchDeadline
 
@@ -32,7 +35,7 @@ struct ArchiveDownload {
         var outcome = Outcome()
         var fruitless = 0
         while true {
-            let sink = try ArchiveSink(claim: claim, url: url, bound: bound, progress: progress)
+            let sink = try ArchiveSink(claim: claim, url: url, bound: bound, installSpace: installSpace, progress: progress)
             var request = HTTPRequest(
                 url: url, timeout: try deadline.requestTimeout(configuration.requestTimeout, url: url), maximumBodyBytes: bound,
                 minimumSpeed: configuration.minimumSpeed)
@@ -70,16 +73,20 @@ private final class ArchiveSink: ResponseSink, @unchecked Sendable {
     private let claim: DownloadClaim
     private let url: URL
     private let bound: Int64
+    private let installSpace: InstallSpace
     private let progress: @Sendable (Int64, Int64) -> Void
     private var file: DownloadFile?
     private var offset: Int64
     private var total: Int64?
     private var reported: Int64 = 0
 
-    init(claim: DownloadClaim, url: URL, bound: Int64, progress: @escaping @Sendable (Int64, Int64) -> Void) throws(TransportError) {
+    init(
+        claim: DownloadClaim, url: URL, bound: Int64, installSpace: InstallSpace, progress: @escaping @Sendable (Int64, Int64) -> Void
+    ) throws(TransportError) {
         self.claim = claim
         self.url = url
         self.bound = bound
+        self.installSpace = installSpace
         self.progress = progress
         var size = DownloadFile.size(claim.archivePath)
         var validator: String?
@@ -119,8 +126,10 @@ private final class ArchiveSink: ResponseSink, @unchecked Sendable {
             throw TransportError(
                 .tooLarge, "the origin claims the archive has \(total) bytes; this bundle's archive has at most \(bound)", url: url)
         }
-        if let total, let free = file.freeBytes(), total - offset > free {
-            throw TransportError(.diskFull, "not enough space for the archive: it needs \(total - offset) more bytes, \(free) are free", url: url)
+        // The archive stays until its install committed, and the install writes the objects
+        // beside it: both must fit, or nothing is downloaded.
+        if let total, let free = file.freeBytes(), total - offset + installSpace.total > free {
+            throw installSpace.refusal(download: total - offset, free: free, url: url, bundle: claim.bundle)
         }
         try file.truncate(to: offset)
         if offset == 0 { try recordValidator(headers["etag"]) }

@@ -65,13 +65,29 @@ struct FetchWork: Sendable {
         }
     }
 
+    /// Downloads what the cache lacks and installs it, holding the objects the cache has from
+    /// the moment they are counted as present until the install used them
+    /// (``LarderCache/holdObjects(of:)``): another process evicting a bundle that shares them
+    /// (a font) cannot take them in between.
     private func download(_ bundle: Digest, claim: DownloadClaim) async throws(TransportError) -> FetchResult {
         let (manifest, manifestBytes, manifestWire) = try await fetchManifest(bundle)
-        let missing = try await blocking { () throws(CacheError) in try cache.missingObjects(of: manifest) }
-        if missing.count == Set(manifest.files.map(\.digest)).count {
-            return try await fetchArchive(bundle, manifest: manifest, manifestBytes: manifestBytes.count, manifestWire: manifestWire, claim: claim)
+        let hold = try await blocking { () throws(CacheError) in try cache.holdObjects(of: manifest) }
+        let outcome: Result<FetchResult, TransportError>
+        do throws(TransportError) {
+            if hold.missing.count == Set(manifest.files.map(\.digest)).count {
+                outcome = .success(
+                    try await fetchArchive(bundle, manifest: manifest, manifestBytes: manifestBytes.count, manifestWire: manifestWire, claim: claim))
+            } else {
+                outcome = .success(
+                    try await fetchObjects(
+                        manifest, bytes: manifestBytes, bundle: bundle, missing: hold.missing, manifestWire: manifestWire, claim: claim))
+            }
+        } catch {
+            outcome = .failure(error)
         }
-        return try await fetchObjects(manifest, bytes: manifestBytes, bundle: bundle, missing: missing, manifestWire: manifestWire, claim: claim)
+        // An index write, which may wait for another process's: off the cooperative pool.
+        _ = try? await blocking { () throws(CacheError) in hold.release() }
+        return try outcome.get()
     }
 
     /// The manifest, checked against the bundle digest and decoded within its limits.
@@ -101,9 +117,15 @@ struct FetchWork: Sendable {
         _ bundle: Digest, manifest: Manifest, manifestBytes: Int, manifestWire: Int64, claim: DownloadClaim
     ) async throws(TransportError) -> FetchResult {
         let url = origin.appendingPathComponent("bundles/\(bundle.hex).tar.gz")
+        // The install writes every object beside the archive: refused now when even that does
+        // not fit, and once the archive's size is known (ArchiveSink) when both do not.
+        let space = InstallSpace(manifest, storing: Set(manifest.files.map(\.digest)), manifestBytes: manifestBytes)
+        if let free = InstallSpace.free(at: URL(fileURLWithPath: claim.archivePath).deletingLastPathComponent().path), space.total > free {
+            throw space.refusal(download: 0, free: free, url: url, bundle: bundle)
+        }
         let download = ArchiveDownload(
             transport: transport, url: url, claim: claim, bound: manifest.archiveSizeBound(manifestBytes: manifestBytes),
-            configuration: configuration, deadline: deadline)
+            installSpace: space, configuration: configuration, deadline: deadline)
         let progress = progress
         let outcome = try await download.run { done, total in progress?(total > 0 ? min(0.99, Double(done) / Double(total)) : 0) }
         try await install(bundle) { () throws(CacheError) in try cache.install(archiveAt: claim.archivePath, expected: bundle) }
@@ -114,14 +136,19 @@ struct FetchWork: Sendable {
         _ manifest: Manifest, bytes manifestBytes: [UInt8], bundle: Digest, missing: Set<Digest>, manifestWire: Int64,
         claim: DownloadClaim
     ) async throws(TransportError) -> FetchResult {
-        do { try FileManager.default.createDirectory(atPath: claim.objectsFolder, withIntermediateDirectories: true) } catch {
-            throw TransportError(.cache, "cannot create a download folder \(claim.objectsFolder): \(error)", digest: bundle)
-        }
+        try await blocking(for: bundle) { () throws(CacheError) in try claim.createObjectsFolder() }
         var sizes: [Digest: Int64] = [:]
         for file in manifest.files { sizes[file.digest] = file.size }
+        // Downloaded objects move into the store: the download is the install's space. Objects
+        // an earlier attempt finished count as there.
+        let download = ObjectDownload(transport: transport, origin: origin, claim: claim, configuration: configuration, deadline: deadline)
+        let toDownload = missing.filter { DownloadFile.size(download.path(of: $0)) != sizes[$0] }
+        let space = InstallSpace(manifest, storing: toDownload, manifestBytes: manifestBytes.count)
+        if let free = InstallSpace.free(at: claim.objectsFolder), space.total > free {
+            throw space.refusal(download: 0, free: free, url: nil, bundle: bundle)
+        }
         let total = max(1, missing.reduce(0) { $0 + (sizes[$1] ?? 0) })
         let queue = missing.sorted()
-        let download = ObjectDownload(transport: transport, origin: origin, claim: claim, configuration: configuration, deadline: deadline)
         var files: [Digest: String] = [:]
         var received = manifestWire
         var done: Int64 = 0

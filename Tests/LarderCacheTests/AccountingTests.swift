@@ -97,7 +97,7 @@ import Testing
         #expect(try cache.bundles().isEmpty)
         #expect(try cache.statistics().objects == 0)
         #expect(try cache.statistics().bytesOnDisk == 0)
-        #expect(LarderCache.listObjectFiles(fixture.root + "/objects").isEmpty)
+        #expect(try cache.layout.objectFileNames().isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.root + "/quarantine").isEmpty)
         #expect(try fixture.indexDump(cache).filter { !$0.hasPrefix("counters:") }.isEmpty)
         #expect(try cache.install(archiveAt: try fixture.file(archive)).bundle == digest)

@@ -25,6 +25,8 @@ import Testing
         case installOverBudget
         /// A sweep (`larder cache gc`) after its scope dropped it.
         case gc
+        /// Everything goes, the embedded default too (`larder cache purge`).
+        case purge
 
         var testDescription: String { rawValue }
 
@@ -91,6 +93,9 @@ import Testing
                 if report == nil { usleep(10_000) }  // see ``CacheFixture/sweepWhenFree(_:dryRun:)``
             }
             #expect(report != nil)
+        case .purge:
+            #expect(try cache.purge().waiting == [shelf.shown])
+            #expect(try cache.bundles().map(\.digest) == [shelf.shown], "a purge keeps only the leased bundle")
         }
     }
 

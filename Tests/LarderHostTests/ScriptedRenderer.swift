@@ -27,7 +27,8 @@ final class ScriptedRenderer: JourneyRenderer {
     let capabilities: Set<Manifest.Capability>
     let protocolVersion: Int
     private let state = Locked((record: Record(), behaviour: LoadBehaviour.succeed, bridge: RendererBridge?.none,
-                               waiting: [CheckedContinuation<Void, Never>]()))
+                               waiting: [CheckedContinuation<Void, Never>](), holdsStarts: false,
+                               waitingStarts: [CheckedContinuation<Void, Never>]()))
 
     init(capabilities: Set<Manifest.Capability> = [.prepare, .visibility], protocolVersion: Int = 1) {
         self.capabilities = capabilities
@@ -51,6 +52,26 @@ final class ScriptedRenderer: JourneyRenderer {
         for continuation in waiting { continuation.resume() }
     }
 
+    /// While true, ``start(bridge:)`` waits (after recording the start) until
+    /// ``releaseStarts()``: a preparation then stops between resolving its flow and leasing it.
+    var holdsStarts: Bool {
+        get { state.withLock { $0.holdsStarts } }
+        set { state.withLock { $0.holdsStarts = newValue } }
+    }
+
+    var waitingStarts: Int { state.withLock { $0.waitingStarts.count } }
+
+    func releaseStarts() {
+        let waiting = state.withLock { state in
+            defer {
+                state.waitingStarts = []
+                state.holdsStarts = false
+            }
+            return state.waitingStarts
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
     /// Content posting a message to the app.
     func post(_ message: BridgeMessage) {
         state.withLock { $0.bridge }?.send(message)
@@ -66,9 +87,13 @@ final class ScriptedRenderer: JourneyRenderer {
     }
 
     func start(bridge: RendererBridge) async throws(HostError) {
-        state.withLock {
+        let holds = state.withLock {
             $0.record.starts += 1
             $0.bridge = bridge
+            return $0.holdsStarts
+        }
+        if holds {
+            await withCheckedContinuation { continuation in state.withLock { $0.waitingStarts.append(continuation) } }
         }
     }
 

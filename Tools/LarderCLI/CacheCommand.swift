@@ -27,7 +27,8 @@ enum CacheCommand {
               pin <bundle>            Keep a bundle from eviction.
               unpin <bundle>          Allow a bundle to be evicted again.
               stats                   Show counters and usage.
-              purge                   Delete everything in the cache, the embedded default too.
+              purge                   Delete everything in the cache, the embedded default too
+                                      (a bundle a running process leases goes when its lease ends).
 
               A <bundle> is its digest (sha256:<hex> or <hex>), a unique hex prefix, or its name.
               See 'larder cache <subcommand> --help' for detailed help.
@@ -38,7 +39,9 @@ enum CacheCommand {
 
             EXIT STATUS: 0 success, 64 usage error, 65 verification found corruption or an
             incomplete bundle, or the archive was refused (or the origin sent bytes that do not
-            match, more than the bundle implies, or an encoding it was not asked for), 66 no
+            match, more than the bundle implies, or an encoding it was not asked for), or
+            something Larder did not make is where the cache keeps a folder or its index (a
+            symbolic link, a FIFO: remove it; nothing was followed or changed), 66 no
             such cache, bundle, font or archive, 69 the origin redirects in a loop or to another
             origin (never followed), 73 the disk
             is full (nothing was left behind) or the cache cannot be written (a read-only file
@@ -131,7 +134,7 @@ enum CacheCommand {
     /// The documented exit status for a cache error (`journey` and `prefetch` open caches too).
     static func exitCode(for error: CacheError) -> ExitCode {
         switch error.code {
-        case .invalidBundle, .bundleDigestMismatch, .corruptObject, .malformedFontURL: .dataError
+        case .invalidBundle, .bundleDigestMismatch, .corruptObject, .malformedFontURL, .foreignEntry: .dataError
         case .bundleNotFound, .unknownFont, .resourceNotFound, .cacheNotFound: .noInput
         case .diskFull, .readOnly: .cannotCreate
         default: .failure

@@ -127,13 +127,26 @@ enum CacheOperations {
         return .success
     }
 
+    /// Like every other removal, a purge leaves a bundle a live process leases (a flow on screen)
+    /// until its last lease ends; it names those and says so.
     static func purge(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
         let before = try cache.statistics()
-        try cache.purge()
+        let report = try cache.purge()
+        let freed = before.bytesOnDisk - (try cache.statistics().bytesOnDisk)
         if arguments.flag("--json") {
-            Console.json(.object(["bundlesRemoved": .int(Int64(before.bundles)), "bytesFreed": .int(before.bytesOnDisk)]))
+            Console.json(.object([
+                "bundlesRemoved": .int(Int64(report.removed.count)), "bytesFreed": .int(freed),
+                "waitingForLeases": .array(report.waiting.map { .string($0.description) }),
+            ]))
         } else {
-            Console.out("purged \(before.bundles) bundles, \(humanSize(before.bytesOnDisk))")
+            Console.out("purged \(report.removed.count) bundles, \(humanSize(freed))")
+        }
+        if !report.waiting.isEmpty, !arguments.flag("--json") {
+            for digest in report.waiting { Console.error("leased: \(digest)") }
+            let count = report.waiting.count
+            Console.error(
+                "warning: \(count) bundle\(count == 1 ? " is" : "s are") leased by a running process (a flow on screen): "
+                    + "out of every scope now, removed when \(count == 1 ? "its" : "their") last lease ends")
         }
         return .success
     }

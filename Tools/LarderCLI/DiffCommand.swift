@@ -57,7 +57,8 @@ enum DiffCommand {
                 do {
                     source = .cache(try LarderCache(at: folder, configuration: .init(mode: .readOnly)))
                 } catch {
-                    throw Failure(message: "\(error)", status: .noInput)
+                    // A FIFO or a link where the index belongs is refused, as a corrupt cache.
+                    throw Failure(message: "\(error)", status: error.code == .foreignEntry ? .dataError : .noInput)
                 }
             } else if let folder = parsed.value("--origin") {
                 source = .origin(folder)

@@ -49,7 +49,8 @@ enum JourneyCommand {
 
     static let exitStatus = """
         EXIT STATUS: 0 prepared or presented (status: the state was read), 64 usage error,
-        65 the origin sent a malformed journey document or one the trusted keys refuse, 66 no such embedded archive or cache folder,
+        65 the origin sent a malformed journey document or one the trusted keys refuse, or the cache holds something Larder
+        did not make where it keeps a folder or its index (a symbolic link, a FIFO: remove it), 66 no such embedded archive or cache folder,
         or a --bundle neither cached nor at the origin, 69
         nothing to show (origin unreachable or unavailable with nothing cached, backing off,
         not ready in time, the renderer could not show the content, no content fits the renderer), 73 the disk is full or the cache cannot be written, 77 the origin denied the key or journey (401,

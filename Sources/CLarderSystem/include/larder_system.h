@@ -14,6 +14,10 @@ int larder_syncfs(int fd);
    Returns 0 or -1. */
 int larder_rename_noreplace(const char *from, const char *to);
 
+/* larder_rename_noreplace relative to two open folders: renameat2(from_folder, from, to_folder,
+   to, RENAME_NOREPLACE) (renameatx_np(RENAME_EXCL) on Apple platforms). Returns 0 or -1. */
+int larder_renameat_noreplace(int from_folder, const char *from, int to_folder, const char *to);
+
 /* sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE): starts writing a file's dirty pages to
    disk without waiting, so the flush that makes a batch durable has less left to wait for.
    Returns 0 or -1; does nothing on Apple platforms. */

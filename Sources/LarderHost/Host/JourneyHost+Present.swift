@@ -115,8 +115,8 @@ extension JourneyHost {
         setReadiness(.preparing)
         observation.progressMeter.start()
         let starting = startRenderer()
-        let flow: PreparedJourney
-        let decision: FreshnessPolicy.Decision?
+        var flow: PreparedJourney
+        var decision: FreshnessPolicy.Decision?
         do throws(HostError) {
             (flow, decision) = try await resolve(forceRefresh: forceRefresh)
             do throws(HostError) { try await Self.value(of: starting) } catch {
@@ -128,10 +128,23 @@ extension JourneyHost {
             throw error
         }
         guard lifecycle.isCurrent(generation) else { throw HostError(.cancelled, "the configuration changed") }
+        // The bundle chosen may leave the cache before it is leased (another process sharing
+        // the cache evicts it): that is a cache miss, resolved again, which fetches it or falls
+        // back (stale, embedded) as any miss does; bounded, as another eviction may follow.
         // The same content keeps its lease and the loaded renderer, and takes the new standing.
-        if !stage.resolvedAgain(flow) {
+        var attempt = 1
+        while !stage.resolvedAgain(flow) {
             let next: PreparedContent
-            do { next = try await makePrepared(flow) } catch {
+            do throws(HostError) { next = try await makePrepared(flow) } catch where Self.vanished(error) && attempt < Self.vanishedBundleAttempts {
+                noteVanished(flow.bundle, error)
+                attempt += 1
+                do throws(HostError) { (flow, decision) = try await resolve(forceRefresh: false) } catch {
+                    if lifecycle.isCurrent(generation), error.code != .denied { setReadiness(.failed(error.code)) }
+                    throw error
+                }
+                guard lifecycle.isCurrent(generation) else { throw HostError(.cancelled, "the configuration changed") }
+                continue
+            } catch {
                 setReadiness(.failed(error.code))
                 throw error
             }
@@ -141,6 +154,7 @@ extension JourneyHost {
                 throw HostError(.cancelled, "the configuration changed")
             }
             await perform(stage.prepared(next))
+            break
         }
         if stage.prepared?.journey.preloaded == true {
             try await loadHidden()

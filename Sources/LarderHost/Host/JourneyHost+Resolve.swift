@@ -26,10 +26,32 @@ extension JourneyHost {
 
     /// The flow to show: the fallback chain, then the renderer gate; with the freshness
     /// decision the chain took on the cache (nil when it did not serve the fresh cache), so the
-    /// preparation acts on it without deciding again.
+    /// preparation acts on it without deciding again. A bundle the chain chose that leaves the
+    /// cache before the gate reads its manifest (another process evicted it) is a cache miss:
+    /// the chain runs again, which fetches it or falls back as for any miss.
     func resolve(forceRefresh: Bool = false) async throws(HostError) -> (journey: PreparedJourney, freshness: FreshnessPolicy.Decision?) {
-        let (flow, decision) = try await resolveAuthorised(forceRefresh: forceRefresh)
-        return (try await gated(flow), decision)
+        var attempt = 1
+        while true {
+            let (flow, decision) = try await resolveAuthorised(forceRefresh: forceRefresh && attempt == 1)
+            do throws(HostError) { return (try await gated(flow), decision) } catch where Self.vanished(error) && attempt < Self.vanishedBundleAttempts {
+                noteVanished(flow.bundle, error)
+                attempt += 1
+            }
+        }
+    }
+
+    /// How many times the chain runs for a bundle that keeps leaving the cache between its
+    /// choice and its use.
+    static let vanishedBundleAttempts = 3
+
+    /// Whether `error` says the bundle is no longer (complete) in the cache.
+    static func vanished(_ error: HostError) -> Bool {
+        guard error.code == .cache, let code = error.cacheError?.code else { return false }
+        return code == .bundleNotFound || code == .bundleIncomplete
+    }
+
+    func noteVanished(_ bundle: Digest, _ error: HostError) {
+        note(.bundleVanished, "bundle \(bundle) left the cache after it was chosen (\(error)); resolving again as a cache miss")
     }
 
     /// The fallback chain, before the renderer gate.

@@ -105,6 +105,9 @@ public struct TimelineEntry: Sendable, Equatable {
         case removed, rendererGate = "renderer-gate", logout, forced
         case discarded, captured, captureDropped = "capture-dropped", captureRefused = "capture-refused", delivered, deadline, disposed, invalidated
         case bridgeRefused = "bridge-refused", foregroundGrace = "foreground-grace"
+        /// The bundle chosen left the cache before it was leased (another process evicted it):
+        /// resolved again as a cache miss.
+        case bundleVanished = "bundle-vanished"
     }
 
     public var time: Date
