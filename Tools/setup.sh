@@ -7,7 +7,9 @@
 # jQuery UI's base theme, MathJax 2.7, the Read-the-Docs theme, the Python 3.11 docs), which the
 # real-world packing tests pack, and FUSE 3 with the ext4 and btrfs tools and gcc (the power-loss
 # explorer, Tools/powerloss.sh), python3-venv and moto's S3 server in /opt/larder-moto (the S3
-# publishing tests, Tools/s3), with s3cmd and rclone (the references of `larder-bench publish`). Idempotent, and quiet when nothing
+# publishing tests, Tools/s3), with s3cmd and rclone (the references of `larder-bench publish`), and
+# the accessibility stack (at-spi2-core, python3-pyatspi, dbus-daemon's dbus-run-session: the journey
+# window's tests read and press it as a screen reader does, Tools/atspi). Idempotent, and quiet when nothing
 # is missing. Needs root or sudo only when something must be installed. The nginx package's
 # own system service is never started.
 set -euo pipefail
@@ -15,7 +17,8 @@ set -euo pipefail
 packages=(pkg-config zlib1g-dev libdeflate-dev libarchive-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev libwebkit2gtk-4.1-dev xvfb xauth nginx tar gzip pigz curl openssl
   libharfbuzz-dev libwoff-dev libbrotli-dev iproute2
   fonts-font-awesome libjs-bootstrap4 libjs-jquery-ui-theme-base libjs-mathjax sphinx-rtd-theme-common python3-doc
-  fuse3 libfuse3-dev e2fsprogs btrfs-progs gcc s3cmd rclone python3-venv)
+  fuse3 libfuse3-dev e2fsprogs btrfs-progs gcc s3cmd rclone python3-venv
+  at-spi2-core python3-pyatspi dbus-daemon)
 
 missing=()
 for package in "${packages[@]}"; do
