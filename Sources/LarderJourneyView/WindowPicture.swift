@@ -29,9 +29,9 @@ package struct WindowPicture: Sendable, Equatable {
         return of(gdkWindow: root, x: x, y: y, width: width, height: height)
     }
 
-    /// A picture once it stops changing: taken every 50 ms until two in a row are the same (the
-    /// web process has painted, GTK has drawn the last change), or the last one after `timeout`
-    /// (an animation never settles).
+    /// A picture once it is drawn and stops changing: taken every 50 ms until two in a row are
+    /// the same and not of one colour (GTK has drawn the window and its last change, the web
+    /// process has painted), or the last one after `timeout` (an animation never settles).
     @WebKitActor
     package static func settled(_ widget: UnsafeMutablePointer<GtkWidget>, timeout: Duration = .seconds(3)) async -> WindowPicture? {
         let deadline = ContinuousClock.now + timeout
@@ -39,10 +39,18 @@ package struct WindowPicture: Sendable, Equatable {
         while ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(50))
             let next = of(widget)
-            if let next, next == last { return next }
+            if let next, next == last, !next.isUniform { return next }
             last = next
         }
         return last
+    }
+
+    /// Whether every pixel has the same colour (a window not drawn yet, a blank one).
+    package var isUniform: Bool {
+        guard width > 0, height > 0 else { return true }
+        let first = colour(x: 0, y: 0)
+        for y in 0..<height { for x in 0..<width where colour(x: x, y: y) != first { return false } }
+        return true
     }
 
     /// A picture from PNG bytes (`GdkPixbufLoader`), to compare a window with a renderer's

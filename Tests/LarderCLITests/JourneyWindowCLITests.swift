@@ -1,4 +1,5 @@
 import Foundation
+import LarderJourneyView
 import LarderSystem
 import LarderTestSupport
 import Testing
@@ -27,7 +28,7 @@ import Testing
         return (bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }, bytes[20..<24].reduce(0) { $0 << 8 | Int($1) })
     }
 
-    @Test func theWindowsPictureIsWrittenOnceTheFlowOrTheErrorStateShows() throws {
+    @Test func theWindowsPictureIsWrittenOnceTheFlowOrTheErrorStateShows() async throws {
         let scratch = try Scratch()
         let (archive, _) = try Self.publishedOrigin(in: scratch)
         // The origin cannot be reached; the embedded default shows.
@@ -48,7 +49,13 @@ import Testing
         #expect(try Self.pngSize(scratch.path + "/error.png") == (430, 932))
         let error = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/error.png"))
         let page = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/shown.png"))
-        #expect(error != page)
+        // Drawn, not a window caught before its first paint: the flow's picture and the error
+        // state's (a title, a line, two buttons) are far from one colour, and far apart.
+        let errorPicture = try #require(await WindowPicture.decode(png: [UInt8](error)))
+        let pagePicture = try #require(await WindowPicture.decode(png: [UInt8](page)))
+        #expect(pagePicture.colours > 1000, "\(pagePicture.colours) colours")
+        #expect(errorPicture.colours > 10, "\(errorPicture.colours) colours")
+        #expect(errorPicture.differingPixels(from: pagePicture) > 100_000)
         if let folder = ProcessInfo.processInfo.environment["LARDER_VIEW_SHOTS"] {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             try error.write(to: URL(fileURLWithPath: folder + "/cli-window-error.png"))
