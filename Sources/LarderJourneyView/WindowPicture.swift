@@ -6,7 +6,7 @@ import LarderWebKit
 /// display (`gdk_pixbuf_get_from_window`), whatever made them (GTK's widgets, the web view's
 /// content), and as PNG bytes (`gdk_pixbuf_save_to_bufferv`). For the CLI's `--screenshot` of a
 /// window and for tests.
-package struct WindowPicture: Sendable, Equatable {
+package struct WindowPicture: Sendable, Equatable, CustomStringConvertible {
     package var width: Int
     package var height: Int
     /// RGB(A) rows, `rowStride` bytes apart, `channels` bytes a pixel.
@@ -84,6 +84,9 @@ package struct WindowPicture: Sendable, Equatable {
             width: Int(gdk_pixbuf_get_width(pixbuf)), height: Int(gdk_pixbuf_get_height(pixbuf)),
             bytes: Array(UnsafeBufferPointer(start: pixels, count: Int(length))), rowStride: stride, channels: channels)
     }
+
+    /// Its size, for messages (its bytes are too many to print).
+    package var description: String { "a \(width)x\(height) picture" }
 
     /// The colour at (`x`, `y`) as 0xRRGGBB.
     package func colour(x: Int, y: Int) -> UInt32 {
