@@ -2,6 +2,7 @@ import CWebKitGTK
 import Foundation
 import LarderHost
 import LarderJourneyView
+import LarderSystem
 import LarderWebKit
 import Testing
 
@@ -122,5 +123,22 @@ enum Overlays {
             node = current.pointee.next
         }
         return count
+    }
+}
+
+/// The web processes this test process started itself, under their sandbox (`bwrap`): not
+/// those of a `larder-webkit` another suite runs meanwhile, which are descendants too.
+enum OwnWebProcesses {
+    static func running() -> [RunningProcess] {
+        let me = getpid()
+        return WebProcesses.running().filter { process in
+            var parent = process.parent
+            for _ in 0..<8 {
+                if parent == me { return true }
+                guard let step = ProcessTable.process(parent), step.name == "bwrap" else { return false }
+                parent = step.parent
+            }
+            return false
+        }
     }
 }

@@ -108,12 +108,12 @@ extension WebKitTests.JourneyViewOnScreen {
             let app = world.appWindow()
             let view = JourneyView(host: host)
             let seen = Seen(view)
-            let others = Set(WebProcesses.running().map(\.pid))
+            let others = Set(OwnWebProcesses.running().map(\.pid))
             await view.present(over: UnsafeMutableRawPointer(app))
             #expect(await onScreen { view.phase == .showing })
             let overlay = try #require(view.overlayWindow)
             let ready = await WindowPicture.settled(overlay)
-            let mine = WebProcesses.running().filter { !others.contains($0.pid) }
+            let mine = OwnWebProcesses.running().filter { !others.contains($0.pid) }
             try #require(mine.count == 1, "\(mine)")
 
             kill(mine[0].pid, SIGKILL)
