@@ -98,10 +98,17 @@ public final class JourneyView {
     ///   - loadingView: a `GtkWidget *` shown instead of the built-in loading state (the view
     ///     keeps it for its life).
     ///   - errorView: makes the widget shown instead of the built-in error state.
+    /// - Throws: ``HostError/Code/renderer`` naming `display` when GTK has no display (it was not
+    ///   initialised, or could not open one): GTK cannot make widgets then.
     public init(
         host: JourneyHost, context: [String: String] = [:], loadingView: UnsafeMutableRawPointer? = nil,
         errorView: ErrorViewFactory? = nil
-    ) {
+    ) throws(HostError) {
+        guard gdk_display_get_default() != nil else {
+            throw HostError(
+                .renderer, "a JourneyView needs GTK with a display (set DISPLAY, or call VirtualDisplay.startIfNeeded() before GTK starts)",
+                resource: "display")
+        }
         self.host = host
         self.context = context
         self.errorView = errorView

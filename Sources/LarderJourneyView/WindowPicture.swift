@@ -54,8 +54,7 @@ package struct WindowPicture: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// A picture from PNG bytes (`GdkPixbufLoader`), to compare a window with a renderer's
-    /// screenshot; nil when they are not an image.
-    @WebKitActor
+    /// screenshot; nil when they are not an image. GdkPixbuf alone: any thread, no display.
     package static func decode(png: [UInt8]) -> WindowPicture? {
         guard let loader = gdk_pixbuf_loader_new() else { return nil }
         defer { g_object_unref(loader) }
@@ -74,7 +73,6 @@ package struct WindowPicture: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The pixbuf's pixels, copied.
-    @WebKitActor
     private static func picture(of pixbuf: OpaquePointer) -> WindowPicture? {
         let stride = Int(gdk_pixbuf_get_rowstride(pixbuf))
         let channels = Int(gdk_pixbuf_get_n_channels(pixbuf))
@@ -112,9 +110,8 @@ package struct WindowPicture: Sendable, Equatable, CustomStringConvertible {
         return count
     }
 
-    /// The picture as PNG bytes.
+    /// The picture as PNG bytes (GdkPixbuf alone: any thread).
     /// - Throws: ``HostError/Code/renderer`` when GdkPixbuf cannot encode it.
-    @WebKitActor
     package func png() throws(HostError) -> [UInt8] {
         let hasAlpha: gboolean = channels == 4 ? 1 : 0
         let copy = bytes

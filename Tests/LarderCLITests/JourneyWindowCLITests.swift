@@ -49,10 +49,12 @@ import Testing
         #expect(try Self.pngSize(scratch.path + "/error.png") == (430, 932))
         let error = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/error.png"))
         let page = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/shown.png"))
+        // (Decoded with GdkPixbuf alone: nothing here may start GTK in this process, which would
+        // open no display and leave every web engine test after it without one.)
         // Drawn, not a window caught before its first paint: the flow's picture and the error
         // state's (a title, a line, two buttons) are far from one colour, and far apart.
-        let errorPicture = try #require(await WindowPicture.decode(png: [UInt8](error)))
-        let pagePicture = try #require(await WindowPicture.decode(png: [UInt8](page)))
+        let errorPicture = try #require(WindowPicture.decode(png: [UInt8](error)))
+        let pagePicture = try #require(WindowPicture.decode(png: [UInt8](page)))
         #expect(pagePicture.colours > 1000, "\(pagePicture.colours) colours")
         #expect(errorPicture.colours > 10, "\(errorPicture.colours) colours")
         #expect(errorPicture.differingPixels(from: pagePicture) > 100_000)

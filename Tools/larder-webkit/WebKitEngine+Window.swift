@@ -32,8 +32,9 @@ final class WindowSession {
     /// Presents in a window until it closes, or with `screenshot` until the flow or the error
     /// state shows (then takes its picture and closes it).
     static func run(_ host: JourneyHost, context: [String: String], screenshot: Bool) async -> WindowRun {
-        let session = WindowSession(JourneyView(host: host, context: context))
-        return await session.run(screenshot: screenshot)
+        let view: JourneyView
+        do { view = try JourneyView(host: host, context: context) } catch { return WindowRun(error: error) }
+        return await WindowSession(view).run(screenshot: screenshot)
     }
 
     private func run(screenshot: Bool) async -> WindowRun {

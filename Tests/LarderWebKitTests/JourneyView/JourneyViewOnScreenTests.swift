@@ -16,7 +16,7 @@ extension WebKitTests {
             try await JourneyViewWorld.run { world in
                 let (host, renderer) = try world.host()
                 let app = world.appWindow()
-                let view = JourneyView(host: host)
+                let view = try JourneyView(host: host)
                 let seen = Seen(view)
                 let widget = ViewTree.widget(view.widget)
                 #expect(view.phase == .idle)
@@ -69,7 +69,7 @@ extension WebKitTests {
                 let origin = try world.origin([.hold])
                 let (host, renderer) = try world.host(origin: origin.url, embedded: false)
                 let app = world.labelledAppWindow()
-                let view = JourneyView(host: host)
+                let view = try JourneyView(host: host)
                 var results = view.results.makeAsyncIterator()
 
                 await view.present(over: UnsafeMutableRawPointer(app))
@@ -130,7 +130,7 @@ extension WebKitTests {
                 // Not ready within the presentation deadline: the origin never answers.
                 let silent = try world.origin([.never])
                 let (late, _) = try world.host(origin: silent.url, embedded: false, deadline: .seconds(1.5))
-                let deadlineView = JourneyView(host: late)
+                let deadlineView = try JourneyView(host: late)
                 let lateSeen = Seen(deadlineView)
                 await deadlineView.present(over: UnsafeMutableRawPointer(app))
                 #expect(await onScreen { deadlineView.phase == .failed })
@@ -149,7 +149,7 @@ extension WebKitTests {
                 // Unavailable (503, may ask again at once), then Try again: the view prepares again.
                 let origin = try world.origin([.unavailable, .hold])
                 let (host, renderer) = try world.host(origin: origin.url, embedded: false)
-                let view = JourneyView(host: host)
+                let view = try JourneyView(host: host)
                 let seen = Seen(view)
                 await view.present(over: UnsafeMutableRawPointer(app))
                 let overlay = try #require(view.overlayWindow)

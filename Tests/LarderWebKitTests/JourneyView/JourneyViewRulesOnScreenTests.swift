@@ -15,7 +15,7 @@ extension WebKitTests.JourneyViewOnScreen {
             let origin = try world.origin([.hold])
             let (host, _) = try world.host(origin: origin.url, embedded: false)
             let app = world.appWindow()
-            let view = JourneyView(host: host)
+            let view = try JourneyView(host: host)
             larder_set_animations_enabled(0)
             defer { larder_set_animations_enabled(1) }
 
@@ -50,8 +50,8 @@ extension WebKitTests.JourneyViewOnScreen {
             let (slowHost, _) = try world.host(origin: origin.url, embedded: false, coordinator: coordinator)
             let (host, _) = try world.host(coordinator: coordinator)
             let app = world.appWindow()
-            let first = JourneyView(host: slowHost)
-            let second = JourneyView(host: host)
+            let first = try JourneyView(host: slowHost)
+            let second = try JourneyView(host: host)
             let secondSeen = Seen(second)
 
             await first.present(over: UnsafeMutableRawPointer(app))
@@ -79,7 +79,7 @@ extension WebKitTests.JourneyViewOnScreen {
         try await JourneyViewWorld.run { world in
             let (host, _) = try world.host(grace: .milliseconds(900))
             let app = world.appWindow()
-            let view = JourneyView(host: host)
+            let view = try JourneyView(host: host)
             await host.setForeground(false)
             await host.setForeground(true)
             let back = ContinuousClock.now
@@ -106,7 +106,7 @@ extension WebKitTests.JourneyViewOnScreen {
         try await JourneyViewWorld.run { world in
             let (host, renderer) = try world.host()
             let app = world.appWindow()
-            let view = JourneyView(host: host)
+            let view = try JourneyView(host: host)
             let seen = Seen(view)
             let others = Set(OwnWebProcesses.running().map(\.pid))
             await view.present(over: UnsafeMutableRawPointer(app))
@@ -143,7 +143,7 @@ extension WebKitTests.JourneyViewOnScreen {
             let app = world.appWindow()
             let loading = gtk_label_new("Getting your offer ready")!
             let failures = Failures()
-            let view = JourneyView(host: host, loadingView: UnsafeMutableRawPointer(loading)) { error, retry in
+            let view = try JourneyView(host: host, loadingView: UnsafeMutableRawPointer(loading)) { error, retry in
                 failures.errors.append(error)
                 failures.retry = retry
                 return UnsafeMutableRawPointer(gtk_label_new("Our own error message")!)

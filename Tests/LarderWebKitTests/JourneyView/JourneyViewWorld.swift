@@ -37,6 +37,8 @@ final class JourneyViewWorld {
     }
 
     private static func inWorld(_ body: @WebKitActor (JourneyViewWorld) async throws -> Void) async throws {
+        // Without a display GTK aborts the process at the first widget: a failure instead.
+        guard gdk_display_get_default() != nil else { throw HostError(.renderer, "GTK opened no display", resource: "display") }
         let world = try JourneyViewWorld()
         do { try await body(world) } catch {
             await world.close()
