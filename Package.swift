@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "LarderHost", targets: ["LarderHost"]),
         .library(name: "LarderS3", targets: ["LarderS3"]),
         .library(name: "LarderWebKit", targets: ["LarderWebKit"]),
+        .library(name: "LarderJourneyView", targets: ["LarderJourneyView"]),
         .executable(name: "larder", targets: ["larder"]),
         .executable(name: "larder-webkit", targets: ["larder-webkit"]),
         .executable(name: "larder-bench", targets: ["larder-bench"]),
@@ -82,6 +83,9 @@ let package = Package(
         .target(name: "LarderEgress"),
         // The web engine: only the CLI, the benchmarks and apps use it, never the other modules.
         .target(name: "LarderWebKit", dependencies: ["LarderHost", "LarderCache", "LarderFormat", "LarderSystem", "LarderEgress", "CWebKitGTK"]),
+        // The journey on screen for GTK apps: JourneyView (loading and error states, overlay or
+        // inline, one at a time) over the host's public API and the WebKitGTK renderer.
+        .target(name: "LarderJourneyView", dependencies: ["LarderWebKit", "LarderHost", "CWebKitGTK"]),
 
         // The CLI's commands. `larder` does not link the web engine, so every command starts
         // without loading WebKitGTK; it hands `render` and `journey --renderer webkit` to
@@ -91,7 +95,7 @@ let package = Package(
             path: "Tools/LarderCLI"),
         .executableTarget(name: "larder", dependencies: ["LarderCLI"], path: "Tools/larder"),
         .executableTarget(
-            name: "larder-webkit", dependencies: ["LarderCLI", "LarderCache", "LarderFormat", "LarderHost", "LarderWebKit"],
+            name: "larder-webkit", dependencies: ["LarderCLI", "LarderCache", "LarderFormat", "LarderHost", "LarderWebKit", "LarderJourneyView", "CWebKitGTK"],
             path: "Tools/larder-webkit"),
         .executableTarget(
             name: "larder-bench",
@@ -122,14 +126,16 @@ let package = Package(
         .testTarget(name: "LarderSystemTests", dependencies: ["LarderSystem"]),
         .testTarget(name: "LarderFormatTests", dependencies: ["LarderFormat", "LarderTestSupport", "CArchive", "CZlib", "CCrypto"]),
         .testTarget(name: "LarderPackTests", dependencies: ["LarderPack", "LarderTestSupport"]),
-        .testTarget(name: "LarderCLITests", dependencies: ["larder", "larder-webkit", "LarderFormat", "LarderCache", "LarderSystem", "LarderTestSupport"]),
+        .testTarget(
+            name: "LarderCLITests", dependencies: ["larder", "larder-webkit", "LarderFormat", "LarderCache", "LarderSystem", "LarderTestSupport", "LarderJourneyView"]),
         .testTarget(name: "LarderCacheTests", dependencies: ["LarderCache", "LarderSystem", "LarderTestSupport", "CArchive"]),
         .testTarget(
             name: "LarderHostTests",
             dependencies: ["LarderHost", "LarderCache", "LarderTransport", "LarderFormat", "LarderPack", "LarderSystem", "LarderTestSupport"]),
+        // With the journey view's tests: every test that drives the web engine runs one at a time.
         .testTarget(
             name: "LarderWebKitTests",
-            dependencies: ["LarderWebKit", "LarderEgress", "LarderHost", "LarderCache", "LarderFormat", "LarderPack", "LarderTestSupport"]),
+            dependencies: ["LarderWebKit", "LarderJourneyView", "CWebKitGTK", "LarderEgress", "LarderHost", "LarderCache", "LarderFormat", "LarderPack", "LarderTestSupport"]),
         .testTarget(name: "LarderS3Tests", dependencies: ["LarderS3", "LarderPack", "LarderFormat", "LarderTestSupport"]),
         .testTarget(
             name: "LarderIntegrationTests",

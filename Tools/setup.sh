@@ -8,7 +8,9 @@
 # real-world packing tests pack, with DejaVu's and MathJax's fonts (seeds of the font fuzz
 # targets), and FUSE 3 with the ext4 and btrfs tools and gcc (the power-loss explorer,
 # Tools/powerloss.sh), python3-venv and moto's S3 server in /opt/larder-moto (the S3
-# publishing tests, Tools/s3), with s3cmd and rclone (the references of `larder-bench publish`). Idempotent, and quiet when nothing
+# publishing tests, Tools/s3), with s3cmd and rclone (the references of `larder-bench publish`), and
+# the accessibility stack (at-spi2-core, python3-pyatspi, dbus-daemon's dbus-run-session: the journey
+# window's tests read and press it as a screen reader does, Tools/atspi). Idempotent, and quiet when nothing
 # is missing. Needs root or sudo only when something must be installed. The nginx package's
 # own system service is never started.
 set -euo pipefail
@@ -16,7 +18,8 @@ set -euo pipefail
 packages=(pkg-config zlib1g-dev libdeflate-dev libarchive-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev libwebkit2gtk-4.1-dev xvfb xauth nginx tar gzip pigz curl openssl
   libharfbuzz-dev libwoff-dev libbrotli-dev iproute2
   fonts-font-awesome fonts-dejavu-core fonts-mathjax libjs-bootstrap4 libjs-jquery-ui-theme-base libjs-mathjax sphinx-rtd-theme-common python3-doc
-  fuse3 libfuse3-dev e2fsprogs btrfs-progs gcc s3cmd rclone python3-venv)
+  fuse3 libfuse3-dev e2fsprogs btrfs-progs gcc s3cmd rclone python3-venv
+  at-spi2-core python3-pyatspi dbus-daemon)
 
 missing=()
 for package in "${packages[@]}"; do

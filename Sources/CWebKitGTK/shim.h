@@ -16,6 +16,43 @@ static inline GtkWidget *larder_widget(gpointer instance) { return GTK_WIDGET(in
 static inline GtkWindow *larder_window(gpointer instance) { return GTK_WINDOW(instance); }
 static inline GtkContainer *larder_container(gpointer instance) { return GTK_CONTAINER(instance); }
 
+/* LarderJourneyView's widgets: casts, type checks, their signals and the animation setting. */
+static inline GtkStack *larder_stack(gpointer instance) { return GTK_STACK(instance); }
+static inline GtkBox *larder_box(gpointer instance) { return GTK_BOX(instance); }
+static inline GtkButton *larder_button(gpointer instance) { return GTK_BUTTON(instance); }
+static inline GtkSpinner *larder_spinner(gpointer instance) { return GTK_SPINNER(instance); }
+static inline GtkLabel *larder_label(gpointer instance) { return GTK_LABEL(instance); }
+static inline gboolean larder_is_container(gpointer instance) { return GTK_IS_CONTAINER(instance); }
+static inline gboolean larder_is_label(gpointer instance) { return GTK_IS_LABEL(instance); }
+static inline gboolean larder_is_button(gpointer instance) { return GTK_IS_BUTTON(instance); }
+static inline gboolean larder_is_spinner(gpointer instance) { return GTK_IS_SPINNER(instance); }
+static inline gboolean larder_is_window(gpointer instance) { return GTK_IS_WINDOW(instance); }
+static inline gboolean larder_is_web_view(gpointer instance) { return WEBKIT_IS_WEB_VIEW(instance); }
+
+/* A widget signal whose handler takes only the widget ("map", "unmap", "destroy", "clicked"). */
+typedef void (*larder_widget_cb)(GtkWidget *widget, gpointer data);
+static inline gulong larder_connect_widget(GtkWidget *widget, const char *signal, larder_widget_cb callback, gpointer data,
+                                           GClosureNotify release) {
+    return g_signal_connect_data(widget, signal, G_CALLBACK(callback), data, release, 0);
+}
+
+/* "delete-event": the window manager (or the user) asks a window to close. */
+typedef gboolean (*larder_delete_event_cb)(GtkWidget *widget, GdkEvent *event, gpointer data);
+static inline gulong larder_connect_delete_event(GtkWidget *widget, larder_delete_event_cb callback, gpointer data,
+                                                 GClosureNotify release) {
+    return g_signal_connect_data(widget, "delete-event", G_CALLBACK(callback), data, release, 0);
+}
+
+/* GtkSettings' "gtk-enable-animations" (false: the user asked for reduced motion). */
+static inline gboolean larder_animations_enabled(void) {
+    gboolean enabled = TRUE;
+    g_object_get(gtk_settings_get_default(), "gtk-enable-animations", &enabled, NULL);
+    return enabled;
+}
+static inline void larder_set_animations_enabled(gboolean enabled) {
+    g_object_set(gtk_settings_get_default(), "gtk-enable-animations", enabled, NULL);
+}
+
 /* g_object_new: a web view on a given context with a given user content manager. */
 static inline WebKitWebView *larder_web_view_new(WebKitWebContext *context, WebKitUserContentManager *manager) {
     return WEBKIT_WEB_VIEW(g_object_new(WEBKIT_TYPE_WEB_VIEW, "web-context", context,

@@ -20,7 +20,7 @@ public actor WebKitActor {
     /// Traps when called on any other thread.
     /// - Parameter operation: the isolated work.
     /// - Returns: what `operation` returns.
-    static func assumeIsolated<T>(_ operation: @WebKitActor () throws -> T) rethrows -> T {
+    package static func assumeIsolated<T>(_ operation: @WebKitActor () throws -> T) rethrows -> T {
         GLibExecutor.shared.checkIsolated()
         // The same conversion `MainActor.assumeIsolated` makes once isolation is checked.
         return try withoutActuallyEscaping(operation) { (isolated: @escaping @WebKitActor () throws -> T) in

@@ -127,6 +127,9 @@ public final class WebKitRenderer: JourneyRenderer {
     var attempt: LoadAttempt?
     /// Observer reports already counted for the current document.
     var seenReports: Set<String> = []
+    /// Where the web view shows while visible, when a view gave a place
+    /// (``setPlacement(_:)``); its own window otherwise.
+    var placement: (any WebViewPlacement)?
 
     /// Creates a renderer; nothing starts before ``start(bridge:)``.
     public nonisolated init(configuration: Configuration = Configuration()) {
@@ -150,6 +153,7 @@ public final class WebKitRenderer: JourneyRenderer {
                 Task { @WebKitActor in self?.note(blocked) }
             }
             let webView = WebView(context: context, viewport: configuration.viewport, delegate: self)
+            webView.setPlacement(placement)
             engine.register(webView.view, to: self)
             self.context = context
             self.webView = webView

@@ -48,12 +48,19 @@ struct NavigationRequest: Sendable, Equatable {
 final class WebView {
     /// The view.
     let view: UnsafeMutablePointer<WebKitWebView>
-    private let window: UnsafeMutablePointer<GtkWidget>
+    /// Its own toplevel window, unmapped while hidden (WebViewPlacement.swift).
+    let window: UnsafeMutablePointer<GtkWidget>
     private let manager: UnsafeMutablePointer<WebKitUserContentManager>
     private let target: SignalTarget
-    private var destroyed = false
+    private(set) var destroyed = false
     /// The page-world script that sets `window.larder.context` (``setPageContext(_:)``).
     private var contextScript: OpaquePointer?
+    /// Where the view shows while visible instead of its own window, and where it sits now
+    /// (WebViewPlacement.swift).
+    var placement: (any WebViewPlacement)?
+    var placedIn: (any WebViewPlacement)?
+    /// Whether the content was last asked to be visible.
+    var wantsVisible = false
 
     /// Creates the view and window.
     /// - Parameters:
@@ -146,10 +153,17 @@ final class WebView {
         contextScript = script
     }
 
-    /// Maps (`gtk_widget_show`) or unmaps (`gtk_widget_hide`) the window.
+    /// Maps (`gtk_widget_show`) or unmaps (`gtk_widget_hide`) the window; with a
+    /// ``placement``, moves the view into it or back into the unmapped window instead.
     func setVisible(_ visible: Bool) {
         guard !destroyed else { return }
-        if visible { gtk_widget_show(window) } else { gtk_widget_hide(window) }
+        wantsVisible = visible
+        guard let placement else {
+            if visible { gtk_widget_show(window) } else { gtk_widget_hide(window) }
+            return
+        }
+        gtk_widget_hide(window)
+        if visible { place(in: placement) } else { park() }
     }
 
     /// Ends the web process (`webkit_web_view_terminate_web_process`), freeing all the page's
@@ -236,6 +250,8 @@ final class WebView {
     /// Destroys the window and the view (`gtk_widget_destroy`); the web process ends.
     func destroy() {
         guard !destroyed else { return }
+        park()
+        placement = nil
         destroyed = true
         target.delegate = nil
         gtk_widget_destroy(window)

@@ -108,12 +108,12 @@ enum JourneyCommand {
     /// What a subcommand does with the host.
     enum Action: String, Sendable { case prepare, present, status, logout }
 
-    static func sub(_ action: Action, _ overview: String, options: [OptionSpec]) -> CommandSpec {
+    static func sub(_ action: Action, _ overview: String, options: [OptionSpec], more: String? = nil) -> CommandSpec {
         let extra = options.map { "[\($0.names.last!)\($0.value.map { " <\($0)>" } ?? "")]" }.joined(separator: " ")
         return CommandSpec(
             name: "journey \(action.rawValue)", overview: overview,
             usage: "larder journey \(action.rawValue) \(scopeUsage) \(extra)", options: scopeOptions + options,
-            discussion: "\(notes)\n\n\(exitStatus)")
+            discussion: "\(notes)\n\n" + (more.map { "\($0)\n\n" } ?? "") + exitStatus)
     }
 
     static let subcommands: [String: (action: Action, spec: CommandSpec)] = [
@@ -123,8 +123,8 @@ enum JourneyCommand {
         "present": (.present, sub(
             .present, "Prepare a journey, present it once in a new session, then dismiss it.",
             options: [offlineOption, embeddedOption, deadlineOption, timeoutOption, contextOption, bundleOption] + HostRuleOptions.all
-                + rendererOptions
-                + [jsonOption])),
+                + rendererOptions + [JourneyWindow.option]
+                + [jsonOption], more: JourneyWindow.notes)),
         "logout": (.logout, sub(
             .logout, "Sign the scope out: its prepared content, stored state and the bundles no other scope uses are discarded; the embedded default and queued captures stay.",
             options: [allOption, jsonOption])),
@@ -156,6 +156,9 @@ enum JourneyCommand {
             context = try Self.context(parsed, spec: subSpec)
             preview = try Self.previewBundle(parsed, spec: subSpec)
             choice = try RendererChoice(parsed, spec: subSpec)
+            if choice.window && preview != nil {
+                throw UsageError(message: "'--window' shows the journey's revision: it does not preview a '--bundle'", command: subSpec)
+            }
         } catch {
             return Console.usageError(error)
         }
@@ -184,7 +187,7 @@ enum JourneyCommand {
             return (error as? CacheError).map(CacheCommand.exitCode) ?? .failure
         }
         var capture: (@Sendable () async throws(HostError) -> [UInt8])?
-        if choice.screenshot != nil {
+        if choice.screenshot != nil && !choice.window {
             capture = { @Sendable () async throws(HostError) -> [UInt8] in try await engine.screenshot(renderer) }
         }
         let screenshot = capture
@@ -196,7 +199,8 @@ enum JourneyCommand {
             defer { drawing.cancel() }
             return await perform(
                 action, host: host, started: started, screenshot: screenshot, force: force, forceRefresh: forceRefresh, context: context,
-                preview: preview, logout: parsed.flag("--all") ? .everything : .journey)
+                preview: preview, logout: parsed.flag("--all") ? .everything : .journey,
+                window: choice.window ? engine : nil, windowScreenshot: choice.screenshot != nil)
         }
         bar.finish()
         if let png = outcome.png, let path = choice.screenshot {
@@ -275,10 +279,12 @@ enum JourneyCommand {
     ///   - context: the presentation's (``JourneyHost/present(context:)``).
     ///   - preview: a bundle `present` previews instead (``JourneyHost/preview(bundle:context:)``).
     ///   - extent: what `logout` discards.
+    ///   - window: `present` in a window of this engine (``JourneyWindow``), taking the
+    ///     window's picture when `windowScreenshot`.
     static func perform(
         _ action: Action, host: JourneyHost, started: Date, screenshot: (@Sendable () async throws(HostError) -> [UInt8])? = nil,
         force: Bool = false, forceRefresh: Bool = false, context: [String: String] = [:], preview: Digest? = nil,
-        logout extent: LogoutExtent = .journey
+        logout extent: LogoutExtent = .journey, window: (any WebEngineRunner)? = nil, windowScreenshot: Bool = false
     ) async -> JourneyOutcome {
         var outcome = JourneyOutcome(started: started)
         var forcedFailure: HostError?
@@ -295,7 +301,9 @@ enum JourneyCommand {
                 outcome.prepared = try await host.prepare(forceRefresh: forceRefresh)
                 if let screenshot { outcome.png = try await screenshot() }
             case .present:
-                if let preview {
+                if let window {
+                    try await JourneyWindow.present(host, engine: window, context: context, screenshot: windowScreenshot, into: &outcome)
+                } else if let preview {
                     outcome.session = try await host.preview(bundle: preview, context: context)
                 } else {
                     outcome.prepared = try await host.prepare(forceRefresh: forceRefresh)

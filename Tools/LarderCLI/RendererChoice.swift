@@ -1,12 +1,15 @@
 import LarderHost
 
 /// The renderer a `larder journey` command runs the host with: `--renderer headless` (the
-/// default) or `--renderer webkit`, with `--screenshot` and `--viewport` for the latter.
+/// default) or `--renderer webkit`, with `--screenshot`, `--viewport` and (`present` only)
+/// `--window` for the latter.
 struct RendererChoice {
     /// `headless` or `webkit`.
     var name: String
     var screenshot: String?
     var viewport: Viewport
+    /// `--window`: present in a window of the engine's journey view (``JourneyWindow``).
+    var window: Bool
 
     init(_ parsed: ParsedArguments, spec: CommandSpec) throws(UsageError) {
         name = parsed.value("--renderer") ?? "headless"
@@ -15,6 +18,8 @@ struct RendererChoice {
         }
         screenshot = parsed.value("--screenshot")
         viewport = try WebEngineSupport.viewport(parsed, spec: spec)
+        window = parsed.flag(JourneyWindow.option.names[0])
+        if window && name != "webkit" { throw UsageError(message: "'--window' needs '--renderer webkit'", command: spec) }
         if name == "headless" {
             if screenshot != nil { throw UsageError(message: "'--screenshot' needs '--renderer webkit'", command: spec) }
             if parsed.value("--viewport") != nil { throw UsageError(message: "'--viewport' needs '--renderer webkit'", command: spec) }

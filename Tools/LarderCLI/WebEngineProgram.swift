@@ -54,6 +54,10 @@ package struct WebEngineProgram: WebEngineRunner {
 
     package func lastLoad(_ renderer: any JourneyRenderer) async -> LoadSummary? { nil }
 
+    package func presentInWindow(_ host: JourneyHost, context: [String: String], screenshot: Bool) async -> WindowRun {
+        WindowRun(error: HostError(.renderer, "the web engine is not in this process (\(Self.name) runs it)"))
+    }
+
     /// The path of the running executable, links resolved.
     private static func runningExecutable() -> String {
         #if os(Linux)

@@ -36,6 +36,12 @@ package protocol WebEngineRunner: Sendable {
     /// What a renderer made by ``makeRenderer(viewport:)`` read in its last load (nil for
     /// any other renderer).
     func lastLoad(_ renderer: any JourneyRenderer) async -> LoadSummary?
+
+    /// Presents `host`'s journey (made with a renderer of ``makeRenderer(viewport:)``) in a
+    /// window of the engine's journey view (``JourneyWindow``): until the flow ends or the
+    /// window closes, or with `screenshot` until the flow or the error state shows, whose
+    /// picture it takes.
+    func presentInWindow(_ host: JourneyHost, context: [String: String], screenshot: Bool) async -> WindowRun
 }
 
 /// One screen the engine rendered, with its load report for people and as JSON.
