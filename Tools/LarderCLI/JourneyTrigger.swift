@@ -29,8 +29,9 @@ enum JourneyTrigger {
 
             OUTPUT: 'shown <journey> (revision <n>, session <id>)', 'suppressed <journey>:
             <reason>' (reentry, presentation-open, foreground-grace, no-content, denied) or
-            'no-match'; with --json an object with "event", "decision" ("shown", "suppressed",
-            "no-match") and "journey", "reason", "revision", "session" as they apply.
+            'no-match'; with --json an object with "event", "decision" and, as they apply,
+            "journey", "reason", "revision" and "session".
+            "decision" is one of "shown", "suppressed", "no-match".
 
             EXIT STATUS: 0 a decision was made (whichever), 64 usage error, 73 the cache or the
             host state cannot be written, 1 anything else.
@@ -50,9 +51,7 @@ enum JourneyTrigger {
             // The router's journeys come from the triggers; the base configuration names none.
             scoped.values["--journey"] = "triggers"
             configuration = try JourneyCommand.configuration(scoped, spec: spec)
-            for (key, value) in try JourneyCommand.context(parsed.renaming(propertyOption.names[0], to: "--context"), spec: spec) {
-                properties[key] = .string(value)
-            }
+            properties = try Self.properties(parsed)
         } catch {
             return Console.usageError(error)
         }
@@ -95,6 +94,22 @@ enum JourneyTrigger {
         }
     }
 
+    /// The `--property key=value` pairs, as strings; a pair without `=` or with an empty key,
+    /// or a key given twice, is a usage error.
+    static func properties(_ parsed: ParsedArguments) throws(UsageError) -> [String: JSONValue] {
+        var properties: [String: JSONValue] = [:]
+        for pair in parsed.values(propertyOption.names[0]) {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw UsageError(message: "Invalid '--property <key=value>': '\(pair)' is not key=value", command: spec)
+            }
+            let key = String(pair[..<equals])
+            guard properties.updateValue(.string(String(pair[pair.index(after: equals)...])), forKey: key) == nil else {
+                throw UsageError(message: "Invalid '--property <key=value>': '\(key)' is given twice", command: spec)
+            }
+        }
+        return properties
+    }
+
     private static func print(_ decision: TriggerDecision, event: String, json: Bool) {
         var members: [String: JSONValue] = ["event": .string(event), "decision": .string(decision.name)]
         let line: String
@@ -115,12 +130,3 @@ enum JourneyTrigger {
     }
 }
 
-extension ParsedArguments {
-    /// The same arguments with every value of option `name` under `other` instead.
-    func renaming(_ name: String, to other: String) -> ParsedArguments {
-        var renamed = self
-        renamed.allValues[other] = allValues[name]
-        renamed.values[other] = values[name]
-        return renamed
-    }
-}
