@@ -34,7 +34,9 @@ struct EveryHostTests {
         try await onboarding.logout(.everything)
 
         #expect(await paywall.presentationState == .hidden)
-        #expect(await paywall.waitForCompletion()?.session == shown)
+        if await paywall.presentationState == .hidden {  // (else the wait below would never end)
+            #expect(await paywall.waitForCompletion()?.session == shown)
+        }
         #expect(await paywall.readiness == .idle)
         #expect(paywallRenderer.record.loaded == false, "the renderer holds nothing of the first person")
         let status = try await paywall.status()

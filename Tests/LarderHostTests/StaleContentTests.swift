@@ -122,8 +122,16 @@ struct CacheFirstAtAnyAgeTests {
             return prepared
         }
         let instant = await eventually { done.withLock { $0 } }
-        if !instant { fixture.clock.advance(by: configuration.fetchDeadline) }  // unblock it, to report
         #expect(instant, "prepare() waited for the origin")
+        guard instant else {
+            // Unblock it and stop: what follows would wait on the clock too.
+            fixture.clock.advance(by: configuration.fetchDeadline)
+            _ = try await preparation.value
+            fixture.origin.behaviour = .offline
+            fixture.origin.release()
+            await host.dispose()
+            return
+        }
         let prepared = try await preparation.value
         #expect(prepared.revision == 1 && prepared.stale == false)
         #expect(await eventually { fixture.origin.hangingCount == 1 }, "revalidated behind it")
