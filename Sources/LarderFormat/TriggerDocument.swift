@@ -63,6 +63,10 @@ public struct TriggerDocument: SignedDocument {
         public var journey: String
         public var reentry: Reentry
 
+        /// - Parameters:
+        ///   - event: an app event name (``EventName``).
+        ///   - journey: the journey it presents.
+        ///   - reentry: how often one person may see it.
         public init(event: String, journey: String, reentry: Reentry) {
             self.event = event
             self.journey = journey

@@ -17,6 +17,13 @@ public struct TriggerPublication: Sendable {
     /// How long after signing a device accepts the document (seconds; 7 days by default).
     public var validity: Int64
 
+    /// - Parameters:
+    ///   - journey: the journey the events present.
+    ///   - events: event names; the journey's triggers become exactly these.
+    ///   - reentry: how often one person may see it (every time by default).
+    ///   - now: the publish time (the document's `published`).
+    ///   - signingKey: signs the document when set.
+    ///   - validity: seconds a device accepts the signed document.
     public init(
         journey: String, events: [String], reentry: TriggerDocument.Reentry = .always, now: Date = Date(), signingKey: SigningKey? = nil,
         validity: Int64 = 7 * 86_400

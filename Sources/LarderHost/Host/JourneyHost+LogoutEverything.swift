@@ -5,8 +5,8 @@ import LarderCache
 public enum LogoutExtent: Sendable, Equatable {
     /// The current scope (``JourneyHost/logout()``).
     case journey
-    /// Every journey's: every scope's stored record and every bundle in the cache but the
-    /// embedded default.
+    /// Every journey's, for every host of the ``PresentationCoordinator``: every scope's stored
+    /// record and every bundle in the cache but the embedded default.
     case everything
 }
 

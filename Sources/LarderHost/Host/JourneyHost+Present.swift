@@ -260,20 +260,6 @@ extension JourneyHost {
         try await driver.renderer.show(session)
     }
 
-    /// When the foreground grace ends, if the app came back to the foreground less than the
-    /// grace ago (``ForegroundGrace``); nil when it is not on.
-    func foregroundGraceEnd() -> Date? {
-        ForegroundGrace.appearance(returnedToForeground: origin.schedule.returnedToForeground, now: clock.now, grace: configuration.foregroundGrace)
-    }
-
-    /// Waits, when the app came back to the foreground less than the grace ago, until the
-    /// grace has passed (``ForegroundGrace``).
-    func waitOutForegroundGrace() async throws(HostError) {
-        guard let end = foregroundGraceEnd() else { return }
-        note(.foregroundGrace, "appears at the end of the foreground grace, in \(DurationText.describe(seconds: end.timeIntervalSince(clock.now)))")
-        do { try await clock.sleep(until: end) } catch { throw HostError(.cancelled, "the presentation was cancelled during the foreground grace") }
-    }
-
     /// Leases a resolved flow's bundle and decides between prepared and direct presentation:
     /// prepared when both the renderer and the bundle support it.
     func makePrepared(_ flow: PreparedJourney) async throws(HostError) -> PreparedContent {
