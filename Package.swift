@@ -54,6 +54,13 @@ let package = Package(
             name: "CWebKitGTK", pkgConfig: "larder-webkit2gtk-4.1",
             providers: [.apt(["libwebkit2gtk-4.1-dev"])]),
 
+        // GIO for its network monitor (LarderHost's connectivity signal on Linux): a small library
+        // of its own, apart from WebKitGTK. gio-2.0's pkg-config answer has -pthread, which
+        // SwiftPM refuses with a warning on every build; Tools/setup.sh writes this copy without it.
+        .systemLibrary(
+            name: "CGIO", pkgConfig: "larder-gio-2.0",
+            providers: [.apt(["libglib2.0-dev"])]),
+
         .target(name: "CLarderSystem"),
         // System calls: owned file descriptors, errno, file locks, folders, atomic files.
         .target(name: "LarderSystem", dependencies: ["CLarderSystem"], swiftSettings: threadSanitizerAnnotations),
@@ -77,7 +84,11 @@ let package = Package(
         .target(
             name: "LarderS3",
             dependencies: ["LarderPack", "LarderFormat", "LarderSystem", "CCrypto", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
-        .target(name: "LarderHost", dependencies: ["LarderCache", "LarderTransport", "LarderFormat", "LarderSystem"]),
+        .target(
+            name: "LarderHost",
+            dependencies: [
+                "LarderCache", "LarderTransport", "LarderFormat", "LarderSystem", .target(name: "CGIO", condition: .when(platforms: [.linux])),
+            ]),
         // The egress filter's rules (its request parser, which addresses it connects to, which
         // peers it serves), free of any engine so the fuzz targets can link them.
         .target(name: "LarderEgress"),

@@ -15,7 +15,7 @@
 # own system service is never started.
 set -euo pipefail
 
-packages=(pkg-config zlib1g-dev libdeflate-dev libarchive-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev libwebkit2gtk-4.1-dev xvfb xauth nginx tar gzip pigz curl openssl
+packages=(pkg-config zlib1g-dev libdeflate-dev libarchive-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev libglib2.0-dev libwebkit2gtk-4.1-dev xvfb xauth nginx tar gzip pigz curl openssl
   libharfbuzz-dev libwoff-dev libbrotli-dev iproute2
   fonts-font-awesome fonts-dejavu-core fonts-mathjax libjs-bootstrap4 libjs-jquery-ui-theme-base libjs-mathjax sphinx-rtd-theme-common python3-doc
   fuse3 libfuse3-dev e2fsprogs btrfs-progs gcc s3cmd rclone python3-venv
@@ -65,6 +65,20 @@ Description: webkit2gtk-4.1 without the flags SwiftPM refuses (written by Larder
 Version: $(pkg-config --modversion webkit2gtk-4.1)
 Cflags: $(pkg-config --cflags webkit2gtk-4.1 | filtered)
 Libs: $(pkg-config --libs webkit2gtk-4.1 | filtered)"
+if [ "$(cat "$pc" 2>/dev/null)" != "$wanted" ]; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo mkdir -p "$(dirname "$pc")"
+  printf '%s\n' "$wanted" | $sudo tee "$pc" >/dev/null
+fi
+
+# The same for gio-2.0 (LarderHost's CGIO: the network monitor), whose answer has -pthread.
+pc=/usr/local/lib/pkgconfig/larder-gio-2.0.pc
+wanted="Name: larder-gio-2.0
+Description: gio-2.0 without the flags SwiftPM refuses (written by Larder's Tools/setup.sh)
+Version: $(pkg-config --modversion gio-2.0)
+Cflags: $(pkg-config --cflags gio-2.0 | filtered)
+Libs: $(pkg-config --libs gio-2.0 | filtered)"
 if [ "$(cat "$pc" 2>/dev/null)" != "$wanted" ]; then
   sudo=""
   if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi

@@ -1,7 +1,7 @@
 import Foundation
 /// A JSON value, as parsed strictly by ``JSONValue/parse(_:)`` and written canonically by
 /// ``JSONValue/canonicalBytes``.
-public enum JSONValue: Sendable, Equatable {
+public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     /// An integer written without fraction or exponent.

@@ -149,7 +149,7 @@ public struct JourneyDocument: Sendable, Equatable {
         return Rollout(percent: Int(percent), previous: try Digest(parsing: previous))
     }
 
-    private static func signature(_ value: JSONValue) throws(FormatError) -> Signature {
+    static func signature(_ value: JSONValue) throws(FormatError) -> Signature {
         guard case .object(let members) = value, members.count == 2, case .string(let keyID)? = members["key"],
             case .string(let text)? = members["ed25519"]
         else { throw FormatError(.invalidManifest, "must be {\"key\": <key id>, \"ed25519\": <base64>}", field: "signature") }

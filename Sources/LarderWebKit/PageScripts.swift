@@ -185,7 +185,7 @@ enum PageScripts {
     }
 
     /// Installed at document start in the page's own world, top frame: the presentation's
-    /// context (`json`, an object of strings) as `window.larder.context`, frozen, before the
+    /// context (`json`, an object of JSON values) as `window.larder.context`, frozen, before the
     /// page's first script runs.
     static func context(_ json: String) -> String {
         "window.larder = { context: Object.freeze(\(json)) };"

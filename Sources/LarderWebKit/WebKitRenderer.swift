@@ -175,7 +175,7 @@ public final class WebKitRenderer: JourneyRenderer {
         guard webView != nil else { throw HostError(.renderer, "load before start: start the renderer first") }
         self.content = content
         state = .started
-        webView?.setPageContext(Self.json(content.context))
+        webView?.setPageContext(Self.json(content.contextValues))
         let url = Self.url(of: content.manifest.entry, in: content.bundle)
         do throws(HostError) {
             let report = try await performLoad(url, document: content.manifest.entry, visible: visible)
@@ -201,8 +201,8 @@ public final class WebKitRenderer: JourneyRenderer {
         guard case .loaded(_, let document) = state, let webView else {
             throw HostError(.renderer, "nothing loaded: load content before showing it", digest: session.bundle)
         }
-        webView.setPageContext(Self.json(session.context))
-        _ = try await evaluateInPage(PageScripts.contextChange(Self.json(session.context)))
+        webView.setPageContext(Self.json(session.contextValues))
+        _ = try await evaluateInPage(PageScripts.contextChange(Self.json(session.contextValues)))
         webView.setVisible(true)
         state = .loaded(visible: true, document: document)
         shownSessions.appendKeepingLast(Self.logLimit, session.id)
@@ -359,8 +359,9 @@ public final class WebKitRenderer: JourneyRenderer {
     }
 
     /// A context as the JSON object the page reads.
-    nonisolated static func json(_ context: [String: String]) -> String {
-        JSONValue.object(context.mapValues { .string($0) }).jsonText
+    /// The context as the page's `window.larder.context`: a JSON object of any values.
+    nonisolated static func json(_ context: [String: JSONValue]) -> String {
+        JSONValue.object(context).jsonText
     }
 
     private static func parse(_ bytes: [UInt8]) throws(HostError) -> JSONValue {

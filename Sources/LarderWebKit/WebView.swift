@@ -139,7 +139,7 @@ final class WebView {
     }
 
     /// Makes every document loaded from now on (the entry, and pages the flow navigates to)
-    /// find `context` (a JSON object of strings) as `window.larder.context` before its first
+    /// find `context` (a JSON object) as `window.larder.context` before its first
     /// script runs, replacing the context set before.
     func setPageContext(_ json: String) {
         guard !destroyed else { return }

@@ -19,6 +19,7 @@ struct CaptureDrainTests {
     }
 
     static let run = CaptureDrain.Action.deliver(maxBatches: CaptureDrain.batchesPerRun)
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     @Test("Which triggers start a run", arguments: [
         Row(name: "dismissal", trigger: .dismissed, expected: run),
@@ -32,7 +33,7 @@ struct CaptureDrainTests {
         var drain = CaptureDrain()
         if row.lastFailed {
             _ = drain.trigger(.dismissed)
-            _ = drain.finished(failed: true)
+            _ = drain.finished(failed: true, now: Self.now)
         }
         if row.running { _ = drain.trigger(.dismissed) }
         #expect(drain.trigger(row.trigger) == row.expected)
@@ -45,8 +46,8 @@ struct CaptureDrainTests {
         #expect(drain.trigger(.dismissed) == Self.run)
         #expect(drain.trigger(.foregrounded) == .none)
         #expect(drain.trigger(.foregrounded) == .none)
-        #expect(drain.finished(failed: failed) == (failed ? .none : Self.run))
-        if !failed { #expect(drain.finished(failed: false) == .none) }
+        #expect(drain.finished(failed: failed, now: Self.now) == (failed ? .none : Self.run))
+        if !failed { #expect(drain.finished(failed: false, now: Self.now) == .none) }
         #expect(drain.running == false && drain.lastFailed == failed)
     }
 

@@ -461,6 +461,8 @@ final class RecordingSink: CaptureSink {
 
     var accepted: [CaptureEvent] { state.withLock { $0.accepted } }
     var batchSizes: [Int] { state.withLock { $0.batchSizes } }
+    /// Deliveries asked of it, accepted or not.
+    var calls: Int { state.withLock { $0.calls } }
     var failing: Bool {
         get { state.withLock { $0.failing } }
         set { state.withLock { $0.failing = newValue } }

@@ -37,8 +37,11 @@ final class FakeOrigin: HTTPTransport {
         set { state.withLock { $0.behaviour = newValue } }
     }
 
-    /// Journey document requests seen so far.
+    /// Journey document requests seen so far (with the history and the triggers document,
+    /// which are answered the same way).
     var journeyRequests: [HTTPRequest] { state.withLock { $0.journeyRequests } }
+    /// Requests for the triggers document seen so far.
+    var triggerRequests: [HTTPRequest] { journeyRequests.filter { $0.url.path.hasSuffix("/triggers.json") } }
     var journeyRequestCount: Int { state.withLock { $0.journeyRequests.count } }
     /// Manifest, object and archive requests seen so far.
     var fileRequests: [HTTPRequest] { state.withLock { $0.fileRequests } }
@@ -55,7 +58,7 @@ final class FakeOrigin: HTTPTransport {
 
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         let path = request.url.path
-        guard path.contains("/journeys/") else {
+        guard path.contains("/journeys/") || path.hasSuffix("/triggers.json") else {
             state.withLock { $0.fileRequests.append(request) }
             if case .offline = behaviour { throw TransportError(.connection, "offline", url: request.url) }
             return serveFile(path, request: request)

@@ -3,7 +3,9 @@ import Testing
 @testable import LarderHost
 
 /// ``StartupRule`` as a table: before the origin authorised the scope in this launch the
-/// startup policy decides; after it the freshness window does. Ages come from a manual clock.
+/// startup policy decides; after it the freshness window does, but cache first shows the cache
+/// at every age the stale-content policy allows [seed 002]; the strict stale-content policy
+/// (seed 000) stops stale content past 30 minutes. Ages come from a manual clock.
 @Suite("Startup rule")
 struct StartupRuleTableTests {
     struct Row: Sendable, CustomTestStringConvertible {
@@ -13,10 +15,13 @@ struct StartupRuleTableTests {
         var age: Int
         var freshness: FreshnessPolicy.Decision
         var servesStale: Bool
-        var testDescription: String { "\(policy.rawValue), \(authorised ? "authorised" : "not yet authorised"), \(age) s old" }
+        var staleContent: StaleContentPolicy = .lastGoodVersion
+        var testDescription: String {
+            "\(policy.rawValue), \(authorised ? "authorised" : "not yet authorised"), \(age) s old" + (staleContent == .strict ? ", strict" : "")
+        }
     }
 
-    @Test("What a new presentation may show, by policy, launch authorisation and age", arguments: [
+    static let rows: [Row] = [
         Row(policy: .askOriginFirst, authorised: false, age: 60, freshness: .requiresFetch, servesStale: true),
         Row(policy: .askOriginFirst, authorised: false, age: 3 * 3600, freshness: .requiresFetch, servesStale: true),
         Row(policy: .askOriginFirst, authorised: true, age: 60, freshness: .fresh, servesStale: true),
@@ -25,19 +30,31 @@ struct StartupRuleTableTests {
         Row(policy: .cacheFirst, authorised: false, age: 60, freshness: .presentAndRefresh, servesStale: true),
         Row(policy: .cacheFirst, authorised: false, age: 3 * 3600, freshness: .presentAndRefresh, servesStale: true),
         Row(policy: .cacheFirst, authorised: true, age: 60, freshness: .fresh, servesStale: true),
-        Row(policy: .cacheFirst, authorised: true, age: 31 * 60, freshness: .requiresFetch, servesStale: true),
+        Row(policy: .cacheFirst, authorised: true, age: 31 * 60, freshness: .presentAndRefresh, servesStale: true),
+        Row(policy: .cacheFirst, authorised: true, age: 3 * 86_400, freshness: .presentAndRefresh, servesStale: true),
+        Row(policy: .cacheFirst, authorised: true, age: 31 * 60, freshness: .requiresFetch, servesStale: false, staleContent: .strict),
+        Row(policy: .cacheFirst, authorised: false, age: 29 * 60, freshness: .presentAndRefresh, servesStale: true, staleContent: .strict),
+        Row(policy: .cacheFirst, authorised: false, age: 31 * 60, freshness: .requiresFetch, servesStale: false, staleContent: .strict),
+        Row(policy: .askOriginFirst, authorised: true, age: 29 * 60, freshness: .presentAndRefresh, servesStale: true, staleContent: .strict),
+        Row(policy: .askOriginFirst, authorised: true, age: 31 * 60, freshness: .requiresFetch, servesStale: false, staleContent: .strict),
+        Row(policy: .requireAuthorisation, authorised: true, age: 31 * 60, freshness: .requiresFetch, servesStale: false, staleContent: .strict),
         Row(policy: .requireAuthorisation, authorised: false, age: 60, freshness: .requiresFetch, servesStale: false),
         Row(policy: .requireAuthorisation, authorised: false, age: 3 * 3600, freshness: .requiresFetch, servesStale: false),
         Row(policy: .requireAuthorisation, authorised: true, age: 60, freshness: .fresh, servesStale: true),
         Row(policy: .requireAuthorisation, authorised: true, age: 31 * 60, freshness: .requiresFetch, servesStale: true),
-    ])
+    ]
+
+    @Test("What a new presentation may show, by policy, launch authorisation and age", arguments: rows)
     func decide(_ row: Row) {
         let clock = ManualClock()
         let renewed = clock.now
         clock.advance(by: .seconds(row.age))
         let window = FreshnessPolicy(serverRefreshInterval: .seconds(600))
-        #expect(StartupRule.freshness(policy: row.policy, authorisedThisLaunch: row.authorised, window: window, age: clock.now.duration(since: renewed)) == row.freshness)
-        #expect(StartupRule.servesStale(policy: row.policy, authorisedThisLaunch: row.authorised) == row.servesStale)
+        let age = clock.now.duration(since: renewed)
+        #expect(
+            StartupRule.freshness(policy: row.policy, authorisedThisLaunch: row.authorised, window: window, age: age, staleContent: row.staleContent)
+                == row.freshness)
+        #expect(StartupRule.servesStale(policy: row.policy, authorisedThisLaunch: row.authorised, staleContent: row.staleContent, age: age) == row.servesStale)
     }
 
     @Test("The stale link needs both a complete cached bundle and the policy's leave", arguments: [

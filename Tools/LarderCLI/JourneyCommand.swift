@@ -85,6 +85,8 @@ enum JourneyCommand {
                                       captures.
               captures                List the queued captured events; --deliver <url> sends them.
               prefetch                Warm several journeys up: --journey a --journey b ...
+              trigger <event>         Fire an app event: the journey the origin's triggers map
+                                      it to, shown, suppressed (why) or no match.
               history                 List what an origin folder published for the journey.
 
             \(notes)
@@ -141,6 +143,7 @@ enum JourneyCommand {
         if name == "history" { return JourneyHistoryCommand.run(Array(arguments.dropFirst())) }
         if name == "captures" { return JourneyCaptures.run(Array(arguments.dropFirst())) }
         if name == "prefetch" { return JourneyPrefetch.run(Array(arguments.dropFirst())) }
+        if name == "trigger" { return JourneyTrigger.run(Array(arguments.dropFirst())) }
         guard let (action, subSpec) = subcommands[name] else {
             return Console.usageError(UsageError(message: "Unknown subcommand '\(name)'", command: spec))
         }
@@ -175,11 +178,20 @@ enum JourneyCommand {
             return .unavailable
         }
         let host: JourneyHost
+        var triggers: JourneyTriggers?
         do {
             let cache = try LarderCache(at: cachePath)
+            if action == .logout {
+                // The person's trigger reentry goes with the logout (every person's with --all,
+                // through the coordinator both join).
+                triggers = try JourneyTriggers(
+                    configuration: configuration, cache: cache, storage: cachePath + "/host", renderer: { _ in HeadlessRenderer() },
+                    transport: OfflineTransport(), connectivity: nil)
+            }
             host = try JourneyHost(
                 configuration: configuration, cache: cache, renderer: renderer, storage: cachePath + "/host",
-                transport: parsed.flag("--offline") ? OfflineTransport() : platformTransport(), captureSink: HeldCaptureSink())
+                transport: parsed.flag("--offline") ? OfflineTransport() : platformTransport(), captureSink: HeldCaptureSink(),
+                connectivity: nil)
         } catch let error as HostError {
             return report.print(JourneyOutcome(started: started, error: error), load: nil)
         } catch {
@@ -194,13 +206,21 @@ enum JourneyCommand {
         let force = parsed.flag(HostRuleOptions.force.names[0])
         let forceRefresh = parsed.flag(HostRuleOptions.forceRefresh.names[0])
         let bar = ProgressBar(label: "preparing", quiet: parsed.flag("--json") || action == .status || action == .logout)
+        let router = triggers
         var outcome = waitFor {
             let drawing = Task { for await fraction in await host.progressUpdates() { bar.update(fraction: fraction) } }
             defer { drawing.cancel() }
-            return await perform(
+            var outcome = await perform(
                 action, host: host, started: started, screenshot: screenshot, force: force, forceRefresh: forceRefresh, context: context,
                 preview: preview, logout: parsed.flag("--all") ? .everything : .journey,
                 window: choice.window ? engine : nil, windowScreenshot: choice.screenshot != nil)
+            if let router {
+                if outcome.error == nil {
+                    do throws(HostError) { try await router.logout() } catch { outcome.error = error }
+                }
+                await router.dispose()
+            }
+            return outcome
         }
         bar.finish()
         if let png = outcome.png, let path = choice.screenshot {

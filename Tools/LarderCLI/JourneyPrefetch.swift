@@ -70,7 +70,8 @@ enum JourneyPrefetch {
             host = try JourneyHost(
                 configuration: configuration, cache: try LarderCache(at: cachePath), renderer: HeadlessRenderer(),
                 storage: cachePath + "/host",
-                transport: parsed.flag("--offline") ? OfflineTransport() : platformTransport(), captureSink: HeldCaptureSink())
+                transport: parsed.flag("--offline") ? OfflineTransport() : platformTransport(), captureSink: HeldCaptureSink(),
+                connectivity: nil)
         } catch {
             Console.error(CacheCommand.openingFailure(error, at: cachePath))
             return (error as? CacheError).map(CacheCommand.exitCode) ?? (error as? HostError).map(JourneyReport.exitCode) ?? .failure

@@ -8,7 +8,7 @@ enum PublishCommand {
         name: "publish",
         overview: "Publish bundle archives to a static origin folder or an S3 bucket, and point a journey at one.",
         usage: """
-            larder publish <archive>... --origin <folder> [--journey <id> [--key <publishable-key>] [--refresh <seconds>] [--rollout <percent>] [--sign <private-key> [--expires-in <duration>]]] [--json]
+            larder publish <archive>... --origin <folder> [--journey <id> [--key <publishable-key>] [--refresh <seconds>] [--rollout <percent>] [--sign <private-key> [--expires-in <duration>]] [--trigger <event>]... [--reentry <policy>]] [--json]
                    larder publish --origin <folder> --journey <id> --rollback [--to <revision>] [--sign <private-key> [--expires-in <duration>]] [--json]
                    larder publish --from <folder> --origin s3://<bucket>[/<prefix>] [--endpoint <url>] [--region <region>] [--acl public-read] [--json]
             """,
@@ -36,6 +36,8 @@ enum PublishCommand {
                 names: ["--rollback"], value: nil,
                 help: "Publish a new revision pointing at an earlier bundle from the journey's history (no archive needed)."),
             OptionSpec(names: ["--to"], value: "revision", help: "With --rollback: the revision whose bundle to serve again (default: the newest earlier one with another bundle)."),
+            PublishTriggers.triggerOption,
+            PublishTriggers.reentryOption,
             OptionSpec(names: ["--json"], value: nil, help: "Print the report as JSON."),
         ],
         discussion: """
@@ -46,6 +48,12 @@ enum PublishCommand {
             history'; the newest 1000 revisions and any older one a rollback still needs), which
             --rollback chooses from: devices holding a newer revision take the rolled-back one
             as an update, and signed revisions only ever go up.
+
+            --trigger writes triggers.json, which events present which journey and how often
+            (--reentry), for 'JourneyTriggers.trigger' in apps and 'larder journey trigger': the
+            journey's triggers become the given events, in a new revision of the document (an
+            event that presented another journey moves to this one), signed with --sign like
+            the journey's. Folder origins only for now.
 
             A signed document carries the key id, an Ed25519 signature of its canonical JSON
             and an expiry date; apps that trust the key ('larder journey --trust') refuse
@@ -157,12 +165,26 @@ enum PublishCommand {
         } else if ["--key", "--refresh", "--sign", "--expires-in", "--rollout"].contains(where: { parsed.value($0) != nil }) {
             return usage(UsageError(message: "--key, --refresh, --sign and --rollout go with --journey", command: spec))
         }
+        let triggers: TriggerPublication?
+        do throws(UsageError) {
+            if rollback, !parsed.values(PublishTriggers.triggerOption.names[0]).isEmpty {
+                throw UsageError(message: "--trigger goes with a publish, not with --rollback", command: spec)
+            }
+            triggers = try PublishTriggers.parse(
+                parsed, journey: journey?.id, signingKey: journey?.signingKey, validity: journey?.validity ?? 7 * 86_400, spec: spec)
+        } catch {
+            return usage(error)
+        }
+        if triggers != nil, bucket {
+            return usage(UsageError(message: "--trigger goes with a folder origin (publish to a folder, then serve triggers.json from it)", command: spec))
+        }
         for archive in parsed.positionals {
             do { _ = try ReadableFile(path: archive) } catch {
                 return failed(.noInput, "no-input", FileManager.default.fileExists(atPath: archive) ? "\(error)" : "\(archive): no such archive")
             }
         }
         let report: PublishReport
+        var triggersReport: TriggerPublishReport?
         do {
             if bucket {
                 report = try BucketPublish.run(parsed, origin: origin, journey: journey, rollback: rollback, to: rollbackTarget)
@@ -171,6 +193,8 @@ enum PublishCommand {
             } else {
                 report = try OriginPublisher.publish(archives: parsed.positionals, to: origin, journey: journey)
             }
+            // After the journey's document: a trigger never names a journey not yet published.
+            if let triggers { triggersReport = try PublishTriggers.publish(triggers, origin: origin) }
         } catch {
             if error.errors.contains(where: { $0.message.contains("may use only") }) {
                 return usage(UsageError(message: error.errors[0].message, command: spec))
@@ -195,8 +219,9 @@ enum PublishCommand {
                         "rollout": document.rollout.map { .object(["percent": .int(Int64($0.percent)), "previous": .string($0.previous.description)]) } ?? .null,
                     ])
                 } ?? .null,
-                "changed": .array(report.changed.map { .string($0) }),
+                "changed": .array(report.changed.map { .string($0) } + (triggersReport?.changed == true ? [.string(TriggerDocument.path)] : [])),
                 "repaired": .array(report.repaired.map { .string($0) }),
+                "triggers": triggersReport.map(PublishTriggers.json) ?? .null,
             ]))
         } else {
             for bundle in report.bundles {
@@ -211,7 +236,10 @@ enum PublishCommand {
             if !report.repaired.isEmpty {
                 Console.out("repaired \(report.repaired.count) file\(report.repaired.count == 1 ? "" : "s") the origin had lost or held damaged: \(report.repaired.map(shown).joined(separator: ", "))")
             }
-            if report.changed.isEmpty { Console.out(bucket ? "nothing changed in \(shown(origin)): every file was there" : "nothing changed on disk") }
+            if let triggersReport, let journey { Console.out(PublishTriggers.line(triggersReport, journey: journey.id)) }
+            if report.changed.isEmpty && triggersReport?.changed != true {
+                Console.out(bucket ? "nothing changed in \(shown(origin)): every file was there" : "nothing changed on disk")
+            }
         }
         return .success
     }

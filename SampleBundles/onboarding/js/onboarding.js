@@ -5,6 +5,7 @@
 //   {type: "navigate", screen: "<target file>"}
 //   {type: "capture", event: "<unique id>", body: "<JSON text of the answer>"}
 //   {type: "dismiss"}
+//   {type: "complete"}   (the last screen's button: the flow was finished)
 //   {type: "custom", name: "<name>", payload: {screen: "<current file>"}}
 (function () {
   "use strict";
@@ -70,6 +71,11 @@
       event.preventDefault();
       capture({ screen: screen, answer: "dismissed", reason: el.dataset.reason || "skipped" });
       post({ type: "dismiss" });
+    } else if (action === "complete") {
+      // The end of the flow: record it, then tell the host the user finished.
+      event.preventDefault();
+      capture({ screen: screen, answer: "completed" });
+      post({ type: "complete" });
     } else if (action === "custom") {
       event.preventDefault();
       var name = el.dataset.name;

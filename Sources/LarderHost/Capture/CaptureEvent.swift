@@ -15,8 +15,16 @@ public struct CaptureEvent: Sendable, Equatable {
     public var revision: Int64
     /// The bundle the user saw.
     public var bundle: Digest
-    /// App context at creation (for example `source: upgrade_button`).
-    public var context: [String: String]
+    /// App context at creation, as JSON values (for example `source: "upgrade_button"`,
+    /// `cart: {"items": 3}`): the capture settings', the host-wide
+    /// (``JourneyConfiguration/context``) and the presentation's, the later over the earlier.
+    public var contextValues: [String: JSONValue]
+    /// ``contextValues`` as strings: a string as it is, any other value as its canonical JSON
+    /// text; setting it replaces every value with a string.
+    public var context: [String: String] {
+        get { contextValues.stringValues }
+        set { contextValues = newValue.mapValues(JSONValue.string) }
+    }
     /// The body as the content sent it, byte for byte.
     public var body: [UInt8]
     public var created: Date
@@ -25,7 +33,7 @@ public struct CaptureEvent: Sendable, Equatable {
     public var assignment: RolloutAssignment?
 
     /// The context as canonical JSON (sorted keys, no whitespace), as it is stored and sent.
-    var contextJSON: [UInt8] { JSONValue.object(context.mapValues { .string($0) }).canonicalBytes }
+    var contextJSON: [UInt8] { JSONValue.object(contextValues).canonicalBytes }
 
     public init(
         id: String, visitor: String, session: String, journey: String, revision: Int64, bundle: Digest,
@@ -37,7 +45,7 @@ public struct CaptureEvent: Sendable, Equatable {
         self.journey = journey
         self.revision = revision
         self.bundle = bundle
-        self.context = context
+        self.contextValues = context.mapValues(JSONValue.string)
         self.body = body
         self.created = created
     }

@@ -20,6 +20,10 @@ final class CaptureLane {
     private(set) var drain = CaptureDrain()
     /// The drain run under way, if any.
     private(set) var drainTask: Task<Void, Never>?
+    /// The timer waiting out the drain's backoff (``CaptureDrain/Action/wait(until:)``).
+    private var retryTask: Task<Void, Never>?
+    /// The task listening to the connectivity signal.
+    private var listening: Task<Void, Never>?
     /// Where captured events go; nil posts them to the capture endpoint.
     private let sink: (any CaptureSink)?
 
@@ -69,4 +73,29 @@ final class CaptureLane {
 
     /// Keeps the drain run under way.
     func keepDrainTask(_ task: Task<Void, Never>) { drainTask = task }
+
+    /// Keeps the timer of the drain's backoff, cancelling one kept before.
+    func keepRetryTask(_ task: Task<Void, Never>) {
+        retryTask?.cancel()
+        retryTask = task
+    }
+
+    /// Keeps the task listening to the connectivity signal.
+    func listen(_ task: Task<Void, Never>) {
+        listening?.cancel()
+        listening = task
+    }
+
+    /// Stops listening to the connectivity signal and waiting out the backoff (disposal).
+    func stopListening() {
+        listening?.cancel()
+        listening = nil
+        retryTask?.cancel()
+        retryTask = nil
+    }
+
+    deinit {
+        listening?.cancel()
+        retryTask?.cancel()
+    }
 }

@@ -204,16 +204,13 @@ final class CaptureStore {
         }
         let bundle: Digest
         do { bundle = try Digest(parsing: row.bundle) } catch { throw damaged("bundle digest") }
-        var context: [String: String] = [:]
-        guard case .object(let members)? = try? JSONValue.parse(row.context) else { throw damaged("context") }
-        for (key, value) in members {
-            guard case .string(let string) = value else { throw damaged("context") }
-            context[key] = string
-        }
+        // A JSON object of any values (before the host-wide context, only strings).
+        guard case .object(let context)? = try? JSONValue.parse(row.context) else { throw damaged("context") }
         var event = CaptureEvent(
             id: text(row.id), visitor: text(row.visitor), session: text(row.session), journey: text(row.journey),
-            revision: row.revision, bundle: bundle, context: context, body: row.body,
+            revision: row.revision, bundle: bundle, context: [:], body: row.body,
             created: Date(timeIntervalSinceReferenceDate: Double(bitPattern: UInt64(bitPattern: row.created))))
+        event.contextValues = context
         if let rollout = row.rollout {
             guard let assignment = Self.assignment(rollout) else { throw damaged("rollout assignment") }
             event.assignment = assignment

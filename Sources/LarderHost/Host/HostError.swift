@@ -52,6 +52,9 @@ public struct HostError: Error, Sendable, CustomStringConvertible {
         /// A bundle asked for by digest (``JourneyHost/preview(bundle:context:)``) is neither
         /// in the cache nor at the origin (404). ``HostError/digest`` names it.
         public static let bundleNotFound = Code("bundle-not-found")
+        /// A revision asked for by number or bundle (``JourneyHost/present(version:context:)``)
+        /// is not one the origin published for the journey; the message names it.
+        public static let revisionNotFound = Code("revision-not-found")
         /// The host was disposed and cannot present any more.
         public static let disposed = Code("disposed")
         /// The work was cancelled, for example by a configuration change.
@@ -86,9 +89,9 @@ public struct HostError: Error, Sendable, CustomStringConvertible {
     }
 
     /// Whether trying again later may succeed (everything but a denial, malformed content,
-    /// a refused event, a bundle the origin does not have and disposal).
+    /// a refused event, a bundle or revision the origin does not have and disposal).
     public var isRetryable: Bool {
-        ![.denied, .malformedDocument, .refused, .disposed, .bundleNotFound].contains(code)
+        ![.denied, .malformedDocument, .refused, .disposed, .bundleNotFound, .revisionNotFound].contains(code)
     }
 
     public var description: String {

@@ -14,8 +14,9 @@ public struct JourneyIdentity: Sendable, Hashable {
 /// How captured events are handled. Capture is on by default; a nil ``JourneyConfiguration/capture``
 /// turns it off.
 public struct CaptureSettings: Sendable, Equatable {
-    /// Context attached to every event when it is created; a presentation adds its own
-    /// (``JourneyHost/present(context:)``).
+    /// Context attached to every event when it is created, for attribution only (the content
+    /// does not read it); the host-wide context (``JourneyConfiguration/context``) and a
+    /// presentation's own (``JourneyHost/present(context:)``) go over it.
     public var context: [String: String]
     /// Where events are posted; nil means `<origin>/capture`.
     public var endpoint: URL?
@@ -72,6 +73,23 @@ public struct JourneyConfiguration: Sendable, Equatable {
     /// What a new launch shows before the origin answered in it: ask first (the default),
     /// the cache first, or nothing without fresh authorisation.
     public var startup: StartupPolicy = .askOriginFirst
+    /// How old downloaded content may be and still serve a new presentation the origin could
+    /// not answer for: the last good version at any age (the default, seeds 002 and 004), or
+    /// at most an age (``StaleContentPolicy/strict``: 30 minutes, seed 000).
+    public var staleContent: StaleContentPolicy = .lastGoodVersion
+    /// The host-wide context [seed 004's SDK-wide context], as JSON values: every presentation
+    /// gets it under its own (``JourneyHost/present(contextValues:preload:)``, the
+    /// presentation's value wins for a key in both); the content reads the merged object as
+    /// `window.larder.context`, and every event captured in the presentation carries it, fixed
+    /// when the event is created.
+    public var context: [String: JSONValue] = [:]
+    /// Whether content is loaded into the renderer hidden, ahead of a presentation, so that it
+    /// appears at once [seed 004's `preloadMedia`]: on by default (when the renderer and the
+    /// bundle support it, ``PresentationMode``). Off: direct presentation, the renderer loads
+    /// the content only when it is shown (lazy), and preparation reports its progress done as
+    /// soon as the bundle is in the cache. A presentation may choose otherwise
+    /// (``JourneyHost/present(contextValues:preload:)``).
+    public var preload = true
 
     public init(
         publishableKey: String, journeyID: String, identity: JourneyIdentity? = nil, origin: URL,

@@ -25,6 +25,9 @@ extension JourneyHost {
         return delivery
     }
 
+    /// The drain's state now (for tests and diagnostics).
+    func drainState() -> CaptureDrain { captures.drain }
+
     /// Events still waiting for delivery, oldest first.
     public func pendingCaptures() throws(HostError) -> [CaptureEvent] {
         try captureQueue().pending()
@@ -56,7 +59,7 @@ extension JourneyHost {
             noteContent(.captureDropped, "event \(id) arrived while hidden: not recorded")
             return
         }
-        enqueue(id: id, body: body, session: session, context: settings.context.merging(stage.sessionContext) { $1 })
+        enqueue(id: id, body: body, session: session, context: captureContext(settings))
     }
 
     /// The presentation-started event: recorded when content becomes visible, never while
@@ -65,14 +68,21 @@ extension JourneyHost {
         guard let settings = configuration.capture else { return }
         enqueue(
             id: session.id + "/presented", body: Array(#"{"type":"presented"}"#.utf8), session: session,
-            context: settings.context.merging(stage.sessionContext) { $1 })
+            context: captureContext(settings))
+    }
+
+    /// The context an event gets when it is created: the capture settings', then the open
+    /// session's (the host-wide context under its own), else the host-wide context.
+    func captureContext(_ settings: CaptureSettings) -> [String: JSONValue] {
+        let session = stage.isPresented ? stage.sessionContext : configuration.context
+        return settings.context.mapValues(JSONValue.string).merging(session) { $1 }
     }
 
     /// Queues an event: at once when no other connection is writing the capture queue (the
     /// usual case, so the timeline says what happened before the caller goes on); otherwise
     /// off the actor once the lock is free, behind the captures already waiting, while the
     /// presentation goes on.
-    func enqueue(id: String, body: [UInt8], session: PresentationSession, context: [String: String]) {
+    func enqueue(id: String, body: [UInt8], session: PresentationSession, context: [String: JSONValue]) {
         let queue: CaptureQueue
         let event: CaptureEvent
         do {
@@ -80,7 +90,8 @@ extension JourneyHost {
             let visitor = try configuration.identity?.externalID ?? queue.visitor()
             var made = CaptureEvent(
                 id: id, visitor: visitor, session: session.id, journey: session.journey, revision: session.revision,
-                bundle: session.bundle, context: context, body: body, created: clock.now)
+                bundle: session.bundle, context: [:], body: body, created: clock.now)
+            made.contextValues = context
             made.assignment = session.assignment
             event = made
             if !captures.isBacklogged, let inserted = try queue.enqueueWithoutWaiting(event) {
@@ -129,17 +140,53 @@ extension JourneyHost {
         performDrain(captures.drain { $0.trigger(trigger) })
     }
 
+    /// The connectivity signal said the network is `available` (or not): on its return, queued
+    /// captures are delivered (``CaptureDrain``).
+    func connectivityChanged(_ available: Bool) {
+        guard !lifecycle.isDisposed else { return }
+        let now = clock.now
+        performDrain(captures.drain { $0.networkChanged(available: available, now: now) })
+    }
+
+    /// Listens to the connectivity signal's `updates` for the host's life
+    /// (``connectivityChanged(_:)``); nothing once disposed.
+    func listen(to updates: AsyncStream<Bool>) {
+        guard !lifecycle.isDisposed else { return }
+        captures.listen(Task { [weak self] in
+            for await available in updates {
+                guard let self else { return }
+                await self.connectivityChanged(available)
+            }
+        })
+    }
+
     /// Performs what ``CaptureDrain`` returned: the one place its actions are performed.
     private func performDrain(_ action: CaptureDrain.Action) {
-        guard case .deliver(let maxBatches) = action else { return }
-        captures.keepDrainTask(Task { [weak self] in
-            guard let self else { return }
-            await self.runDrain(maxBatches: maxBatches)
-        })
+        switch action {
+        case .none:
+            break
+        case .deliver(let maxBatches):
+            captures.keepDrainTask(Task { [weak self] in
+                guard let self else { return }
+                await self.runDrain(maxBatches: maxBatches)
+            })
+        case .wait(let date):
+            let clock = clock
+            captures.keepRetryTask(Task { [weak self] in
+                do { try await clock.sleep(until: date) } catch { return }
+                await self?.retryDrain()
+            })
+        }
+    }
+
+    private func retryDrain() {
+        guard !lifecycle.isDisposed else { return }
+        performDrain(captures.drain { $0.retryDue() })
     }
 
     private func runDrain(maxBatches: Int) async {
         let delivery = await deliverQueued(maxBatches: maxBatches)
-        performDrain(captures.drain { $0.finished(failed: delivery.error != nil && delivery.remaining > 0) })
+        let now = clock.now
+        performDrain(captures.drain { $0.finished(failed: delivery.error != nil && delivery.remaining > 0, now: now) })
     }
 }

@@ -33,7 +33,7 @@ extension JourneyHost {
         guard isStillTrusted(document) else { return .requiresFetch }
         return StartupRule.freshness(
             policy: configuration.startup, authorisedThisLaunch: lifecycle.isAuthorised(scope ?? configuration.scope), window: window,
-            age: clock.now.duration(since: renewed))
+            age: clock.now.duration(since: renewed), staleContent: configuration.staleContent)
     }
 
     /// When `journey` is next due for a refresh: renewed plus its clamped interval; nil when it
@@ -43,9 +43,12 @@ extension JourneyHost {
         return renewed.adding(window.refreshInterval)
     }
 
-    /// Whether the stale cache may serve a new presentation of the current scope
-    /// (``StartupRule/servesStale(policy:authorisedThisLaunch:)``).
-    var servesStale: Bool {
-        StartupRule.servesStale(policy: configuration.startup, authorisedThisLaunch: lifecycle.isAuthorised(configuration.scope))
+    /// Whether the stale cache may serve a new presentation of the current scope with content
+    /// the origin last authorised at `renewed` (nil: unknown)
+    /// (``StartupRule/servesStale(policy:authorisedThisLaunch:staleContent:age:)``).
+    func servesStale(renewed: Date?) -> Bool {
+        StartupRule.servesStale(
+            policy: configuration.startup, authorisedThisLaunch: lifecycle.isAuthorised(configuration.scope),
+            staleContent: configuration.staleContent, age: renewed.map { clock.now.duration(since: $0) })
     }
 }

@@ -23,6 +23,7 @@ extension JourneyHost {
         await endSession(.stopped(.app))
         await perform(stage.discarded())
         lifecycle.deauthorised(scope)
+        origin.forgetTrust()
         setReadiness(.idle)
         let store = store
         try await Self.offPool { () throws(HostError) in try store.delete(scope) }

@@ -30,7 +30,7 @@ extension JourneyHost {
             if decision == .presentAndRefresh { await schedule { $0.refreshRequested() } }
             if current.isReady { return current.journey }
         }
-        if !forceRefresh, let current = stage.prepared, current.journey.stale, current.isReady, servesStale,
+        if !forceRefresh, let current = stage.prepared, current.journey.stale, current.isReady, servesStale(renewed: current.journey.renewed),
             let notBefore = try store.record(configuration.scope).notBefore, clock.now < notBefore
         {
             // Served stale and the origin may not be asked yet: nothing new to try.
@@ -65,17 +65,40 @@ extension JourneyHost {
     /// returns the open session. One presentation at a time: another host of the same
     /// ``PresentationCoordinator`` presenting is dismissed first (its outcome: replaced). How
     /// this one ends: ``waitForCompletion()``, ``presentationResults()``.
-    /// - Parameter context: added to the context of every event this session captures (the
-    ///   presentation-started event included), over ``CaptureSettings/context`` where a key is
-    ///   in both; ignored when a session is already open.
+    /// - Parameters:
+    ///   - context: string values, as ``present(contextValues:preload:)`` takes JSON values.
+    ///   - preload: this presentation's preload switch (``present(contextValues:preload:)``).
     /// - Throws: ``HostError/Code/deadlineExceeded`` (retryable) when not ready in time, or
     ///   what ``prepare()`` throws.
     @discardableResult
-    public func present(context: [String: String] = [:]) async throws(HostError) -> PresentationSession {
+    public func present(context: [String: String] = [:], preload: Bool? = nil) async throws(HostError) -> PresentationSession {
+        try await present(contextValues: context.mapValues(JSONValue.string), preload: preload)
+    }
+
+    /// Shows the journey as ``present(context:preload:)`` does, with a context of JSON values
+    /// [seed 004's `additionalContext`].
+    /// - Parameters:
+    ///   - contextValues: this presentation's context, merged over the host-wide context
+    ///     (``JourneyConfiguration/context``; the presentation's value wins for a key in both):
+    ///     the content reads the merged object as `window.larder.context`, and it is added to
+    ///     the context of every event this session captures (the presentation-started event
+    ///     included), over ``CaptureSettings/context``, fixed when each event is created.
+    ///     Ignored when a session is already open.
+    ///   - preload: this presentation's preload switch [seed 004's `preloadMedia`], over
+    ///     ``JourneyConfiguration/preload``: true loads the content hidden and shows it once its
+    ///     first screen's essential assets resolved (when the renderer and the bundle support
+    ///     it), false loads it visible at once (direct presentation); nil as the preparation
+    ///     chose (``PresentationMode``).
+    /// - Throws: what ``present(context:preload:)`` throws.
+    @discardableResult
+    public func present(contextValues: [String: JSONValue], preload: Bool? = nil) async throws(HostError) -> PresentationSession {
         try checkUsable()
         if case .presented(let session) = presentation { return session }
         let deadline = clock.now.adding(configuration.presentationDeadline)
-        guard let session = try await Deadline.run(clock: clock, until: deadline, { () async throws(HostError) in try await self.show(context: context) }) else {
+        guard
+            let session = try await Deadline.run(
+                clock: clock, until: deadline, { () async throws(HostError) in try await self.show(context: contextValues, preload: preload) })
+        else {
             note(.deadline, "not ready within \(DurationText.describe(configuration.presentationDeadline)); try again")
             setReadiness(.failed(.deadlineExceeded))
             throw HostError(.deadlineExceeded, "the journey was not ready within \(DurationText.describe(configuration.presentationDeadline))")
@@ -159,7 +182,7 @@ extension JourneyHost {
         if stage.prepared?.journey.preloaded == true {
             try await loadHidden()
         } else {
-            note(.rendererReady, "direct presentation: the renderer starts when visible")
+            note(.rendererReady, configuration.preload ? "direct presentation: the renderer starts when visible" : "preload off: the renderer loads the content when it is shown")
         }
         guard lifecycle.isCurrent(generation), let ready = stage.prepared else { throw HostError(.cancelled, "the configuration changed") }
         observation.progressMeter.finish()
@@ -197,23 +220,31 @@ extension JourneyHost {
         setReadiness(.ready(current.journey))
     }
 
-    private func show(context: [String: String]) async throws(HostError) -> PresentationSession {
+    private func show(context: [String: JSONValue], preload: Bool?) async throws(HostError) -> PresentationSession {
         let journey = try await prepare()
         if case .presented(let session) = presentation { return session }
         guard let current = stage.prepared, current.journey == journey || current.journey.bundle == journey.bundle else {
             throw HostError(.cancelled, "the prepared content changed")
         }
         var session = PresentationSession(
-            id: UUID().uuidString.lowercased(), journey: journey.journey, revision: journey.revision, bundle: journey.bundle,
-            context: context)
+            id: UUID().uuidString.lowercased(), journey: journey.journey, revision: journey.revision, bundle: journey.bundle)
+        session.contextValues = configuration.context.merging(context) { $1 }
         session.source = journey.source
         session.published = journey.published
         session.assignment = journey.assignment
-        if current.journey.preloaded {
+        let capable = presentationMode(of: current.lease) == .prepared
+        switch PresentationMode.forPresentation(prepared: current.journey.preloaded, asked: preload, capable: capable) {
+        case .prepared where current.journey.preloaded:
             if !current.loaded { try await loadHidden() }
-        } else {
+        case .prepared:
+            // Prepared for direct presentation; this one asked to preload: loaded hidden now.
+            try await driver.renderer.load(current.content, visible: false)
+            _ = stage.loaded(current.lease)
+        case .direct:
+            // Whatever the renderer holds hidden is replaced by this visible load.
+            stage.rendererUnloaded()
             var content = current.content
-            content.context = context
+            content.contextValues = session.contextValues
             try await driver.renderer.load(content, visible: true)
         }
         try await appear(session)
@@ -221,7 +252,7 @@ extension JourneyHost {
             try await driver.renderer.reset()
             throw HostError(.cancelled, "the presentation deadline passed")
         }
-        await perform(stage.opened(session, context: context, entry: current.lease.manifest.entry))
+        await perform(stage.opened(session, context: session.contextValues, entry: current.lease.manifest.entry))
         note(.presented, "session \(session.id): revision \(journey.revision) from \(journey.source.rawValue)")
         recordPresentation(session)
         // A host that began presenting meanwhile ends now.
@@ -243,26 +274,19 @@ extension JourneyHost {
         try await driver.renderer.show(session)
     }
 
-    /// Waits, when the app came back to the foreground less than the grace ago, until the
-    /// grace has passed (``ForegroundGrace``).
-    func waitOutForegroundGrace() async throws(HostError) {
-        guard
-            let end = ForegroundGrace.appearance(
-                returnedToForeground: origin.schedule.returnedToForeground, now: clock.now, grace: configuration.foregroundGrace)
-        else { return }
-        note(.foregroundGrace, "appears at the end of the foreground grace, in \(DurationText.describe(seconds: end.timeIntervalSince(clock.now)))")
-        do { try await clock.sleep(until: end) } catch { throw HostError(.cancelled, "the presentation was cancelled during the foreground grace") }
-    }
-
     /// Leases a resolved flow's bundle and decides between prepared and direct presentation:
     /// prepared when both the renderer and the bundle support it.
     func makePrepared(_ flow: PreparedJourney) async throws(HostError) -> PreparedContent {
         let lease = try await leaseBundle(flow.bundle)
-        let mode = PresentationMode.of(
-            rendererSupportsPreparation: driver.renderer.supportsPreparation, bundleCapabilities: lease.manifest.renderer.capabilities)
+        let mode = configuration.preload ? presentationMode(of: lease) : .direct
         return PreparedContent(
             journey: flow.preloaded(mode == .prepared),
             content: RenderContent(journey: flow.journey, revision: flow.revision, lease: lease, cache: cache))
+    }
+
+    /// How this renderer can present the leased bundle (``PresentationMode``).
+    func presentationMode(of lease: BundleLease) -> PresentationMode {
+        PresentationMode.of(rendererSupportsPreparation: driver.renderer.supportsPreparation, bundleCapabilities: lease.manifest.renderer.capabilities)
     }
 
     func startRenderer() -> Task<Void, any Error> {

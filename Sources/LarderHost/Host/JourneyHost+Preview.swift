@@ -51,8 +51,29 @@ extension JourneyHost {
 
     private func showPreview(_ bundle: Digest, context: [String: String]) async throws(HostError) -> PresentationSession {
         let source = try await previewSource(bundle)
+        let values = configuration.context.merging(context.mapValues(JSONValue.string)) { $1 }
+        let session = try await showApart(
+            PreparedJourney(
+                journey: configuration.journeyID, revision: 0, bundle: bundle, source: source, renewed: nil, document: nil, stale: false),
+            context: values, preview: true)
+        note(.presented, "preview session \(session.id): bundle \(bundle.hex.prefix(12)) from \(source.rawValue), not the journey's revision")
+        recordPresentation(session)
+        await claimScreen()
+        return session
+    }
+
+    /// Shows content apart from the prepared revision (a preview, a chosen revision), its bundle
+    /// complete in the cache: the renderer gate, the renderer's start, the lease held by the
+    /// stage from the load on (``PresentationStage/previewLoading(_:)``), a visible load with
+    /// the context, the foreground grace and the coordinator, then the open session.
+    /// - Parameters:
+    ///   - journey: what is shown: its revision and bundle (revision 0 for a preview).
+    ///   - context: the session's context (the host-wide context under the caller's).
+    ///   - preview: a QA preview: its captures carry `larder:preview`.
+    func showApart(_ journey: PreparedJourney, context: [String: JSONValue], preview: Bool) async throws(HostError) -> PresentationSession {
+        let bundle = journey.bundle
         if let reason = try unfit(bundle) {
-            note(.rendererGate, "preview of bundle \(bundle.hex.prefix(12)) is not loaded: \(reason)")
+            note(.rendererGate, "\(preview ? "preview of bundle" : "revision \(journey.revision), bundle") \(bundle.hex.prefix(12)) is not loaded: \(reason)")
             throw HostError(.incompatible, "bundle \(bundle) is not loaded: \(reason)", digest: bundle)
         }
         do throws(HostError) { try await Self.value(of: startRenderer()) } catch {
@@ -60,17 +81,20 @@ extension JourneyHost {
             throw error
         }
         let lease = try await leaseBundle(bundle)
-        let journeyID = configuration.journeyID
-        let journey = PreparedJourney(journey: journeyID, revision: 0, bundle: bundle, source: source, renewed: nil, document: nil, stale: false)
-        let shown = PreparedContent(journey: journey, content: RenderContent(journey: journeyID, revision: 0, lease: lease, cache: cache))
-        let session = PresentationSession(
-            id: UUID().uuidString.lowercased(), journey: journeyID, revision: 0, bundle: bundle, context: context, preview: true)
+        let journeyID = journey.journey
+        let shown = PreparedContent(journey: journey, content: RenderContent(journey: journeyID, revision: journey.revision, lease: lease, cache: cache))
+        var session = PresentationSession(
+            id: UUID().uuidString.lowercased(), journey: journeyID, revision: journey.revision, bundle: bundle, preview: preview)
+        session.contextValues = context
+        session.source = journey.source
+        session.published = journey.published
+        session.assignment = journey.assignment
         // Held from here, so every way out releases it; the renderer no longer holds the
         // prepared content, whatever happens next.
         await perform(stage.previewLoading(shown))
         do throws(HostError) {
             var content = shown.content
-            content.context = context
+            content.contextValues = context
             try await driver.renderer.load(content, visible: true)
             try await appear(session)
             if Task.isCancelled { throw HostError(.cancelled, "the presentation deadline passed") }
@@ -78,10 +102,8 @@ extension JourneyHost {
             await perform(stage.previewFailed())
             throw error
         }
-        await perform(stage.opened(session, context: context.merging([PreviewRule.captureKey: "true"]) { $1 }, entry: lease.manifest.entry))
-        note(.presented, "preview session \(session.id): bundle \(bundle.hex.prefix(12)) from \(source.rawValue), not the journey's revision")
-        recordPresentation(session)
-        await claimScreen()
+        let captured = preview ? context.merging([PreviewRule.captureKey: .string("true")]) { $1 } : context
+        await perform(stage.opened(session, context: captured, entry: lease.manifest.entry))
         return session
     }
 

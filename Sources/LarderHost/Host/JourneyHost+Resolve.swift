@@ -103,10 +103,16 @@ extension JourneyHost {
             failure = HostError(.unavailable, "the origin did not answer within \(DurationText.describe(configuration.fetchDeadline))")
         }
         let (latest, latestComplete) = asked ? try storedState(scope) : (record, complete)
-        let staleAllowed = servesStale
+        let staleAllowed = servesStale(renewed: latest.renewed)
         if !staleAllowed, let withheld = latest.document, latestComplete {
-            note(.failed, "require authorisation: revision \(withheld.revision) is not shown after a restart without fresh authorisation")
-            failure.message += "; the cached revision \(withheld.revision) is not shown before the origin authorises it in this launch (startup: require-authorisation)"
+            if !configuration.staleContent.allows(age: latest.renewed.map { clock.now.duration(since: $0) }) {
+                let age = latest.renewed.map { DurationText.describe(clock.now.duration(since: $0)) } ?? "unknown"
+                note(.failed, "stale content: revision \(withheld.revision) is \(age) old, past the maximum age; it needs a successful fetch")
+                failure.message += "; the cached revision \(withheld.revision) is \(age) old, older than the stale-content policy allows: it is not shown without a successful fetch"
+            } else {
+                note(.failed, "require authorisation: revision \(withheld.revision) is not shown after a restart without fresh authorisation")
+                failure.message += "; the cached revision \(withheld.revision) is not shown before the origin authorises it in this launch (startup: require-authorisation)"
+            }
         }
         switch FallbackChain.rest(staleComplete: latest.document != nil && latestComplete, staleAllowed: staleAllowed) {
         case .serveStale:

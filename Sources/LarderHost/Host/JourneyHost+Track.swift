@@ -23,10 +23,9 @@ extension JourneyHost {
         }
         guard let settings = configuration.capture else { return nil }
         let session: PresentationSession
-        var context = settings.context
+        let context = captureContext(settings)
         if case .presented(let open) = presentation {
             session = open
-            context.merge(stage.sessionContext) { $1 }
         } else if let prepared = stage.prepared?.journey {
             var unpresented = PresentationSession(id: "", journey: prepared.journey, revision: prepared.revision, bundle: prepared.bundle)
             unpresented.assignment = prepared.assignment
@@ -42,13 +41,6 @@ extension JourneyHost {
         return id
     }
 
-    /// `^[a-z][a-z0-9_:]*$`, at most 100 characters.
-    static func isValidEventName(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        guard let first = bytes.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first), bytes.count <= 100 else { return false }
-        return bytes.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":")
-        }
-    }
+    /// `^[a-z][a-z0-9_:]*$`, at most 100 characters (``EventName``).
+    static func isValidEventName(_ name: String) -> Bool { EventName.isValid(name) }
 }

@@ -23,7 +23,8 @@ import LarderTransport
 /// ``DismissalRule``, ``PresentationOutcomeRule``, ``PresentationMode``, ``RendererGate``,
 /// ``RendererTermination``, ``DocumentTrust``, ``ConfigurationChange``); README.md's host
 /// section maps each rule to its file and tests. Hosts sharing a ``PresentationCoordinator``
-/// (by default, all of the process) present one at a time.
+/// (by default, all of the process) present one at a time, and a logout of everything, the
+/// app's foreground and a memory warning reach all of them through it.
 public actor JourneyHost {
     let cache: LarderCache
     let clock: any HostClock
@@ -59,11 +60,15 @@ public actor JourneyHost {
     ///   - captureSink: where captured events go; nil posts them to the capture endpoint.
     ///   - coordinator: the hosts it presents one at a time with: by default every host of
     ///     the process.
+    ///   - connectivity: whether the network is reachable: on its return, queued captures are
+    ///     delivered without any call (``CaptureDrain``). The platform's monitor by default;
+    ///     nil: only the other triggers deliver.
     /// - Throws: ``HostError/Code/storage`` when the state cannot be opened.
     public init(
         configuration: JourneyConfiguration, cache: LarderCache, renderer: any JourneyRenderer, storage: String,
         transport: any HTTPTransport = platformTransport(), clock: any HostClock = SystemClock(),
-        captureSink: (any CaptureSink)? = nil, coordinator: PresentationCoordinator = .shared
+        captureSink: (any CaptureSink)? = nil, coordinator: PresentationCoordinator = .shared,
+        connectivity: (any ConnectivitySignal)? = platformConnectivity()
     ) throws(HostError) {
         do { try FileManager.default.createDirectory(atPath: storage, withIntermediateDirectories: true) } catch {
             throw HostError(
@@ -80,6 +85,17 @@ public actor JourneyHost {
         origin = OriginLink(transport: transport)
         driver = RendererDriver(renderer: renderer, clock: clock)
         captures = CaptureLane(path: storage + "/capture.sqlite", sink: captureSink)
+        seat.join(
+            PresentationCoordinator.Member(
+                logout: { [weak self] extent throws(HostError) in try await self?.signOut(extent) },
+                setForeground: { [weak self] isForeground in await self?.setForeground(isForeground) },
+                memoryWarning: { [weak self] in await self?.handleMemoryWarning() }))
+        if let connectivity {
+            // Subscribed now, listened to from the actor (the initialiser may not touch the
+            // capture lane once `self` is shared).
+            let updates = connectivity.updates()
+            Task { [weak self] in await self?.listen(to: updates) }
+        }
     }
 
     /// Starts passing renderer messages on, in order (once).
@@ -96,6 +112,7 @@ public actor JourneyHost {
     deinit {
         // The components cancel their own tasks as they go.
         lifecycle.preparation?.task.cancel()
+        seat.leave()
     }
 
     // MARK: Observation
@@ -150,6 +167,7 @@ public actor JourneyHost {
         origin.cancelLiveFetches()
         if let fetcher = origin.currentFetcher { await fetcher.cancelAll() }
         driver.stopListening()
+        captures.stopListening()
         let outcome = await perform(stage.disposed())
         for fetcher in origin.retired { await fetcher.cancelAll() }
         driver.cancelStart()
@@ -157,6 +175,7 @@ public actor JourneyHost {
         note(.disposed, "host disposed" + (outcome.map { "; the open presentation ended: " + $0 } ?? ""))
         setReadiness(.disposed)
         observation.finish()
+        seat.leave()
     }
 
     /// Performs what ``HostLifecycle`` returned: the one place its actions are performed.

@@ -92,6 +92,13 @@ final class OriginLink {
     /// Remembers `document` as verified against `keys`.
     func rememberVerified(_ document: JourneyDocument, keys: [PublicKey]) { verifiedDocument = (document, keys) }
 
+    /// Forgets what trust decided about stored documents (a logout): the next use verifies
+    /// again.
+    func forgetTrust() {
+        verifiedDocument = nil
+        refusedStoredDocument = nil
+    }
+
     /// Remembers that the trusted keys refused the stored `document`.
     /// - Returns: true the first time in a row for this document (the timeline says so once).
     func rememberRefused(_ document: JourneyDocument) -> Bool {

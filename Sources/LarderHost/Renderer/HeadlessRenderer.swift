@@ -58,7 +58,7 @@ public final class HeadlessRenderer: JourneyRenderer {
         var content: RenderContent?
         var lastLoad: LoadReport?
         var shownSessions: [String] = []
-        var context: [String: String] = [:]
+        var context: [String: JSONValue] = [:]
         var loads = 0
         var resets = 0
         var unloads = 0
@@ -81,10 +81,13 @@ public final class HeadlessRenderer: JourneyRenderer {
     public var state: State { storage.withLock { $0.state } }
     /// The ids of the sessions shown, in order.
     public var shownSessions: [String] { storage.withLock { $0.shownSessions } }
-    /// What the content reads as `window.larder.context` now (a web renderer's contract): the
-    /// loaded content's (``RenderContent/context``), then the shown session's; empty again
-    /// after a reset or an unload.
-    public var context: [String: String] { storage.withLock { $0.context } }
+    /// What the content reads as `window.larder.context` now, as JSON values (a web
+    /// renderer's contract): the loaded content's (``RenderContent/contextValues``), then the
+    /// shown session's (``PresentationSession/contextValues``); empty again after a reset or an
+    /// unload.
+    public var contextValues: [String: JSONValue] { storage.withLock { $0.context } }
+    /// ``contextValues`` as strings (any other value as its canonical JSON text).
+    public var context: [String: String] { contextValues.stringValues }
     /// The report of the last successful load, kept across ``unload()``.
     public var lastLoad: LoadReport? { storage.withLock { $0.lastLoad } }
     /// Successful loads.
@@ -125,7 +128,7 @@ public final class HeadlessRenderer: JourneyRenderer {
             switch result {
             case .success(let report):
                 storage.content = content
-                storage.context = content.context
+                storage.context = content.contextValues
                 storage.state = .loaded(visible: visible, screen: content.manifest.entry)
                 storage.lastLoad = report
                 storage.loads += 1
@@ -149,7 +152,7 @@ public final class HeadlessRenderer: JourneyRenderer {
             }
             storage.state = .loaded(visible: true, screen: screen)
             storage.shownSessions.append(session.id)
-            storage.context = session.context
+            storage.context = session.contextValues
         }
     }
 

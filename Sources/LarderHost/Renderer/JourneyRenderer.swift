@@ -10,18 +10,26 @@ public struct RenderContent: Sendable {
     public var lease: BundleLease
     /// The cache, for `larder-font://` URLs.
     public var cache: LarderCache
-    /// What the content reads as `window.larder.context` from its first script on: the
-    /// presentation's context for a direct presentation (loaded when visible), empty for
-    /// content loaded hidden ahead of one (it gets its context when shown,
-    /// ``PresentationSession/context``).
-    public var context: [String: String]
+    /// What the content reads as `window.larder.context` from its first script on, as JSON
+    /// values: the presentation's context (the host-wide context under the presentation's own,
+    /// ``JourneyConfiguration/context``) for a direct presentation (loaded when visible), empty
+    /// for content loaded hidden ahead of one (it gets its context when shown,
+    /// ``PresentationSession/contextValues``).
+    public var contextValues: [String: JSONValue]
+
+    /// ``contextValues`` as strings: a string as it is, any other value as its canonical JSON
+    /// text; setting it replaces every value with a string.
+    public var context: [String: String] {
+        get { contextValues.stringValues }
+        set { contextValues = newValue.mapValues(JSONValue.string) }
+    }
 
     public init(journey: String, revision: Int64, lease: BundleLease, cache: LarderCache, context: [String: String] = [:]) {
         self.journey = journey
         self.revision = revision
         self.lease = lease
         self.cache = cache
-        self.context = context
+        self.contextValues = context.mapValues(JSONValue.string)
     }
 
     public var bundle: Digest { lease.bundle }
@@ -34,9 +42,19 @@ public struct PresentationSession: Sendable, Hashable {
     public var journey: String
     public var revision: Int64
     public var bundle: Digest
-    /// What the app passed to ``JourneyHost/present(context:)``: the content reads it as
-    /// `window.larder.context` once shown, and hears it in a `larder:context` event.
-    public var context: [String: String]
+    /// The presentation's context as JSON values: the host-wide context
+    /// (``JourneyConfiguration/context``) under what the app passed to
+    /// ``JourneyHost/present(contextValues:preload:)`` (or ``JourneyHost/present(context:)``).
+    /// The content reads it as `window.larder.context` once shown, and hears it in a
+    /// `larder:context` event.
+    public var contextValues: [String: JSONValue]
+
+    /// ``contextValues`` as strings: a string as it is, any other value as its canonical JSON
+    /// text; setting it replaces every value with a string.
+    public var context: [String: String] {
+        get { contextValues.stringValues }
+        set { contextValues = newValue.mapValues(JSONValue.string) }
+    }
     /// A preview of a given bundle (``JourneyHost/preview(bundle:context:)``), not the
     /// journey's revision: ``revision`` is 0 and its captures carry `larder:preview`.
     public var preview: Bool
@@ -52,8 +70,18 @@ public struct PresentationSession: Sendable, Hashable {
         self.journey = journey
         self.revision = revision
         self.bundle = bundle
-        self.context = context
+        self.contextValues = context.mapValues(JSONValue.string)
         self.preview = preview
+    }
+}
+
+extension [String: JSONValue] {
+    /// Each value as a string: a string as it is, any other value as its canonical JSON text.
+    var stringValues: [String: String] {
+        mapValues { value in
+            if case .string(let text) = value { return text }
+            return String(decoding: value.canonicalBytes, as: UTF8.self)
+        }
     }
 }
 

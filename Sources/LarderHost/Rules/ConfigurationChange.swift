@@ -3,9 +3,10 @@
 ///
 /// Every field of ``JourneyConfiguration`` has its entry here but the deadlines
 /// (``JourneyConfiguration/fetchDeadline``, ``JourneyConfiguration/presentationDeadline``) and
-/// the capture settings and the startup policy: those are read each time they are used (the
-/// next fetch, presentation, preparation, event or delivery), so storing the new configuration
-/// applies them, and they invalidate nothing.
+/// the capture settings, the startup and stale-content policies, the host-wide context and the
+/// preload switch: those are read each time they are used (the next fetch, presentation,
+/// preparation, event or delivery; the preload switch at the next preparation), so storing the
+/// new configuration applies them, and they invalidate nothing.
 struct ConfigurationChange: OptionSet, Sendable, Hashable, CustomStringConvertible {
     let rawValue: Int
 

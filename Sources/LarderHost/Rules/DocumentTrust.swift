@@ -48,7 +48,7 @@ struct DocumentTrust: Sendable {
     ///     its key must still be trusted, and the signature is not verified again.
     /// - Complexity: one Ed25519 verification unless `signatureVerified`.
     func refusal(
-        of document: JourneyDocument, now: Date, highestAccepted: Int64?, signatureVerified: Bool = false
+        of document: some SignedDocument, now: Date, highestAccepted: Int64?, signatureVerified: Bool = false
     ) -> Refusal? {
         guard isEnforced else { return nil }
         guard let signature = document.signature else { return .unsigned }

@@ -54,8 +54,9 @@ enum FallbackChain {
     /// - Parameters:
     ///   - staleComplete: the stored state (read again after asking) has a document whose
     ///     bundle is complete in the cache.
-    ///   - staleAllowed: the startup policy lets the stale cache serve
-    ///     (``StartupRule/servesStale(policy:authorisedThisLaunch:)``).
+    ///   - staleAllowed: the startup policy and the stale-content policy let the stale cache
+    ///     serve
+    ///     (``StartupRule/servesStale(policy:authorisedThisLaunch:staleContent:age:)``).
     static func rest(staleComplete: Bool, staleAllowed: Bool = true) -> Rest {
         staleComplete && staleAllowed ? .serveStale : .embeddedOrFail
     }

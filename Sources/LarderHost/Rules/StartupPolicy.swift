@@ -8,9 +8,12 @@ public enum StartupPolicy: String, Sendable, Equatable, CaseIterable {
     /// Ask the origin first, within ``JourneyConfiguration/fetchDeadline``; when it cannot
     /// answer, serve the cached revision flagged stale (the default).
     case askOriginFirst = "ask-origin-first"
-    /// Show the cached revision at once (whatever its age; its bundle complete, its document
-    /// still trusted) and revalidate it behind it: a new revision replaces it for the next
-    /// presentation, never the one open (seeds 002, 004).
+    /// Show the cached revision at once and revalidate it behind it, at every age the
+    /// stale-content policy allows (``StaleContentPolicy``: by default any), before and after the
+    /// origin answered in this launch (its bundle complete, its document still trusted; a
+    /// denial or a signed expiry stops it): a new revision replaces it for the next
+    /// presentation, never the one open (seeds 002, 004: "A cached copy for this flow key is
+    /// rendered immediately, if there is one").
     case cacheFirst = "cache-first"
     /// No new presentation of downloaded content without fresh authorisation in this launch:
     /// when the origin cannot answer the cached revision is not shown (the embedded default,
@@ -27,20 +30,28 @@ enum StartupRule {
     ///   - authorisedThisLaunch: the origin authorised the scope since the host was created.
     ///   - window: the freshness window the document asks for.
     ///   - age: how long ago the origin last authorised it.
+    ///   - staleContent: how old content may serve without a successful fetch.
     /// - Returns: the window's decision once authorised in this launch; before that,
-    ///   `.presentAndRefresh` for ``StartupPolicy/cacheFirst`` (shown at once, revalidated
-    ///   behind it), `.requiresFetch` otherwise (the origin is asked first).
+    ///   `.requiresFetch` (the origin is asked first). Under ``StartupPolicy/cacheFirst``, content
+    ///   that would need a fetch is shown at once and revalidated behind it
+    ///   (`.presentAndRefresh`) while `staleContent` allows its age.
     static func freshness(
-        policy: StartupPolicy, authorisedThisLaunch: Bool, window: FreshnessPolicy, age: Duration
+        policy: StartupPolicy, authorisedThisLaunch: Bool, window: FreshnessPolicy, age: Duration,
+        staleContent: StaleContentPolicy = .lastGoodVersion
     ) -> FreshnessPolicy.Decision {
-        if authorisedThisLaunch { return window.decision(age: age) }
-        return policy == .cacheFirst ? .presentAndRefresh : .requiresFetch
+        let decision = authorisedThisLaunch ? window.decision(age: age) : .requiresFetch
+        guard decision == .requiresFetch, policy == .cacheFirst, staleContent.allows(age: age) else { return decision }
+        return .presentAndRefresh
     }
 
     /// Whether the stale cache may serve a new presentation the origin did not answer for:
-    /// always once authorised in this launch, before that unless the policy is
-    /// ``StartupPolicy/requireAuthorisation``.
-    static func servesStale(policy: StartupPolicy, authorisedThisLaunch: Bool) -> Bool {
-        authorisedThisLaunch || policy != .requireAuthorisation
+    /// only while `staleContent` allows its age; then always once authorised in this launch,
+    /// before that unless the policy is ``StartupPolicy/requireAuthorisation``.
+    /// - Parameter age: how long ago the origin last authorised it; nil when unknown.
+    static func servesStale(
+        policy: StartupPolicy, authorisedThisLaunch: Bool, staleContent: StaleContentPolicy = .lastGoodVersion, age: Duration? = nil
+    ) -> Bool {
+        guard staleContent.allows(age: age) else { return false }
+        return authorisedThisLaunch || policy != .requireAuthorisation
     }
 }

@@ -101,6 +101,9 @@ struct HostLifecycle {
     /// stored document).
     mutating func deauthorised(_ scope: String) { authorised.remove(scope) }
 
+    /// Every scope needs fresh authorisation again (a logout of everything).
+    mutating func deauthorisedAll() { authorised.removeAll() }
+
     /// The embedded default was imported as `bundle`.
     mutating func embeddedImported(_ bundle: Digest) { embeddedBundle = bundle }
 

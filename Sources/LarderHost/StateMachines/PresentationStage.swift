@@ -1,4 +1,5 @@
 import LarderCache
+import LarderFormat
 
 /// What is prepared, what waits staged, and what is on screen, with the open session: its
 /// context and what the content did in it.
@@ -21,9 +22,10 @@ struct PresentationStage {
     private(set) var staged: PreparedContent?
     /// The journey's content on screen (kept apart from ``prepared``).
     private(set) var presented: PreparedContent?
-    /// A bundle previewed by digest (``JourneyHost/preview(bundle:context:)``), held from its
-    /// load until its session ends: apart from the three above, so the refresh, the freshness
-    /// rules and ``prepared`` never see it.
+    /// Content shown apart from the journey's prepared revision, held from its load until its
+    /// session ends: a bundle previewed by digest (``JourneyHost/preview(bundle:context:)``) or
+    /// a chosen published revision (``JourneyHost/present(version:context:)``). Apart from the
+    /// three above, so the refresh, the freshness rules and ``prepared`` never see it.
     private(set) var preview: PreparedContent?
     /// The open session, if any.
     private(set) var session: OpenSession?
@@ -32,7 +34,7 @@ struct PresentationStage {
     /// (``JourneyHost/present(context:)``) and what the content did in it.
     struct OpenSession: Equatable {
         var session: PresentationSession
-        var context: [String: String]
+        var context: [String: JSONValue]
         var activity: SessionActivity
     }
 
@@ -43,7 +45,7 @@ struct PresentationStage {
     var isPresented: Bool { session != nil }
 
     /// The context the open session adds to its captures; empty while hidden.
-    var sessionContext: [String: String] { session?.context ?? [:] }
+    var sessionContext: [String: JSONValue] { session?.context ?? [:] }
 
     /// The screen on show; nil while hidden.
     var screen: JourneyScreen? { session?.activity.screen }
@@ -140,13 +142,13 @@ struct PresentationStage {
 
     // MARK: Sessions
 
-    /// A presentation opens as `session`, showing the prepared content (a preview shows the
-    /// content held since ``previewLoading(_:)``); its first screen is the bundle's entry
-    /// document.
-    mutating func opened(_ session: PresentationSession, context: [String: String], entry: String) -> Action {
+    /// A presentation opens as `session`, showing the prepared content (or the content held
+    /// apart since ``previewLoading(_:)``: a preview, a chosen revision); its first screen is
+    /// the bundle's entry document.
+    mutating func opened(_ session: PresentationSession, context: [String: JSONValue], entry: String) -> Action {
         let first = JourneyScreen(id: entry)
         self.session = OpenSession(session: session, context: context, activity: SessionActivity(screen: first))
-        if !session.preview { presented = prepared }
+        if preview == nil { presented = prepared }
         return Action(then: [.publishScreen(first)])
     }
 
@@ -193,12 +195,13 @@ struct PresentationStage {
             ending: exit.ending, purchaseRequested: activity.purchaseRequested, restoreRequested: activity.restoreRequested)
         var action = Action(ended: EndedSession(session: open.session, exit: exit, outcome: outcome, screen: activity.screen))
         let shown = presented
+        let heldApart = preview != nil
         // What left the stage; released at the end, once nothing the stage still holds uses it.
         var letGo = [presented, preview]
         presented = nil
         preview = nil
         switch exit {
-        case .dismissed where open.session.preview:
+        case .dismissed where heldApart:
             action.renderer = [.unload]
             switch PreviewRule.afterDismissal(stagedPreloaded: staged?.journey.preloaded, preparedPreloaded: prepared?.journey.preloaded) {
             case .showStaged(let preload):
