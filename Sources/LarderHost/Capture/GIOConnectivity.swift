@@ -19,34 +19,24 @@
 
         private struct State {
             var started = false
-            /// The last value the monitor gave; nil until the first.
-            var available: Bool?
-            var subscribers: [UUID: AsyncStream<Bool>.Continuation] = [:]
             /// The monitor's address once created (`GNetworkMonitor *`), for ``emitForTesting(available:)``.
             var monitor: UInt?
         }
 
         private let state = Locked(State())
+        /// What the monitor said last, and its subscribers.
+        private let available = LatestValue<Bool>(bufferingNewest: 16)
 
         private init() {}
 
         /// The current state once known, then every change.
         public func updates() -> AsyncStream<Bool> {
             startIfNeeded()
-            let (stream, continuation) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingNewest(16))
-            let id = UUID()
-            state.withLock { state in
-                state.subscribers[id] = continuation
-                if let available = state.available { continuation.yield(available) }
-            }
-            continuation.onTermination = { [weak self] _ in
-                self?.state.withLock { $0.subscribers[id] = nil }
-            }
-            return stream
+            return available.subscribe()
         }
 
         /// What the monitor said last; nil before its first word.
-        public var current: Bool? { state.withLock { $0.available } }
+        public var current: Bool? { available.current }
 
         /// Emits the monitor's `network-changed` signal with `available`, as GIO does when the
         /// routes change (`g_signal_emit_by_name`), so a test drives the real handler. Nothing
@@ -57,11 +47,8 @@
         }
 
         /// Publishes a value to every subscriber, in order.
-        fileprivate func publish(_ available: Bool) {
-            state.withLock { state in
-                state.available = available
-                for continuation in state.subscribers.values { continuation.yield(available) }
-            }
+        fileprivate func publish(_ value: Bool) {
+            available.publish(value)
         }
 
         private func startIfNeeded() {

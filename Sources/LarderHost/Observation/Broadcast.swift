@@ -5,6 +5,13 @@ import LarderSystem
 /// fed when its consumer goes away.
 final class Broadcast<Value: Sendable>: Sendable {
     private let state = Locked<(subscribers: [UUID: AsyncStream<Value>.Continuation], finished: Bool)>(([:], false))
+    private let bufferingPolicy: AsyncStream<Value>.Continuation.BufferingPolicy
+
+    /// - Parameter bufferingPolicy: what each subscriber's stream keeps while its consumer
+    ///   does not keep up.
+    init(bufferingPolicy: AsyncStream<Value>.Continuation.BufferingPolicy = .unbounded) {
+        self.bufferingPolicy = bufferingPolicy
+    }
 
     /// A stream that starts with `current`, then gets every later value; already finished when
     /// the broadcast is.
@@ -14,7 +21,7 @@ final class Broadcast<Value: Sendable>: Sendable {
     func subscribe() -> AsyncStream<Value> { subscribe(startingWith: []) }
 
     private func subscribe(startingWith first: [Value]) -> AsyncStream<Value> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
+        let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: bufferingPolicy)
         for value in first { continuation.yield(value) }
         let id = UUID()
         let added = state.withLock { state in

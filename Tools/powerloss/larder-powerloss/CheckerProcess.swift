@@ -8,6 +8,9 @@ final class CheckerProcess {
     private var child: ChildProcess?
     /// How long one check may take before it counts as a hang.
     let timeout: Double
+    /// What the checker was doing when the last check hung (``HangReport``); nil after a
+    /// check that did not hang.
+    private(set) var lastHangReport: String?
 
     /// - Parameter command: the checker's command line; by default this executable's
     ///   `check-server` with `arguments`.
@@ -23,9 +26,11 @@ final class CheckerProcess {
     func check(root: String, point: Int) throws -> [String] {
         let child = try child ?? ChildProcess(command, mergeErrors: false)
         self.child = child
+        lastHangReport = nil
         let sent = child.send("check \(root) \(point)")
         guard sent, let line = child.readLine(until: Date().addingTimeInterval(timeout)) else {
             let exited = child.wait(until: Date().addingTimeInterval(sent ? 1 : 5))
+            if exited == nil { lastHangReport = HangReport.capture(pid: child.pid) }
             let status = exited.map { "died (status \($0))" } ?? "hung for \(Int(timeout)) s"
             self.child = nil
             if !child.kill() { reportUnkillable(child) }

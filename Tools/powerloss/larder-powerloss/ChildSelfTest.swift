@@ -44,6 +44,15 @@ func childSelfTest() throws -> [String] {
         let started = Date()
         let problems = try checker.check(root: "/nonexistent", point: 0)
         expect(name, problems.isEmpty ? nil : problems.joined(separator: " | "), contains: text, within: 8, since: started)
+        // A hang, and only a hang, says what the checker was doing: its threads and their stacks.
+        let report = checker.lastHangReport
+        if name == "a checker that hangs" {
+            if report?.contains("do_wait sh") != true || report?.contains("Thread 1") != true {
+                failures.append("\(name): the hang report does not list the hung process's threads: \(report ?? "none")")
+            }
+        } else if report != nil {
+            failures.append("\(name): a hang report for a checker that did not hang")
+        }
         checker.stop()
     }
     return failures

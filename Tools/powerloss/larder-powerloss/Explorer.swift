@@ -19,6 +19,8 @@ final class Explorer {
     struct Verdict {
         var state: CrashState
         var problems: [String]
+        /// What the checker was doing when it hung on this state (``HangReport``).
+        var hangReport: String?
     }
 
     private let log: WriteLog
@@ -50,7 +52,10 @@ final class Explorer {
         var fscks = 0
         for (number, state) in states.enumerated() {
             let runFsck = settings.fsckEvery > 0 && number % settings.fsckEvery == 0
-            var verdict = Verdict(state: state, problems: try check(state, fsck: runFsck))
+            var verdict = Verdict(state: state, problems: try check(state, fsck: runFsck), hangReport: checker.lastHangReport)
+            if let report = verdict.hangReport {
+                FileHandle.standardError.write(Data("powerloss: the checker hung on state \(number) of the run, \(state):\n\(report)\n".utf8))
+            }
             if !verdict.problems.isEmpty {
                 // Bad at the first look is bad. A second look (the state built and mounted
                 // again, a new checker process, fsck) only says whether it repeats.
@@ -138,6 +143,10 @@ enum Reproduction {
         try settings.write(toFile: folder + "/run", atomically: true, encoding: .utf8)
         let lines = bad.map { "\($0.state.argument) # \($0.problems.joined(separator: " | "))\n" }.joined()
         try lines.write(toFile: folder + "/states", atomically: true, encoding: .utf8)
+        for verdict in bad {
+            guard let report = verdict.hangReport else { continue }
+            try report.write(toFile: folder + "/hang-at-point-\(verdict.state.point).txt", atomically: true, encoding: .utf8)
+        }
         return folder
     }
 }
