@@ -120,6 +120,13 @@ let package = Package(
             name: "larder-powerloss", dependencies: ["LarderCache", "LarderHost", "LarderTransport", "LarderFormat", "LarderSystem", "LarderTestSupport"],
             path: "Tools/powerloss/larder-powerloss"),
 
+        // Small programs that use the libraries as an app does (Tools/examples.sh, which the test
+        // command runs, builds and runs them): a bundle into a cache and back out; a journey hosted
+        // against an origin, with a trusted key.
+        .executableTarget(name: "cache-example", dependencies: ["LarderCache", "LarderFormat"], path: "Examples/cache-example"),
+        .executableTarget(
+            name: "journey-example", dependencies: ["LarderHost", "LarderCache", "LarderFormat"], path: "Examples/journey-example"),
+
         // libFuzzer targets, one program (Tools/fuzz.sh builds it with -sanitize=fuzzer,address
         // and -DLARDER_FUZZING into .build-fuzz; any other build replays saved inputs).
         .systemLibrary(name: "CLibFuzzer", path: "Tools/fuzz/CLibFuzzer"),

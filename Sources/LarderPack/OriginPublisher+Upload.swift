@@ -28,7 +28,7 @@ extension OriginPublisher {
             }
             if let key = journey.key {
                 throw PackFailure([
-                    PackError(.invalidConfiguration, "\(target.name) has no access maps to grant '\(key)': a CDN in front gates journeys by X-Larder-Key (README)")
+                    PackError(.invalidConfiguration, "\(target.name) has no access maps to grant '\(key)': a CDN in front gates journeys by X-Larder-Key (Docs/Buckets.md)")
                 ])
             }
         }

@@ -120,7 +120,7 @@ public protocol ResponseSink: AnyObject, Sendable {
 }
 
 /// The production transport of this platform: ``CurlTransport`` on Linux (libcurl, whose
-/// cancellation and limits hold whatever a server does; see the README), and
+/// cancellation and limits hold whatever a server does; see Docs/Fetching.md), and
 /// ``URLSessionTransport`` where Foundation's own URLSession is the platform's HTTP client.
 public func platformTransport() -> any HTTPTransport {
     #if canImport(CCurl)

@@ -40,7 +40,7 @@ enum KeysCommand {
 
             Publishable keys are the nginx origin's: a bucket cannot check X-Larder-Key, so grant,
             revoke and list refuse an s3:// origin. Gate journeys/ at the CDN in front of the
-            bucket instead (README, "Publishing to a bucket").
+            bucket instead (Docs/Buckets.md).
 
             EXIT STATUS: 0 done, 64 usage error (an s3:// origin among them), 65 a map is damaged, 66 no such origin folder
             (revoke: no such key), 73 a file exists or cannot be written.
@@ -106,7 +106,7 @@ extension KeysCommand {
     static let s3Refusal = """
         a bucket cannot check the X-Larder-Key header, so publishable keys cannot be granted there. \
         Gate journeys/ at the CDN in front of the bucket (an edge rule that checks X-Larder-Key against your keys, \
-        or signed URLs), or publish to a folder served by the nginx origin (Tools/origin); see the README, "Publishing to a bucket"
+        or signed URLs), or publish to a folder served by the nginx origin (Tools/origin); see Docs/Buckets.md
         """
 
     /// `grant`, `revoke` and `list`.

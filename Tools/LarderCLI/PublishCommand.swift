@@ -69,7 +69,7 @@ enum PublishCommand {
             only what the bucket lost since is sent again ('repaired'). A PUT whose ETag is not
             the MD5 of the body sent is sent again, then refused. --from sends only regular
             files that are what their names say, all checked before the first is sent. There
-            are no access maps in a bucket: --key is refused (README, "Publishing to a bucket").
+            are no access maps in a bucket: --key is refused (Docs/Buckets.md).
             With --json, a failure prints {"error": {"code", "message"}, "status"} too.
 
             EXIT STATUS: 0 published, 64 usage error, 65 an archive is invalid, a file of the

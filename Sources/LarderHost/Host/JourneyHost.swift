@@ -21,8 +21,8 @@ import LarderTransport
 /// ``CaptureLane``. Each other rule is one pure decision (``FallbackChain``,
 /// ``FreshnessPolicy``, ``FreshnessRenewal``, ``Backoff``, ``DenialRule``, ``StagingRule``,
 /// ``DismissalRule``, ``PresentationOutcomeRule``, ``PresentationMode``, ``RendererGate``,
-/// ``RendererTermination``, ``DocumentTrust``, ``ConfigurationChange``); README.md's host
-/// section maps each rule to its file and tests. Hosts sharing a ``PresentationCoordinator``
+/// ``RendererTermination``, ``DocumentTrust``, ``ConfigurationChange``); Docs/HostRules.md
+/// maps each rule to its file and tests. Hosts sharing a ``PresentationCoordinator``
 /// (by default, all of the process) present one at a time, and a logout of everything, the
 /// app's foreground and a memory warning reach all of them through it.
 public actor JourneyHost {
