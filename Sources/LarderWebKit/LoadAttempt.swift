@@ -61,7 +61,7 @@ extension WebKitRenderer {
             guard error.code == .renderer && attempt.failure == nil else { throw error }
             throw overrun(attempt, document: document, waiting: error.message)
         }
-        let essentialFonts = content?.manifest.files.filter { $0.role == .font && $0.essential }.map { "larder-font://sha256/" + $0.digest.hex } ?? []
+        let essentialFonts = content?.manifest.files.filter { $0.role == .font && $0.essential }.map { FontURL(digest: $0.digest).description } ?? []
         let answer = await webView.callAsync(
             PageScripts.readiness(essentialFonts: essentialFonts), world: PageScripts.world, timeout: max(deadline - clock.now, .milliseconds(1)))
         guard self.attempt === attempt else { throw attempt.failure ?? HostError(.cancelled, "another load replaced this one") }

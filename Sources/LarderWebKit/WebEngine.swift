@@ -1,4 +1,5 @@
 import CWebKitGTK
+import LarderFormat
 import LarderHost
 
 /// What the process's renderers share: the check that GTK has a display, a pool of web
@@ -15,7 +16,7 @@ import LarderHost
 final class WebEngine {
     /// The schemes' names.
     nonisolated static let bundleScheme = "larder"
-    nonisolated static let fontScheme = "larder-font"
+    nonisolated static let fontScheme = FontURL.scheme
 
     private static var instance: WebEngine?
 

@@ -55,7 +55,7 @@ extension WebKitRenderer {
             let policy = configuration.remote.contentSecurityPolicy
             Task.detached(priority: .userInitiated) {
                 let outcome: Result<SchemeResponse, CacheError> = Result { () throws(CacheError) in
-                    let resolved = try cache.resolveFont(font.description)
+                    let resolved = try cache.resolveFont(font)
                     return SchemeResponse(
                         mediaType: resolved.mediaType, headers: [(name: "Access-Control-Allow-Origin", value: "*")], body: resolved.bytes
                     ).withPolicy(policy)

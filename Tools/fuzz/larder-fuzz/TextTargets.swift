@@ -9,7 +9,7 @@ enum TextTargets {
         maximumLength: 512,
         run: { bytes in
             let text = bytes.text
-            do throws(CacheError) {
+            do throws(FormatError) {
                 let url = try FontURL(parsing: text)
                 require(url.description == text, "'\(text)' parses as \(url)")
                 require(try FontURL(parsing: url.description) == url, "\(url) does not read back")
