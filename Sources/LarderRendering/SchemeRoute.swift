@@ -5,7 +5,12 @@ import LarderFormat
 ///
 /// Parsing never builds a file-system path: a bundle path is looked up in the manifest and
 /// read through the lease, a font through ``LarderCache/resolveFont(_:)``.
-enum SchemeRoute: Equatable, Sendable {
+package enum SchemeRoute: Equatable, Sendable {
+    /// The scheme of a bundle's files: `larder://<bundle-hex>/<path>`.
+    package static let bundleScheme = "larder"
+    /// The scheme of fonts by digest (``FontURL``).
+    package static let fontScheme = FontURL.scheme
+
     /// `larder://<bundle-hex>/<path>`: a file of the leased bundle (percent-decoded, NFC).
     case file(path: String)
     /// `larder-font://sha256/<hex>`: a font, resolved through the cache.
@@ -17,11 +22,11 @@ enum SchemeRoute: Equatable, Sendable {
     /// - Parameters:
     ///   - uri: the request's URL as WebKit gives it (scheme in lowercase).
     ///   - bundle: the bundle whose files may be served.
-    static func of(_ uri: String, bundle: Digest) -> SchemeRoute {
+    package static func of(_ uri: String, bundle: Digest) -> SchemeRoute {
         if FontURL.isOfScheme(uri) {
             do { return .font(try FontURL(parsing: uri)) } catch { return .refused(status: 400, message: error.message) }
         }
-        let prefix = WebEngine.bundleScheme + "://"
+        let prefix = SchemeRoute.bundleScheme + "://"
         guard uri.hasPrefix(prefix) else { return .refused(status: 400, message: "not a larder: URL") }
         let rest = uri.dropFirst(prefix.count)
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
