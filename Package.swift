@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "LarderTransport", targets: ["LarderTransport"]),
         .library(name: "LarderHost", targets: ["LarderHost"]),
         .library(name: "LarderS3", targets: ["LarderS3"]),
+        .library(name: "LarderRendering", targets: ["LarderRendering"]),
         .library(name: "LarderWebKit", targets: ["LarderWebKit"]),
         .library(name: "LarderJourneyView", targets: ["LarderJourneyView"]),
         .executable(name: "larder", targets: ["larder"]),
@@ -92,8 +93,17 @@ let package = Package(
         // The egress filter's rules (its request parser, which addresses it connects to, which
         // peers it serves), free of any engine so the fuzz targets can link them.
         .target(name: "LarderEgress"),
+        // A renderer without its engine: scheme routing and answers with their
+        // Content-Security-Policy, page scripts, readiness and its verdict, load reports, the
+        // remote policy and the egress filter, and RendererCore, which drives any engine
+        // through PageEngine. Links no web engine.
+        .target(
+            name: "LarderRendering", dependencies: ["LarderHost", "LarderCache", "LarderFormat", "LarderSystem", "LarderEgress", "CLarderSystem"]),
         // The web engine: only the CLI, the benchmarks and apps use it, never the other modules.
-        .target(name: "LarderWebKit", dependencies: ["LarderHost", "LarderCache", "LarderFormat", "LarderSystem", "LarderEgress", "CWebKitGTK"]),
+        // The GTK glue over LarderRendering.
+        .target(
+            name: "LarderWebKit",
+            dependencies: ["LarderRendering", "LarderHost", "LarderCache", "LarderFormat", "LarderSystem", "LarderEgress", "CWebKitGTK"]),
         // The journey on screen for GTK apps: JourneyView (loading and error states, overlay or
         // inline, one at a time) over the host's public API and the WebKitGTK renderer.
         .target(name: "LarderJourneyView", dependencies: ["LarderWebKit", "LarderHost", "CWebKitGTK"]),
@@ -153,7 +163,11 @@ let package = Package(
         // With the journey view's tests: every test that drives the web engine runs one at a time.
         .testTarget(
             name: "LarderWebKitTests",
-            dependencies: ["LarderWebKit", "LarderJourneyView", "CWebKitGTK", "LarderEgress", "LarderHost", "LarderCache", "LarderFormat", "LarderPack", "LarderTestSupport"]),
+            dependencies: ["LarderWebKit", "LarderRendering", "LarderJourneyView", "CWebKitGTK", "LarderEgress", "LarderHost", "LarderCache", "LarderFormat", "LarderPack", "LarderTestSupport"]),
+        // RendererCore with a fake engine, and the rules of the renderer without one.
+        .testTarget(
+            name: "LarderRenderingTests",
+            dependencies: ["LarderRendering", "LarderHost", "LarderCache", "LarderFormat", "LarderPack", "LarderSystem", "LarderEgress", "LarderTestSupport"]),
         .testTarget(name: "LarderS3Tests", dependencies: ["LarderS3", "LarderPack", "LarderFormat", "LarderTestSupport"]),
         .testTarget(
             name: "LarderIntegrationTests",

@@ -31,7 +31,7 @@ func run(archive: String, cacheFolder: String) throws {
         print("the bundle has no font")
         return
     }
-    let url = FontURL(digest: font.digest).description
+    let url = FontURL(digest: font.digest)
     let resolved = try cache.resolveFont(url)
     print("resolved \(url)")
     print("  \(font.path): \(resolved.mediaType), \(resolved.bytes.count) bytes")

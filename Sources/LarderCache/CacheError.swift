@@ -12,7 +12,9 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         public init(_ rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
 
-        /// A URL that is not exactly `larder-font://sha256/<64 lowercase hex>`.
+        /// A URL that is not exactly `larder-font://sha256/<64 lowercase hex>`, given as text
+        /// where a font is asked for (``FontURL/init(parsing:)`` refused it;
+        /// ``CacheError/init(malformedFontURL:)``).
         public static let malformedFontURL = Code("malformed-font-url")
         /// A well-formed font URL whose font no bundle in the cache has.
         public static let unknownFont = Code("unknown-font")
@@ -80,6 +82,12 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         self.bundles = bundles
         self.path = path
         self.cause = cause
+    }
+
+    /// ``Code/malformedFontURL`` with the message and URL of the error ``FontURL/init(parsing:)``
+    /// threw, for a font asked for as text.
+    public init(malformedFontURL error: FormatError) {
+        self.init(.malformedFontURL, error.message, url: error.url)
     }
 
     /// A failed file-system call: ``Code/diskFull`` when the disk is full, ``Code/readOnly``

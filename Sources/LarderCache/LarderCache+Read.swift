@@ -152,12 +152,11 @@ extension LarderCache {
         if awaited { completeDeferredRemovals() }
     }
 
-    /// Resolves `larder-font://sha256/<hex>` to the stored font and its media type.
-    /// - Throws: ``CacheError/Code/malformedFontURL`` for anything but that exact form,
-    ///   ``CacheError/Code/unknownFont`` when no bundle has that font, or
+    /// Resolves a font URL (parsed by ``FontURL/init(parsing:)``, the one rule for the packer
+    /// and every reader) to the stored font and its media type.
+    /// - Throws: ``CacheError/Code/unknownFont`` when no bundle has that font, or
     ///   ``CacheError/Code/corruptObject``.
-    public func resolveFont(_ url: String) throws(CacheError) -> FontResource {
-        let font = try FontURL(parsing: url)
+    public func resolveFont(_ font: FontURL) throws(CacheError) -> FontResource {
         var known = fonts.withLock { $0 }
         if known == nil {
             let loaded = try index.withLock { (index) throws(CacheError) in try index.fonts() }
@@ -165,7 +164,7 @@ extension LarderCache {
             known = loaded
         }
         guard let record = known?[font.digest] else {
-            throw CacheError(.unknownFont, "no bundle in the cache has this font", url: url, digest: font.digest)
+            throw CacheError(.unknownFont, "no bundle in the cache has this font", url: font.description, digest: font.digest)
         }
         return FontResource(digest: font.digest, mediaType: record.mediaType, bytes: try verifiedBytes(font.digest, size: record.size))
     }

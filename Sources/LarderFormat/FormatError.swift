@@ -47,6 +47,12 @@ public struct FormatError: Error, Sendable, CustomStringConvertible {
         public static let compression = Code("compression")
         /// Text or a file that is not the key it should be (an Ed25519 public or private key).
         public static let invalidKey = Code("invalid-key")
+        /// A `larder-font:` URL that is not exactly `larder-font://sha256/<64 lowercase hex>`
+        /// (``FontURL``).
+        public static let malformedFontURL = Code("malformed-font-url")
+        /// A URL path whose percent-encoding is malformed: a `%` not followed by two hex
+        /// digits, or escapes that do not decode to UTF-8 (``URLPath``).
+        public static let malformedURLPath = Code("malformed-url-path")
     }
 
     public var code: Code
@@ -59,12 +65,14 @@ public struct FormatError: Error, Sendable, CustomStringConvertible {
     public var field: String?
     /// Where in the input a parse failed, in bytes from its start (malformed JSON).
     public var offset: Int?
+    /// The URL involved, if any (its first 200 characters).
+    public var url: String?
     /// The underlying error, if any.
     public var cause: (any Error & Sendable)?
 
     public init(
         _ code: Code, _ message: String, path: String? = nil, entry: String? = nil,
-        field: String? = nil, offset: Int? = nil, cause: (any Error & Sendable)? = nil
+        field: String? = nil, offset: Int? = nil, url: String? = nil, cause: (any Error & Sendable)? = nil
     ) {
         self.code = code
         self.message = message
@@ -72,13 +80,14 @@ public struct FormatError: Error, Sendable, CustomStringConvertible {
         self.entry = entry
         self.field = field
         self.offset = offset
+        self.url = url
         self.cause = cause
     }
 
     /// Where, each place once (`path: entry 'x', field 'y', byte 12: `), then what was wrong,
     /// and the cause when it says more than the message.
     public var description: String {
-        path.map { "\($0): \(detail)" } ?? detail
+        (path ?? url).map { "\($0): \(detail)" } ?? detail
     }
 
     /// ``description`` without the path, for a wrapper that names the file itself.

@@ -10,17 +10,17 @@ package enum ReferenceTarget: Equatable {
     case ignored
     /// A relative path that climbs above the bundle root.
     case escaping
+    /// A URL every renderer refuses, and why: a path whose percent-encoding is malformed
+    /// (``URLPath``), or a `larder-font:` URL not of the scheme's exact form (``FontURL``).
+    case malformed(String)
 }
 
 /// Turns URLs found in a document into bundle paths, the way a browser resolves them against
 /// the document's own URL: relative to its folder, `/` from the bundle root, query and fragment
-/// dropped, percent-escapes decoded, `.` and `..` applied, NFC-normalised like manifest paths.
-/// Shared by the packer (checking references) and the headless renderer (checking the entry
-/// document against the manifest).
+/// dropped, percent-escapes decoded strictly (``URLPath``, as the renderers decode them), `.`
+/// and `..` applied, NFC-normalised like manifest paths. Shared by the packer (checking
+/// references) and the headless renderer (checking the entry document against the manifest).
 package enum ReferenceResolver {
-    private static let ignoredSchemes: Set<String> = [
-        "data", "mailto", "tel", "sms", "javascript", "about", "blob", "larder-font", "file",
-    ]
 
     package static func resolve(_ url: String, from documentPath: String) -> ReferenceTarget {
         let trimmed = trimmingSpace(url)
@@ -28,12 +28,16 @@ package enum ReferenceResolver {
         guard let first = utf8.first, first != UInt8(ascii: "#") else { return .ignored }
         if first == UInt8(ascii: "/"), utf8.dropFirst().first == UInt8(ascii: "/") { return .remote(trimmed) }
         if let scheme = scheme(of: utf8) {
+            if scheme == FontURL.scheme {
+                do { _ = try FontURL(parsing: trimmed) } catch { return .malformed(error.message) }
+            }
             return scheme == "http" || scheme == "https" ? .remote(trimmed) : .ignored
         }
         var path = Substring(trimmed)
         if let cut = path.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) { path = path[..<cut] }
         if path.isEmpty { return .ignored }  // "?x" refers to the document itself
-        let decoded = path.utf8.contains(UInt8(ascii: "%")) ? String(path).removingPercentEncoding ?? String(path) : String(path)
+        let decoded: String
+        do { decoded = try URLPath.percentDecoded(path) } catch { return .malformed(error.message) }
         var joined = SegmentStack()
         if decoded.utf8.first != UInt8(ascii: "/") {
             // The document's folder: every segment of its path but the last.

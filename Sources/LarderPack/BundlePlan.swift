@@ -135,6 +135,11 @@ extension BundlePlan {
                         PackError(
                             .escapingReference, "'\(reference.url)' climbs out of the bundle folder",
                             path: file.path, location: reference.location))
+                case .malformed(let reason):
+                    errors.append(
+                        PackError(
+                            .malformedReference, "'\(reference.url.prefix(200))' is malformed, and no renderer would load it: \(reason)",
+                            path: file.path, location: reference.location))
                 case .remote(let url):
                     remote.append(RemoteReference(url: url, location: reference.location))
                     warnings.append(

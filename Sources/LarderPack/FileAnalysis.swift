@@ -78,8 +78,6 @@ struct FileStamp: Sendable, Equatable {
 }
 
 extension FileAnalysis {
-    static let font = "larder-font://sha256/"
-
     /// Reads, hashes and (for HTML and CSS) scans one file, rewriting its font references to
     /// the `larder-font:` scheme: every `@font-face` source and `<link rel="preload"
     /// as="font">` href, whatever the target's format, and any other HTML attribute that
@@ -157,7 +155,7 @@ extension FileAnalysis {
                         if reference.kind == .fontSource, let index = fontFaces.firstIndex(where: { $0.range.contains(reference.offset) }) {
                             fontFaces[index].files.append(path)
                         }
-                    case .local, .escaping:
+                    case .local, .escaping, .malformed:
                         flag(reference, target)
                     case .remote where reference.kind != .navigation:  // a connection hint included: the engine would connect
                         flag(reference, target)
@@ -172,7 +170,7 @@ extension FileAnalysis {
                     // A preload (or any other HTML reference) names the same URL as the
                     // @font-face source, or the engine fetches the font twice (by path, then
                     // by digest).
-                    let url = font + digest.hex
+                    let url = FontURL(digest: digest).description
                     edits.append(Edit(range: range, replacement: Array((reference.kind == .fontSource ? "url(\"\(url)\")" : url).utf8)))
                 }
             }

@@ -39,6 +39,9 @@ public struct PackError: Error, Sendable, CustomStringConvertible {
         public static let missingReference = Code("missing-reference")
         /// A reference that climbs out of the bundle folder.
         public static let escapingReference = Code("escaping-reference")
+        /// A reference no renderer would load: malformed percent-encoding in its path, or a
+        /// `larder-font:` URL not of the scheme's exact form.
+        public static let malformedReference = Code("malformed-reference")
         /// An `http(s):` reference, refused under `--strict`.
         public static let remoteReference = Code("remote-reference")
         /// A file or folder name that is not valid UTF-8, too long, not NFC or otherwise unsafe.

@@ -1,6 +1,7 @@
 import CWebKitGTK
 import LarderFormat
 import LarderHost
+import LarderRendering
 
 /// One wait for a GTK/WebKit callback, with a deadline: the waiting task suspends (nothing
 /// blocks), and whichever comes first, the callback's ``finish(_:)`` or the deadline, resumes
@@ -10,7 +11,7 @@ import LarderHost
 /// cancellation by itself, so a late callback after the deadline finds the call finished and
 /// does nothing.
 @WebKitActor
-final class AsyncCall {
+final class AsyncCall: PageCompletion {
     /// What the callback delivers: bytes (JSON text, a PNG) or an error.
     typealias Outcome = Result<[UInt8], HostError>
 
@@ -42,8 +43,26 @@ final class AsyncCall {
         }
     }
 
+    /// ``run(_:timeout:start:)`` for ``PageEngine/wait(for:timeout:start:)``: the same wait,
+    /// its call handed over as a ``PageCompletion``.
+    nonisolated(nonsending) static func wait(_ what: String, timeout: Duration, start: (any PageCompletion) -> Void) async -> Outcome {
+        let call = WebKitActor.assumeIsolated { AsyncCall(what: what, timeout: timeout) }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+            WebKitActor.assumeIsolated {
+                call.continuation = continuation
+                call.arm(timeout)
+            }
+            start(call)
+            WebKitActor.assumeIsolated { if let early = call.early { call.resume(early) } }
+        }
+    }
+
     /// Delivers the outcome; only the first outcome (or the deadline) counts.
-    func finish(_ outcome: Outcome) {
+    nonisolated func finish(_ outcome: Outcome) {
+        WebKitActor.assumeIsolated { deliver(outcome) }
+    }
+
+    private func deliver(_ outcome: Outcome) {
         guard early == nil else { return }
         early = outcome
         resume(outcome)

@@ -1,4 +1,5 @@
 import CWebKitGTK
+import LarderRendering
 
 /// One `WebKitURISchemeRequest`, referenced (`g_object_ref`) until it is answered exactly once
 /// with ``respond(_:)``; a request dropped unanswered is answered with a 500 so WebKit never

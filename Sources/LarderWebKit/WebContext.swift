@@ -1,5 +1,6 @@
 import CWebKitGTK
 import LarderHost
+import LarderRendering
 
 /// One WebKit web context, the one owner of its C handle: ephemeral (its own website data
 /// manager, so its own network session; no cookies, storage or disk cache written anywhere),
@@ -7,7 +8,8 @@ import LarderHost
 /// processes, and web processes in WebKitGTK's bubblewrap sandbox.
 ///
 /// - **Network.** The session's proxy is the context's ``EgressFilter`` for every scheme and
-///   host (no host exempt, `localhost` and 127.0.0.1 included), so the network process reaches
+///   host (no host exempt, `localhost` and 127.0.0.1 included; set by the renderer's core
+///   through ``WebView/setNetworkProxy(_:)`` before anything loads), so the network process reaches
 ///   nothing the renderer's ``RemotePolicy`` does not allow. DNS prefetching and preconnecting
 ///   are off in each view's settings (``WebView``).
 /// - **Sandbox** (`webkit_web_context_set_sandbox_enabled`): each web process runs under
@@ -53,14 +55,9 @@ final class WebContext {
         webkit_web_context_set_sandbox_enabled(context, 1)
         webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_DOCUMENT_BROWSER)
         webkit_web_context_set_spell_checking_enabled(context, 0)
-
-        // No host is exempt (ignore_hosts NULL: GLib's simple resolver then proxies localhost and
-        // 127.0.0.1 too), and every scheme takes the default proxy.
-        let proxy = webkit_network_proxy_settings_new(filter.proxyURI, nil)
-        webkit_website_data_manager_set_network_proxy_settings(
-            webkit_web_context_get_website_data_manager(context), filtered ? WEBKIT_NETWORK_PROXY_MODE_CUSTOM : WEBKIT_NETWORK_PROXY_MODE_NO_PROXY,
-            filtered ? proxy : nil)
-        webkit_network_proxy_settings_free(proxy)
+        // The network goes through the filter from the first load on: the renderer's core sets
+        // the proxy (``PageEngine/setNetworkProxy(_:)``) when it attaches the view, before
+        // anything loads.
 
         let security = webkit_web_context_get_security_manager(context)
         for scheme in [WebEngine.bundleScheme, WebEngine.fontScheme] {
@@ -87,7 +84,7 @@ final class WebContext {
                     let uri = webkit_uri_request_get_uri(webkit_download_get_request(download)).map { String(cString: $0) } ?? ""
                     webkit_download_cancel(download)
                     if let view = webkit_download_get_web_view(download) {
-                        WebEngine.existing?.renderer(of: view)?.note(BlockedRequest(url: uri, reason: "download"))
+                        WebEngine.existing?.renderer(of: view)?.core.refused(BlockedRequest(url: uri, reason: "download"))
                     }
                 }
             }, nil, nil)

@@ -1,5 +1,6 @@
 import CWebKitGTK
 import LarderHost
+import LarderRendering
 
 /// What the process's renderers share: the check that GTK has a display, a pool of web
 /// contexts (``WebContext``: one per renderer running at a time, reused when a renderer stops),
@@ -14,8 +15,8 @@ import LarderHost
 @WebKitActor
 final class WebEngine {
     /// The schemes' names.
-    nonisolated static let bundleScheme = "larder"
-    nonisolated static let fontScheme = "larder-font"
+    nonisolated static let bundleScheme = SchemeRoute.bundleScheme
+    nonisolated static let fontScheme = SchemeRoute.fontScheme
 
     private static var instance: WebEngine?
 
@@ -78,8 +79,7 @@ final class WebEngine {
     func route(_ pointer: UnsafeMutablePointer<WebKitURISchemeRequest>) {
         let request = SchemeRequest(pointer)
         guard let view = webkit_uri_scheme_request_get_web_view(pointer), let renderer = renderer(of: view) else {
-            request.respond(
-                SchemeResponse(status: 410, message: "no renderer owns this web view any more").withPolicy(RemotePolicy.blockAll.contentSecurityPolicy))
+            request.respond(RendererCore.noRenderer)
             return
         }
         renderer.handle(request)

@@ -1,4 +1,4 @@
-import Foundation
+@_exported import LarderRendering
 import CWebKitGTK
 import LarderCache
 import LarderFormat
@@ -33,54 +33,16 @@ import LarderHost
 ///   (stop, unload, the deadline, this process ending however it ends), and one that ends by
 ///   itself (a crash, its memory limit) is reported to the host (``RendererEvent``).
 ///
-/// Isolated to ``WebKitActor``: every call runs on the GLib main-loop thread and none blocks
-/// it. GTK needs a display: set `DISPLAY`, or call ``VirtualDisplay/startIfNeeded(size:timeout:)``
+/// The GTK glue over LarderRendering's ``RendererCore``, which holds the rules above and
+/// drives the view through ``PageEngine`` (``WebKitPage``). Isolated to ``WebKitActor``: every
+/// call runs on the GLib main-loop thread and none blocks it. GTK needs a display: set `DISPLAY`, or call ``VirtualDisplay/startIfNeeded(size:timeout:)``
 /// before the first renderer starts.
 @WebKitActor
 public final class WebKitRenderer: JourneyRenderer {
     /// How a renderer is set up.
-    public struct Configuration: Sendable {
-        /// The page's size in CSS pixels.
-        public var viewport: Viewport
-        /// What the renderer advertises; the default gets prepared presentation.
-        public var capabilities: Set<Manifest.Capability>
-        /// The longest a load (or a reset's load) may take to become ready.
-        public var loadTimeout: Duration
-        /// Remote origins content may reach; none by default.
-        public var remote: RemotePolicy
-        /// The memory a web process may use, in MiB (WebKit's memory pressure settings): past
-        /// it, and unable to shrink below it, the engine ends the process.
-        public var webProcessMemoryLimit: Int
-        /// The network session connects directly, without the egress filter (the policy is
-        /// then only the Content-Security-Policy and the navigation checks). For benchmarks
-        /// that time a web server against the schemes, and nothing else.
-        package var unfilteredNetwork = false
-
-        /// Creates a configuration.
-        public init(
-            viewport: Viewport = .phone, capabilities: Set<Manifest.Capability> = [.prepare, .visibility],
-            loadTimeout: Duration = .seconds(10), remote: RemotePolicy = .blockAll, webProcessMemoryLimit: Int = 1024
-        ) {
-            self.viewport = viewport
-            self.capabilities = capabilities
-            self.loadTimeout = loadTimeout
-            self.remote = remote
-            self.webProcessMemoryLimit = max(webProcessMemoryLimit, 64)
-        }
-    }
-
+    public typealias Configuration = RendererConfiguration
     /// Where the renderer is in its life.
-    public enum State: Sendable, Equatable {
-        /// Not started.
-        case idle
-        /// Started, nothing loaded (or the last load failed).
-        case started
-        /// Content is ready; `document` is the bundle path of the page shown (the entry after a
-        /// load or reset, then where the content navigated).
-        case loaded(visible: Bool, document: String)
-        /// Stopped for good.
-        case stopped
-    }
+    public typealias State = RendererState
 
     /// How the renderer is set up.
     public nonisolated let configuration: Configuration
@@ -89,44 +51,41 @@ public final class WebKitRenderer: JourneyRenderer {
     /// The renderer protocol it implements: 1.
     public nonisolated var protocolVersion: Int { 1 }
 
+    /// The rules, the state and the logs, made on the main loop at first use.
+    package private(set) lazy var core = RendererCore(configuration: configuration)
+
     /// Where the renderer is in its life.
-    public internal(set) var state: State = .idle
+    public var state: State { core.state }
     /// The report of the last successful load.
-    public internal(set) var lastLoad: WebKitLoadReport?
+    public var lastLoad: WebKitLoadReport? { core.lastLoad }
     /// Successful loads, resets and unloads.
-    public internal(set) var loads = 0
-    public internal(set) var resets = 0
-    public internal(set) var unloads = 0
+    public var loads: Int { core.loads }
+    public var resets: Int { core.resets }
+    public var unloads: Int { core.unloads }
     /// Web processes that ended by themselves (crashed, killed, over their memory limit).
-    public internal(set) var terminations = 0
+    public var terminations: Int { core.terminations }
     /// The ids of the sessions shown, in order (the last ``logLimit``).
-    public internal(set) var shownSessions: [String] = []
+    public var shownSessions: [String] { core.shownSessions }
     /// Bridge messages refused as malformed, in order (the last ``logLimit``).
-    public internal(set) var refusals: [HostError] = []
+    public var refusals: [HostError] { core.refusals }
     /// What content tried past the bundle and was refused, since the renderer started, in
     /// order (the last ``logLimit``).
-    public internal(set) var blockedRequests: [BlockedRequest] = []
+    public var blockedRequests: [BlockedRequest] { core.blockedRequests }
     /// Dialogs content opened since the renderer started, each answered at once, in order (the
     /// last ``logLimit``).
-    public internal(set) var dialogs: [PageDialog] = []
+    public var dialogs: [PageDialog] { core.dialogs }
     /// Uncaught script errors since the renderer started, in order (the last ``logLimit``).
-    public internal(set) var scriptErrors: [ScriptError] = []
+    public var scriptErrors: [ScriptError] { core.scriptErrors }
     /// Every scheme request answered since the renderer started, in order (the last
     /// ``logLimit``).
-    public internal(set) var servedRequests: [ServedRequest] = []
+    public var servedRequests: [ServedRequest] { core.servedRequests }
     /// How many entries each of those lists keeps at most (the oldest go first): a renderer
     /// runs for hours.
-    public nonisolated static let logLimit = 1000
+    public nonisolated static let logLimit = RendererCore.logLimit
 
     var webView: WebView?
     /// The web context, taken from the engine's pool at start and given back at stop.
     var context: WebContext?
-    var bridge: RendererBridge?
-    var content: RenderContent?
-    /// The load in progress.
-    var attempt: LoadAttempt?
-    /// Observer reports already counted for the current document.
-    var seenReports: Set<String> = []
     /// Where the web view shows while visible, when a view gave a place
     /// (``setPlacement(_:)``); its own window otherwise.
     var placement: (any WebViewPlacement)?
@@ -144,25 +103,25 @@ public final class WebKitRenderer: JourneyRenderer {
     /// - Throws: ``HostError/Code/renderer`` naming `display` when GTK has no display;
     ///   ``HostError/Code/disposed`` after ``stop()``.
     public func start(bridge: RendererBridge) async throws(HostError) {
-        try requireRunning()
-        self.bridge = bridge
+        try core.requireRunning()
         if webView == nil {
             let engine = try WebEngine.shared()
             let context = try engine.takeContext(memoryLimit: configuration.webProcessMemoryLimit, filtered: !configuration.unfilteredNetwork)
             context.filter.configure(policy: configuration.remote) { [weak self] blocked in
-                Task { @WebKitActor in self?.note(blocked) }
+                Task { @WebKitActor in self?.core.refused(blocked) }
             }
             let webView = WebView(context: context, viewport: configuration.viewport, delegate: self)
             webView.setPlacement(placement)
             engine.register(webView.view, to: self)
             self.context = context
             self.webView = webView
+            core.attach(WebKitPage(webView), proxy: configuration.unfilteredNetwork ? .direct : .http(context.filter.proxyURI))
         }
-        if state == .idle { state = .started }
+        try core.start(bridge: bridge)
     }
 
-    /// Loads the content's entry document and waits until it is ready (see the type's
-    /// description), hidden unless `visible`.
+    /// Loads the content's entry document and waits until it is ready, hidden unless `visible`
+    /// (``RendererCore/load(_:visible:)``). A hidden load keeps the window unmapped.
     ///
     /// A failed load leaves nothing loaded; the page stays in the view as it rendered, for a
     /// look (``screenshot()``, ``evaluate(_:)``), until the next load or unload.
@@ -171,90 +130,33 @@ public final class WebKitRenderer: JourneyRenderer {
     ///   object), or says the page was not ready within ``Configuration/loadTimeout``;
     ///   ``HostError/Code/disposed`` after ``stop()``.
     public func load(_ content: RenderContent, visible: Bool) async throws(HostError) {
-        try requireRunning()
-        guard webView != nil else { throw HostError(.renderer, "load before start: start the renderer first") }
-        self.content = content
-        state = .started
-        webView?.setPageContext(Self.json(content.contextValues))
-        let url = Self.url(of: content.manifest.entry, in: content.bundle)
-        do throws(HostError) {
-            let report = try await performLoad(url, document: content.manifest.entry, visible: visible)
-            guard self.content?.lease === content.lease else { throw HostError(.cancelled, "the content was replaced during the load") }
-            lastLoad = report
-            loads += 1
-            state = .loaded(visible: visible, document: content.manifest.entry)
-        } catch {
-            if self.content?.lease === content.lease { self.content = nil }
-            if state != .stopped { state = .started }
-            throw error
-        }
+        try await core.load(content, visible: visible)
     }
 
-    /// Maps the window, gives the page the session's context (`window.larder.context` and a
-    /// `larder:context` event, also in every page the flow navigates to from here), tells it
-    /// it is visible (`larder:visibility` with the session, journey and revision) and records
-    /// the session.
+    /// Maps the window and tells the page it is visible (``RendererCore/show(_:)``).
     /// - Throws: ``HostError/Code/renderer`` without loaded content or when the page cannot be
     ///   told; ``HostError/Code/disposed`` after ``stop()``.
     public func show(_ session: PresentationSession) async throws(HostError) {
-        try requireRunning()
-        guard case .loaded(_, let document) = state, let webView else {
-            throw HostError(.renderer, "nothing loaded: load content before showing it", digest: session.bundle)
-        }
-        webView.setPageContext(Self.json(session.contextValues))
-        _ = try await evaluateInPage(PageScripts.contextChange(Self.json(session.contextValues)))
-        webView.setVisible(true)
-        state = .loaded(visible: true, document: document)
-        shownSessions.appendKeepingLast(Self.logLimit, session.id)
-        let detail = JSONValue.object([
-            "visible": .bool(true), "session": .string(session.id), "journey": .string(session.journey),
-            "revision": .int(session.revision),
-        ])
-        _ = try await evaluateInPage(PageScripts.dispatch("larder:visibility", on: "document", detail: detail.jsonText))
+        try await core.show(session)
     }
 
     /// Hides the window and loads the entry document again, hidden, until ready. With nothing
     /// loaded there is nothing to reset.
     /// - Throws: what ``load(_:visible:)`` throws; the content is then unloaded.
     public func reset() async throws(HostError) {
-        try requireRunning()
-        guard let content, case .loaded = state else { return }
-        webView?.setVisible(false)
-        // The next presentation brings its own context: this one's is not left behind.
-        webView?.setPageContext(Self.json([:]))
-        state = .started
-        do throws(HostError) {
-            let report = try await performLoad(
-                Self.url(of: content.manifest.entry, in: content.bundle), document: content.manifest.entry, visible: false)
-            lastLoad = report
-            resets += 1
-            state = .loaded(visible: false, document: content.manifest.entry)
-        } catch {
-            self.content = nil
-            throw error
-        }
+        try await core.reset()
     }
 
     /// Drops the content and ends the web process, freeing the page's memory; the renderer
     /// stays started and may load again. Does nothing without content or after ``stop()``.
     public func unload() async {
-        guard state != .stopped, content != nil, let webView else { return }
-        cancelAttempt(HostError(.cancelled, "the content was unloaded"))
-        content = nil
-        state = .started
-        unloads += 1
-        webView.setVisible(false)
-        webView.terminateWebProcess()
+        core.unload()
     }
 
     /// Ends the web process and destroys the view; every later call throws
     /// ``HostError/Code/disposed``.
     public func stop() async {
-        guard state != .stopped else { return }
-        state = .stopped
-        cancelAttempt(HostError(.disposed, "the renderer was stopped"))
-        content = nil
-        bridge = nil
+        guard core.stop() else { return }
         releaseEngine()
     }
 
@@ -265,8 +167,7 @@ public final class WebKitRenderer: JourneyRenderer {
     /// - Throws: ``HostError/Code/renderer`` when it throws, has no result in time, or the
     ///   renderer is not started; ``HostError/Code/disposed`` after ``stop()``.
     public func evaluate(_ script: String) async throws(HostError) -> JSONValue {
-        try requireRunning()
-        return try await evaluateInPage(script)
+        try await core.evaluate(script)
     }
 
     /// Runs `body` as the body of an async function in the page (its own world), awaits the
@@ -275,9 +176,7 @@ public final class WebKitRenderer: JourneyRenderer {
     /// - Throws: ``HostError/Code/renderer`` when it rejects or does not settle within
     ///   ``Configuration/loadTimeout``; ``HostError/Code/disposed`` after ``stop()``.
     public func callAsyncFunction(_ body: String) async throws(HostError) -> JSONValue {
-        try requireRunning()
-        guard let webView else { throw HostError(.renderer, "the renderer is not started") }
-        return try Self.parse(await webView.callAsync(body, world: nil, timeout: configuration.loadTimeout).get())
+        try await core.callAsyncFunction(body)
     }
 
     /// Sends a message to the page: a `larder:message` `CustomEvent` on `window` whose
@@ -285,15 +184,13 @@ public final class WebKitRenderer: JourneyRenderer {
     /// - Throws: ``HostError/Code/renderer`` without loaded content or when the page cannot be
     ///   told.
     public func post(_ message: JSONValue) async throws(HostError) {
-        try requireRunning()
-        guard case .loaded = state else { throw HostError(.renderer, "nothing loaded: there is no page to tell") }
-        _ = try await evaluateInPage(PageScripts.dispatch("larder:message", on: "window", detail: message.jsonText))
+        try await core.post(message)
     }
 
     /// A PNG of the view as it is now, at the viewport's size (hidden or shown).
     /// - Throws: ``HostError/Code/renderer`` when the engine cannot take it.
     public func screenshot() async throws(HostError) -> [UInt8] {
-        try requireRunning()
+        try core.requireRunning()
         guard let webView else { throw HostError(.renderer, "the renderer is not started") }
         return try await webView.snapshot(timeout: configuration.loadTimeout).get()
     }
@@ -302,25 +199,14 @@ public final class WebKitRenderer: JourneyRenderer {
     /// until it is ready by the same rules as ``load(_:visible:)``; the renderer then holds no
     /// bundle. For benchmarks against a web server.
     package func loadPage(_ url: String, visible: Bool) async throws(HostError) -> WebKitLoadReport {
-        try requireRunning()
-        guard webView != nil else { throw HostError(.renderer, "load before start: start the renderer first") }
-        content = nil
-        state = .started
-        let report = try await performLoad(url, document: url, visible: visible)
-        lastLoad = report
-        state = .loaded(visible: visible, document: url)
-        return report
+        try await core.loadPage(url, visible: visible)
     }
 
     /// Ends the web process whatever is loaded (a page loaded by URL included); the next load
     /// starts a new one. For benchmarks: a web process whose memory cache is emptied before
     /// every load keeps about 1.5 MB a load (see ``clearEngineMemoryCache()``).
     package func endWebProcess() {
-        guard state != .stopped, let webView else { return }
-        cancelAttempt(HostError(.cancelled, "the web process was ended"))
-        content = nil
-        state = .started
-        webView.terminateWebProcess()
+        core.endWebProcess()
     }
 
     /// Empties WebKit's memory cache, so the next load fetches every file through the schemes
@@ -337,6 +223,7 @@ public final class WebKitRenderer: JourneyRenderer {
 
     /// Ends the web process, destroys the view and gives the context back to the engine.
     private func releaseEngine() {
+        core.detach()
         if let webView {
             WebEngine.existing?.unregister(webView.view)
             webView.terminateWebProcess()
@@ -348,37 +235,7 @@ public final class WebKitRenderer: JourneyRenderer {
             self.context = nil
         }
     }
-
-    func requireRunning() throws(HostError) {
-        if state == .stopped { throw HostError(.disposed, "the renderer was stopped") }
-    }
-
-    func evaluateInPage(_ script: String) async throws(HostError) -> JSONValue {
-        guard let webView else { throw HostError(.renderer, "the renderer is not started") }
-        return try Self.parse(await webView.evaluate(script, world: nil, timeout: configuration.loadTimeout).get())
-    }
-
-    /// A context as the JSON object the page reads.
-    /// The context as the page's `window.larder.context`: a JSON object of any values.
-    nonisolated static func json(_ context: [String: JSONValue]) -> String {
-        JSONValue.object(context).jsonText
-    }
-
-    private static func parse(_ bytes: [UInt8]) throws(HostError) -> JSONValue {
-        do { return try JSONValue.parse(bytes) } catch {
-            throw HostError(.renderer, "the page's answer is not JSON: \(error.message)")
-        }
-    }
-
-    /// `larder://<bundle-hex>/<path>`, each path segment percent-encoded.
-    nonisolated static func url(of path: String, in bundle: Digest) -> String {
-        "\(WebEngine.bundleScheme)://\(bundle.hex)/" + path.split(separator: "/", omittingEmptySubsequences: false).map {
-            $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/", "?", "#", ";"])) ?? String($0)
-        }.joined(separator: "/")
-    }
 }
 
-extension JSONValue {
-    /// The canonical JSON text, for embedding in a script.
-    var jsonText: String { String(decoding: canonicalBytes, as: UTF8.self) }
-}
+/// What one load of a page did (LarderRendering's ``PageLoadReport``).
+public typealias WebKitLoadReport = PageLoadReport

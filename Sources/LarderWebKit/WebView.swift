@@ -1,6 +1,7 @@
 import CWebKitGTK
 import LarderFormat
 import LarderHost
+import LarderRendering
 
 /// What a ``WebView`` reports, on the main loop.
 @WebKitActor
@@ -23,21 +24,6 @@ protocol WebViewDelegate: AnyObject {
     func webView(_ view: WebView, webProcessTerminated reason: WebKitWebProcessTerminationReason)
 }
 
-/// A navigation WebKit asks about.
-struct NavigationRequest: Sendable, Equatable {
-    enum Kind: Sendable, Equatable {
-        /// A frame (the top one or an iframe) goes to `uri`: a link, `location`, a meta refresh.
-        case navigation
-        /// A form is submitted to `uri`.
-        case formSubmission
-        /// The content asks for a new window (`window.open`, `target=_blank`).
-        case newWindow
-    }
-
-    var uri: String
-    var kind: Kind
-}
-
 /// One WebKit web view in its own GTK toplevel window, with its user content manager; the one
 /// owner of those C handles.
 ///
@@ -53,7 +39,7 @@ final class WebView {
     private let manager: UnsafeMutablePointer<WebKitUserContentManager>
     private let target: SignalTarget
     private(set) var destroyed = false
-    /// The page-world script that sets `window.larder.context` (``setPageContext(_:)``).
+    /// The page-world script that sets `window.larder.context` (``setContextScript(_:)``).
     private var contextScript: OpaquePointer?
     /// Where the view shows while visible instead of its own window, and where it sits now
     /// (WebViewPlacement.swift).
@@ -139,16 +125,16 @@ final class WebView {
     }
 
     /// Makes every document loaded from now on (the entry, and pages the flow navigates to)
-    /// find `context` (a JSON object) as `window.larder.context` before its first
-    /// script runs, replacing the context set before.
-    func setPageContext(_ json: String) {
+    /// run `source` (``PageScripts/context(_:)``: `window.larder.context`) before its first
+    /// script, replacing the script set before.
+    func setContextScript(_ source: String) {
         guard !destroyed else { return }
         if let contextScript {
             webkit_user_content_manager_remove_script(manager, contextScript)
             webkit_user_script_unref(contextScript)
         }
         let script = webkit_user_script_new(
-            PageScripts.context(json), WEBKIT_USER_CONTENT_INJECT_TOP_FRAME, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
+            source, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
         webkit_user_content_manager_add_script(manager, script)
         contextScript = script
     }
@@ -164,6 +150,22 @@ final class WebView {
         }
         gtk_widget_hide(window)
         if visible { place(in: placement) } else { park() }
+    }
+
+    /// Routes the network of the view's context through `proxy`
+    /// (`webkit_website_data_manager_set_network_proxy_settings`): for every scheme and host, no
+    /// host exempt (ignore_hosts NULL: GLib's simple resolver then proxies localhost and
+    /// 127.0.0.1 too).
+    func setNetworkProxy(_ proxy: NetworkProxy) {
+        let manager = webkit_web_view_get_website_data_manager(view)
+        switch proxy {
+        case .direct:
+            webkit_website_data_manager_set_network_proxy_settings(manager, WEBKIT_NETWORK_PROXY_MODE_NO_PROXY, nil)
+        case .http(let uri):
+            let settings = webkit_network_proxy_settings_new(uri, nil)
+            webkit_website_data_manager_set_network_proxy_settings(manager, WEBKIT_NETWORK_PROXY_MODE_CUSTOM, settings)
+            webkit_network_proxy_settings_free(settings)
+        }
     }
 
     /// Ends the web process (`webkit_web_view_terminate_web_process`), freeing all the page's

@@ -93,6 +93,19 @@ import Testing
         #expect(missing.status == 66)
     }
 
+    /// A reference the renderers would refuse is a data error (65) at its line and column, not
+    /// decoded leniently: the file named '100%.png' is there, but no engine could ask for it.
+    @Test func aMalformedReferenceIsADataErrorAtItsPlace() throws {
+        let scratch = try Scratch()
+        let source = scratch.path + "/src"
+        try Self.write(["index.html": "<p>\n<img src=\"100%.png\">", "100%.png": "png"], under: source)
+        let result = try CLI.run(["pack", source, "-o", scratch.path + "/out", "--json"])
+        #expect(result.status == 65)
+        let errors = try #require(try Self.object(result.stdout)["errors"] as? [[String: Any]])
+        #expect(errors.first?["code"] as? String == "malformed-reference")
+        #expect(errors.first?["location"] as? String == "index.html:2:11")
+    }
+
     @Test func expectFailsOnAnotherDigestAndNamesTheFilesThatDiffer() throws {
         let scratch = try Scratch()
         let source = scratch.path + "/src"

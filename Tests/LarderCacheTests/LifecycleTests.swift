@@ -9,12 +9,12 @@ import Testing
         let cache = try fixture.open()
         _ = try cache.install(archiveAt: try fixture.file(try bundle("x", ["fonts/a.woff2": "WOFF2", "fonts/b.ttf": "TTF"]).archive))
         let woff = SHA256Hasher.hash(Array("WOFF2".utf8))
-        let font = try cache.resolveFont("larder-font://sha256/\(woff.hex)")
+        let font = try cache.resolveFont(FontURL(digest: woff))
         #expect(font.mediaType == "font/woff2")
         #expect(font.bytes == Array("WOFF2".utf8))
         // Still resolvable after reopening.
         let reopened = try fixture.open()
-        #expect(try reopened.resolveFont("larder-font://sha256/\(SHA256Hasher.hash(Array("TTF".utf8)).hex)").mediaType == "font/ttf")
+        #expect(try reopened.resolveFont(FontURL(digest: SHA256Hasher.hash(Array("TTF".utf8)))).mediaType == "font/ttf")
     }
 
     @Test func unknownAndMalformedURLsAreTypedErrors() throws {
@@ -22,9 +22,10 @@ import Testing
         let cache = try fixture.open()
         _ = try cache.install(archiveAt: try fixture.file(try bundle("x", ["a.css": "a"]).archive))
         let notAFont = SHA256Hasher.hash(Array("a".utf8))  // stored, but not as a font
-        #expect { _ = try cache.resolveFont("larder-font://sha256/\(notAFont.hex)") } throws: { ($0 as? CacheError)?.code == .unknownFont }
-        #expect { _ = try cache.resolveFont("larder-font://sha256/../index.html") } throws: { ($0 as? CacheError)?.code == .malformedFontURL }
-        #expect { _ = try cache.resolveFont("file:///etc/passwd") } throws: { ($0 as? CacheError)?.code == .malformedFontURL }
+        #expect { _ = try cache.resolveFont(FontURL(digest: notAFont)) } throws: { ($0 as? CacheError)?.code == .unknownFont }
+        // A malformed URL never reaches the cache: the one parser refuses it.
+        #expect { _ = try FontURL(parsing: "larder-font://sha256/../index.html") } throws: { ($0 as? FormatError)?.code == .malformedFontURL }
+        #expect { _ = try FontURL(parsing: "file:///etc/passwd") } throws: { ($0 as? FormatError)?.code == .malformedFontURL }
     }
 }
 
@@ -98,7 +99,7 @@ import Testing
         #expect(report.evicted == [digests[1]])
         #expect(report.bytesAfter <= 250_000)
         let font = SHA256Hasher.hash(Array(String(decoding: noise(20_000, seed: 9).map { $0 % 26 + 97 }, as: UTF8.self).utf8))
-        #expect(try cache.resolveFont("larder-font://sha256/\(font.hex)").bytes.count == 20_000)
+        #expect(try cache.resolveFont(FontURL(digest: font)).bytes.count == 20_000)
         #expect(try cache.verify().isClean)
         #expect(try cache.statistics().evictions == 1)
     }

@@ -109,7 +109,7 @@ import Testing
                     switch reader {
                     case .leaseData: return try cache.lease(bundle).data(at: Self.fontPath).count
                     case .fileLocation: return try cache.lease(bundle).fileLocation(at: Self.fontPath).count
-                    case .resolveFont: return try cache.resolveFont(FontURL.prefix + Self.object.hex).bytes.count
+                    case .resolveFont: return try cache.resolveFont(FontURL(digest: Self.object)).bytes.count
                     case .verifyRepair: return 0
                     }
                 }
@@ -161,7 +161,7 @@ import Testing
         let rows = try setup.fixture.indexDump(setup.cache)
         let readOnly = try LarderCache(at: setup.fixture.root, configuration: .init(mode: .readOnly))
         #expect {
-            _ = try withWatchdog { try readOnly.resolveFont(FontURL.prefix + Self.object.hex) }
+            _ = try withWatchdog { try readOnly.resolveFont(FontURL(digest: Self.object)) }
         } throws: { error in
             guard let error = error as? CacheError else { return false }
             return error.code == .corruptObject && error.digest == Self.object && error.bundles == [setup.bundle]

@@ -73,7 +73,7 @@ import Testing
             #expect(try cache.verify().isClean, Comment(rawValue: name))
             #expect(try cache.missingObjects(of: manifest) == Set(manifest.files.map(\.digest)), Comment(rawValue: name))
             #expect(Comment(rawValue: name)) {
-                _ = try cache.resolveFont(FontURL.prefix + SHA256Hasher.hash(Self.font).hex)
+                _ = try cache.resolveFont(FontURL(digest: SHA256Hasher.hash(Self.font)))
             } throws: { ($0 as? CacheError)?.code == .unknownFont }
             #expect(throws: CacheError.self) { _ = try cache.lease(manifest.bundleDigest) }
             #expect(files() == before, "\(name): something was created")
@@ -112,7 +112,7 @@ import Testing
         #expect(statistics.bytesOnDisk == expected.1.bytesOnDisk)
         #expect(statistics.integrityFailures == 1)
         let font = filled.manifest.files.first { $0.role == .font }!
-        #expect(try cache.resolveFont(FontURL.prefix + font.digest.hex).bytes == Self.font)
+        #expect(try cache.resolveFont(FontURL(digest: font.digest)).bytes == Self.font)
         let verification = try cache.verify()
         #expect(verification.corrupt.isEmpty)
         #expect(verification.incomplete == [filled.incomplete])

@@ -125,7 +125,12 @@ import Testing
         ("cafe\u{301}.png", "index.html", .local("caf\u{E9}.png")),
         ("cafe%CC%81.png", "index.html", .local("caf\u{E9}.png")),
         ("caf%C3%A9.png", "index.html", .local("caf\u{E9}.png")),
-        ("100%.png", "index.html", .local("100%.png")),
+        // Decoded as strictly as the renderers decode `larder:` URLs: what they refuse, the
+        // packer refuses (it was left undecoded, and then refused at render time).
+        ("100%.png", "index.html", .malformed("malformed percent-encoding in the path: a '%' must start two hex digits")),
+        ("a%FF.png", "index.html", .malformed("malformed percent-encoding in the path: the escapes do not decode to UTF-8")),
+        ("larder-font://sha256/../x", "index.html", .malformed(
+            "not a Larder font URL: the path must be a single digest; expected larder-font://sha256/<64 lowercase hex>")),
     ])
     func resolves(_ url: String, _ document: String, _ expected: ReferenceTarget) {
         #expect(ReferenceResolver.resolve(url, from: document) == expected)

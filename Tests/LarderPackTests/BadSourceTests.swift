@@ -36,6 +36,19 @@ import Testing
         expectFailure(folder, .escapingReference, location: "index.html:1:11")
     }
 
+    /// A path the renderers would refuse (they decode percent-escapes strictly) is refused here
+    /// too, even when a file has the undecoded name, and so is a hand-written font URL that is
+    /// not of the scheme's exact form.
+    @Test(arguments: [
+        ("<img src=\"100%.png\">", "index.html:1:11"),
+        ("<p>\n  <img src=\"a%FF.png\">", "index.html:2:13"),
+        ("<style>@font-face { font-family: x; src: url(larder-font://sha256/../x) }</style>", "index.html:1:46"),
+    ])
+    func malformedReferenceNamesLineAndColumn(_ html: String, _ location: String) throws {
+        let folder = try SourceFolder(["index.html": html, "100%.png": "png", "a%FF.png": "png"])
+        expectFailure(folder, .malformedReference, location: location)
+    }
+
     @Test func remoteReferenceIsAnErrorOnlyWhenStrict() throws {
         let folder = try SourceFolder(["index.html": "<script src=\"https://cdn.example.com/x.js\"></script>"])
         expectFailure(folder, strict: true, .remoteReference, location: "index.html:1:14")

@@ -4,6 +4,7 @@ import LarderEgress
 import LarderHost
 import LarderSystem
 import LarderTestSupport
+@testable import LarderRendering
 @testable import LarderWebKit
 import Testing
 

@@ -4,6 +4,7 @@ import LarderFormat
 import LarderHost
 import LarderPack
 import LarderTestSupport
+@testable import LarderRendering
 @testable import LarderWebKit
 import Testing
 

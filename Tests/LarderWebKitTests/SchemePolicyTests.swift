@@ -2,6 +2,7 @@ import Foundation
 import LarderFormat
 import LarderHost
 import LarderTestSupport
+@testable import LarderRendering
 @testable import LarderWebKit
 import Testing
 

@@ -3,6 +3,7 @@ import LarderCache
 import LarderFormat
 import LarderHost
 import LarderTestSupport
+@testable import LarderRendering
 @testable import LarderWebKit
 import Testing
 

@@ -88,7 +88,9 @@ enum CacheCommand {
             positionals: 1...1, run: CacheFetch.run),
         sub("resolve", "Resolve a larder-font:// URL to its stored font.", " <url>",
             arguments: [("<url>", "larder-font://sha256/<hex>")], positionals: 1...1, mode: readOnly,
-            validate: { (arguments) throws(CacheError) in _ = try FontURL(parsing: arguments.positionals[0]) }, run: CacheOperations.resolve),
+            validate: { (arguments) throws(CacheError) in
+                do throws(FormatError) { _ = try FontURL(parsing: arguments.positionals[0]) } catch { throw CacheError(malformedFontURL: error) }
+            }, run: CacheOperations.resolve),
         sub("verify", "Re-hash every stored object and list incomplete bundles.", " [--repair]",
             options: [OptionSpec(names: ["--repair"], value: nil, help: "Quarantine corrupt objects and list the bundles to refetch.")],
             mode: { $0.flag("--repair") ? .readWrite : .readOnly }, run: CacheOperations.verify),

@@ -27,7 +27,9 @@ enum CacheOperations {
     }
 
     static func resolve(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
-        let font = try cache.resolveFont(arguments.positionals[0])
+        let url: FontURL
+        do throws(FormatError) { url = try FontURL(parsing: arguments.positionals[0]) } catch { throw CacheError(malformedFontURL: error) }
+        let font = try cache.resolveFont(url)
         if arguments.flag("--json") {
             Console.json(.object([
                 "digest": .string(font.digest.description), "mediaType": .string(font.mediaType), "size": .int(Int64(font.bytes.count)),

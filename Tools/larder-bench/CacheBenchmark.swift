@@ -77,7 +77,7 @@ enum CacheBenchmark {
         print(String(format: "warm memory hit (lease.data):     p50 %.0f ns, p99 %.0f ns", percentile(hits, 0.5), percentile(hits, 0.99)))
         passed = report("warm memory hit p50 (us)", percentile(hits, 0.5) / 1000, atMost: 1.0) && passed
 
-        let url = "larder-font://sha256/" + SHA256Hasher.hash(font).hex
+        let url = FontURL(digest: SHA256Hasher.hash(font))
         _ = try warm.resolveFont(url)
         let fonts = try latencies { sink &+= try warm.resolveFont(url).bytes.count }
         print(String(format: "font URL resolution (warm):        p50 %.0f ns, p99 %.0f ns", percentile(fonts, 0.5), percentile(fonts, 0.99)))

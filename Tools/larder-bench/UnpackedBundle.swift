@@ -17,7 +17,7 @@ enum UnpackedBundle {
                 let up = String(repeating: "../", count: depth)
                 var text = String(decoding: bytes, as: UTF8.self)
                 for (hex, path) in byDigest where text.contains(hex) {
-                    text = text.replacingOccurrences(of: "larder-font://sha256/" + hex, with: up + path)
+                    text = text.replacingOccurrences(of: FontURL.prefix + hex, with: up + path)
                 }
                 bytes = Array(text.utf8)
             }

@@ -225,7 +225,7 @@ extension HeadlessRenderer {
         // The entry first (a valid manifest lists it; the lease reports it if not), then the rest.
         let paths = [manifest.entry] + manifest.files.filter { $0.essential && $0.path != manifest.entry }.map(\.path)
         var bytes: Int64 = 0
-        var fontURLs: [String] = []
+        var fontURLs: [FontURL] = []
         // The fonts a stylesheet names that the manifest does not mark essential (the
         // `unicode-range` subsets the first screen's text does not use) are not loaded, as a
         // web view leaves them `unloaded`: the two renderers need the same fonts.
@@ -242,15 +242,21 @@ extension HeadlessRenderer {
             let isDocument = path == manifest.entry || file?.role == .document
             guard isDocument || file?.role == .style else { continue }
             let references = data.withUnsafeBufferPointer { isDocument ? HTMLScanner.scan($0) : CSSScanner.scan($0) }
-            for reference in references where reference.url.hasPrefix("larder-font://") && seenFonts.insert(reference.url).inserted {
-                fontURLs.append(reference.url)
+            for reference in references where FontURL.isOfScheme(reference.url) {
+                let font: FontURL
+                do { font = try FontURL(parsing: reference.url) } catch {
+                    throw HostError(
+                        .renderer, "cannot resolve the font '\(reference.url.prefix(200))': \(error.message)", resource: reference.url,
+                        digest: content.bundle)
+                }
+                if seenFonts.insert(font).inserted { fontURLs.append(font) }
             }
             try check(references, of: path, in: content)
         }
-        for url in fontURLs {
-            do { _ = try content.cache.resolveFont(url) } catch {
+        for font in fontURLs {
+            do { _ = try content.cache.resolveFont(font) } catch {
                 throw HostError(
-                    .renderer, "cannot resolve the font '\(url.prefix(200))': \(error.message)", resource: url,
+                    .renderer, "cannot resolve the font '\(font)': \(error.message)", resource: font.description,
                     digest: error.digest, cacheError: error)
             }
         }
@@ -258,9 +264,9 @@ extension HeadlessRenderer {
     }
 
     /// The `larder-font:` URLs of the bundle's fonts that no essential file shares.
-    static func fontsNotNeeded(by manifest: Manifest) -> Set<String> {
+    static func fontsNotNeeded(by manifest: Manifest) -> Set<FontURL> {
         let essential = Set(manifest.files.filter(\.essential).map(\.digest))
-        return Set(manifest.files.filter { $0.role == .font && !essential.contains($0.digest) }.map { "larder-font://sha256/" + $0.digest.hex })
+        return Set(manifest.files.filter { $0.role == .font && !essential.contains($0.digest) }.map { FontURL(digest: $0.digest) })
     }
 
     /// Throws for the first reference of the file at `path` that names a file the bundle lacks
@@ -279,6 +285,10 @@ extension HeadlessRenderer {
             case .escaping:
                 throw HostError(
                     .renderer, "'\(path)' refers to '\(reference.url.prefix(200))', which climbs above the bundle root",
+                    resource: reference.url, digest: content.bundle)
+            case .malformed(let reason):
+                throw HostError(
+                    .renderer, "'\(path)' refers to '\(reference.url.prefix(200))', which is malformed: \(reason)",
                     resource: reference.url, digest: content.bundle)
             }
         }

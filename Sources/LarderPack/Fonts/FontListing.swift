@@ -62,7 +62,7 @@ public enum FontListing {
     }
 
     private static func fontDigest(_ item: String) -> Digest? {
-        guard let start = item.range(of: FileAnalysis.font) else { return nil }
+        guard let start = item.range(of: FontURL.prefix) else { return nil }
         let hex = item[start.upperBound...].prefix(64)
         return try? Digest(parsing: "sha256:" + hex)
     }

@@ -340,7 +340,7 @@ enum FontPipeline {
         var out = Array("/* larder-font: \(sourceBytes) \(names) \(shownSource) */\n".utf8)
         for (index, subset) in subsets.enumerated() {
             var text = rule.text
-            let url = "url(\"\(FileAnalysis.font)\(subset.digest.hex)\") format(\"woff2\")"
+            let url = "url(\"\(FontURL(digest: subset.digest))\") format(\"woff2\")"
             let source = Array((" " + (rule.localSources + [url]).joined(separator: ", ")).utf8)
             // The last `src` declaration (the one that counts) gets the packed source; earlier
             // ones go.

@@ -22,7 +22,7 @@ struct FuzzTarget: Sendable {
         JSONTargets.json, JSONTargets.manifest, JSONTargets.journey, JSONTargets.bridge,
         ArchiveTargets.gzipMembers, ArchiveTargets.archive, InstallTarget.target,
         ScannerTargets.html, ScannerTargets.css,
-        TextTargets.fontURL, TextTargets.glob, TextTargets.bundlePath, TextTargets.digest,
+        TextTargets.fontURL, TextTargets.glob, TextTargets.bundlePath, TextTargets.urlPath, TextTargets.digest,
         HeaderTargets.retryAfter, HeaderTargets.contentRange,
         EgressTargets.proxyRequest, S3AnswerTargets.answers,
         FontTargets.decode, FontTargets.encode, FontTargets.subset,

@@ -29,6 +29,15 @@ extension SeedSources {
         return patterns.map { Array($0.utf8) + [0] + Array(paths.utf8) }
     }
 
+    /// URL paths: plain, escaped, NFD, and malformed escapes (the ones the packer once let
+    /// through undecoded).
+    static func urlPaths() -> [[UInt8]] {
+        [
+            "index.html", "images/a%20b.svg", "caf%C3%A9.html", "cafe%CC%81.html", "a%2Fb.css", "%2E%2E/%2E%2E/etc/passwd", "100%25.png",
+            "100%.png", "a%FF.png", "bad%zzescape", "tail%", "tail%4", "%C3", "%ED%A0%80", "a%00b", "a//b", "",
+        ].map { Array($0.utf8) }
+    }
+
     static func bundlePaths() throws -> [[UInt8]] {
         var seeds: [[UInt8]] = []
         for folder in try sampleFolders() { seeds += files(in: folder).map { Array($0.utf8) } }

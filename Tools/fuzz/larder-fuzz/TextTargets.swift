@@ -9,7 +9,7 @@ enum TextTargets {
         maximumLength: 512,
         run: { bytes in
             let text = bytes.text
-            do throws(CacheError) {
+            do throws(FormatError) {
                 let url = try FontURL(parsing: text)
                 require(url.description == text, "'\(text)' parses as \(url)")
                 require(try FontURL(parsing: url.description) == url, "\(url) does not read back")
@@ -81,6 +81,36 @@ enum TextTargets {
         },
         seeds: { try SeedSources.bundlePaths() })
 
+    /// Input: a URL path. The packer and the renderers decode with this one rule.
+    static let urlPath = FuzzTarget(
+        name: "url-path",
+        summary: "URLPath.percentDecoded and bundlePath(decoding:); a decoded path re-encoded decodes back, a bundle path keeps BundlePath's rules",
+        maximumLength: 2048,
+        run: { bytes in
+            let text = bytes.text
+            let decoded: String
+            do throws(FormatError) { decoded = try URLPath.percentDecoded(text[...]) } catch {
+                require(error.code == .malformedURLPath, "path refused with code \(error.code)")
+                Outcomes.record("refused \(error.code)")
+                return
+            }
+            let encoded = decoded.utf8.map { byte in
+                byte == UInt8(ascii: "%") || byte >= 0x80 ? "%" + String(byte, radix: 16, uppercase: true).leftPadded : String(UnicodeScalar(byte))
+            }.joined()
+            do throws(FormatError) {
+                require(try URLPath.percentDecoded(encoded[...]) == decoded, "'\(encoded)' does not decode back to '\(decoded)'")
+            } catch { require(false, "its own encoding '\(encoded)' is refused: \(error)") }
+            do throws(FormatError) {
+                let path = try URLPath.bundlePath(decoding: text[...])
+                do throws(FormatError) { try BundlePath.validate(path) } catch { require(false, "'\(path)' breaks BundlePath: \(error)") }
+                Outcomes.record("bundle path")
+            } catch {
+                require(error.code == .invalidPath, "bundle path refused with code \(error.code)")
+                Outcomes.record("decoded, not a bundle path")
+            }
+        },
+        seeds: { SeedSources.urlPaths() })
+
     static let digest = FuzzTarget(
         name: "digest",
         summary: "Digest(parsing:) and Digest(hex:); a parsed digest prints back to its input, bytes round-trip, order is the bytes'",
@@ -112,4 +142,9 @@ enum TextTargets {
             }
         },
         seeds: { SeedSources.digests() })
+}
+
+extension String {
+    /// Two hex digits: a single one gets a leading zero.
+    fileprivate var leftPadded: String { count == 1 ? "0" + self : self }
 }

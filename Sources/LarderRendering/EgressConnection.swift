@@ -9,15 +9,15 @@ import LarderSystem
 /// only to public addresses, ``AddressRule``), then refuses it with a 403 (and reports it) or
 /// connects to a checked address (within 10 s) and carries bytes both ways through two 64 KiB
 /// buffers until both sides are done or the filter stops.
-struct EgressConnection {
-    let client: Int32
-    let core: EgressFilter.Core
+package struct EgressConnection {
+    package let client: Int32
+    package let core: EgressFilter.Core
 
     /// How long the head may take to arrive, and the origin to accept.
-    static let headTimeout = Duration.seconds(10)
-    static let connectTimeout = Duration.seconds(10)
+    package static let headTimeout = Duration.seconds(10)
+    package static let connectTimeout = Duration.seconds(10)
 
-    func serve() {
+    package func serve() {
         defer { close(client) }
         var buffer: [UInt8] = []
         guard let headEnd = readHead(into: &buffer) else { return }
@@ -193,7 +193,7 @@ struct EgressConnection {
     /// socket takes it without waiting long, then closes gently: stops writing and reads what
     /// the client still sends (a request body) for up to half a second, so that closing with
     /// unread bytes does not reset the connection and lose the answer.
-    static func answer(_ fd: Int32, status: Int, _ message: String) {
+    package static func answer(_ fd: Int32, status: Int, _ message: String) {
         let reasons = [400: "Bad Request", 403: "Forbidden", 431: "Request Header Fields Too Large", 502: "Bad Gateway", 503: "Service Unavailable"]
         let body = message + "\n"
         let head = "HTTP/1.1 \(status) \(reasons[status] ?? "Error")\r\nContent-Type: text/plain; charset=utf-8\r\n"
@@ -215,7 +215,7 @@ struct EgressConnection {
 
     /// Answers `status` with a one-line body as far as the socket takes it now, without
     /// waiting (the accepting thread refuses this way), and stops writing.
-    static func answerAtOnce(_ fd: Int32, status: Int, _ message: String) {
+    package static func answerAtOnce(_ fd: Int32, status: Int, _ message: String) {
         let reasons = [403: "Forbidden", 503: "Service Unavailable"]
         let body = message + "\n"
         let text = "HTTP/1.1 \(status) \(reasons[status] ?? "Error")\r\nContent-Type: text/plain; charset=utf-8\r\n"
@@ -227,7 +227,7 @@ struct EgressConnection {
 
     /// Writes all of `bytes` to a non-blocking socket within 2 s.
     @discardableResult
-    static func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    package static func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         let deadline = ContinuousClock.now + .seconds(2)
         var offset = 0
         while offset < bytes.count, ContinuousClock.now < deadline {

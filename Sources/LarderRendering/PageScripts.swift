@@ -2,13 +2,13 @@ import Foundation
 
 /// The JavaScript LarderWebKit runs in pages. Its own code runs in an isolated script world
 /// (``world``): the page cannot see or change it, and it sees the page's DOM.
-enum PageScripts {
+package enum PageScripts {
     /// The isolated world of Larder's own scripts.
-    static let world = "larder"
+    package static let world = "larder"
     /// The message channel of Larder's own scripts, in ``world``.
-    static let engineChannel = "larderEngine"
+    package static let engineChannel = "larderEngine"
     /// The page's bridge: `window.webkit.messageHandlers.larder.postMessage(...)`.
-    static let bridgeChannel = "larder"
+    package static let bridgeChannel = "larder"
 
     /// Installed at document start in ``world``, in every frame: reports uncaught script
     /// errors, Content-Security-Policy violations (blocked requests) and link hints to remote
@@ -16,7 +16,7 @@ enum PageScripts {
     /// but the content asked), and links followed to a port the engine refuses without asking
     /// (``barredPorts``), as they happen, each with an id unique to its frame, and keeps them for
     /// ``readiness``. At most 1,000 reports a frame: a page cannot flood the renderer.
-    static let observer = """
+    package static let observer = """
         (() => {
           const channel = window.webkit.messageHandlers.\(engineChannel);
           const frame = Math.random().toString(36).slice(2);
@@ -82,7 +82,7 @@ enum PageScripts {
     /// and says nothing, so ``observer`` reports a link followed there. (A form posted there is
     /// reported by the policy's `form-action`; a script's `location` change there reaches no
     /// observer: the engine drops it unseen, and it reaches nothing either.)
-    static let barredPorts = [
+    package static let barredPorts = [
         1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113,
         115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556,
         563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667,
@@ -101,7 +101,7 @@ enum PageScripts {
     /// started is decided (and, refused, reported) before the answer. Returns the document,
     /// each face with its status, range and whether it was needed, the `@font-face` rules with
     /// their sources, and what ``observer`` saw.
-    static func readiness(essentialFonts: [String]) -> String {
+    package static func readiness(essentialFonts: [String]) -> String {
         let essential = "[" + essentialFonts.map(quoted).joined(separator: ",") + "]"
         return """
             // A document whose parser stopped (it started a navigation while loading, which was
@@ -180,20 +180,20 @@ enum PageScripts {
     }
 
     /// A statement that dispatches `name` as a `CustomEvent` on `target` with `detail` (JSON).
-    static func dispatch(_ name: String, on target: String, detail json: String) -> String {
+    package static func dispatch(_ name: String, on target: String, detail json: String) -> String {
         "\(target).dispatchEvent(new CustomEvent(\(quoted(name)), { detail: \(json) })); undefined"
     }
 
     /// Installed at document start in the page's own world, top frame: the presentation's
     /// context (`json`, an object of JSON values) as `window.larder.context`, frozen, before the
     /// page's first script runs.
-    static func context(_ json: String) -> String {
+    package static func context(_ json: String) -> String {
         "window.larder = { context: Object.freeze(\(json)) };"
     }
 
     /// Run in the page when a presentation shows: `window.larder.context` becomes `json`, and
     /// the document hears a `larder:context` event with it as `detail`.
-    static func contextChange(_ json: String) -> String {
+    package static func contextChange(_ json: String) -> String {
         """
         if (typeof window.larder !== "object" || window.larder === null) window.larder = {};
         window.larder.context = Object.freeze(\(json));
@@ -202,7 +202,7 @@ enum PageScripts {
     }
 
     /// `text` as a JavaScript string literal.
-    static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -1,27 +1,37 @@
-import LarderFormat
-
 /// A font URL of the `larder-font:` scheme, as `larder pack` writes into `@font-face` rules:
 /// exactly `larder-font://sha256/<64 lowercase hex>`.
 ///
-/// Parsing never turns a URL into a file-system path: anything but that exact form (another
-/// host, more path, uppercase, other lengths, `..`, a query, a fragment, a port or user) is a
-/// ``CacheError`` with code ``CacheError/Code/malformedFontURL``.
+/// The one rule set for the writer (the packer) and every reader (the cache, the headless
+/// renderer, the web engines): parsing never turns a URL into a file-system path, and anything
+/// but that exact form (another host, more path, uppercase, other lengths, `..`, a query, a
+/// fragment, a port or user) is a ``FormatError`` with code ``FormatError/Code/malformedFontURL``.
 public struct FontURL: Sendable, Hashable, CustomStringConvertible {
+    /// The scheme's name.
+    public static let scheme = "larder-font"
+    /// What every font URL starts with; the digest's hex follows.
     public static let prefix = "larder-font://sha256/"
 
     /// The digest of the font's bytes.
     public let digest: Digest
 
+    /// The URL of the font whose bytes have `digest`.
     public init(digest: Digest) { self.digest = digest }
 
+    /// Whether `text` is of the `larder-font:` scheme (well-formed or not), as a web engine
+    /// hands it over (scheme in lowercase).
+    public static func isOfScheme(_ text: some StringProtocol) -> Bool {
+        text.utf8.starts(with: "larder-font:".utf8)
+    }
+
     /// Parses a URL string.
-    /// - Throws: ``CacheError`` naming what is wrong with the URL.
-    public init(parsing text: String) throws(CacheError) {
+    /// - Throws: ``FormatError`` with code ``FormatError/Code/malformedFontURL`` naming what
+    ///   is wrong with the URL (``FormatError/url`` holds its first 200 characters).
+    public init(parsing text: String) throws(FormatError) {
         var copy = text
-        let parsed: Result<Digest, CacheError> = copy.withUTF8 { utf8 in
-            func malformed(_ reason: String) -> Result<Digest, CacheError> {
+        let parsed: Result<Digest, FormatError> = copy.withUTF8 { utf8 in
+            func malformed(_ reason: String) -> Result<Digest, FormatError> {
                 .failure(
-                    CacheError(
+                    FormatError(
                         .malformedFontURL, "not a Larder font URL: \(reason); expected \(Self.prefix)<64 lowercase hex>",
                         url: String(text.prefix(200))))
             }

@@ -1,5 +1,5 @@
 import LarderHost
-@testable import LarderWebKit
+@testable import LarderRendering
 import Testing
 
 @Suite struct RemotePolicyTests {

@@ -1,6 +1,6 @@
-/// What one load of a page did, from the start of ``WebKitRenderer/load(_:visible:)`` to
+/// What one load of a page did, from the start of ``RendererCore/load(_:visible:)`` to
 /// ready.
-public struct WebKitLoadReport: Sendable, Equatable {
+public struct PageLoadReport: Sendable, Equatable {
     /// The document loaded: the entry's bundle path (or the URL of a page loaded by URL).
     public var document: String
     /// Every scheme request answered during the load, in order.

@@ -4,10 +4,10 @@ import LarderHost
 /// One answered scheme request as the renderer keeps it: the public record, the error that
 /// names the resource when it failed, and whether the first screen needs it (the entry
 /// document, an essential file, or a font).
-struct AnsweredRequest: Sendable {
-    var record: ServedRequest
-    var failure: HostError?
-    var essential: Bool
+package struct AnsweredRequest: Sendable {
+    package var record: ServedRequest
+    package var failure: HostError?
+    package var essential: Bool
 }
 
 /// Whether a finished load is ready, decided from what the page answered and what the schemes
@@ -21,14 +21,14 @@ struct AnsweredRequest: Sendable {
 ///    meets the rendered text, or the manifest marks its font essential) and it is not
 ///    `loaded`. A face of a subset the page does not use stays `unloaded`: not a failure.
 /// 4. A script threw at load.
-enum LoadVerdict {
+package enum LoadVerdict {
     /// The error that keeps the load from being ready, or nil when it is ready.
     /// - Parameters:
     ///   - readiness: the page's answer.
     ///   - url: the URL that was loaded.
     ///   - requests: the scheme requests answered during the load.
     ///   - bundle: the loaded bundle, to name its files by bundle path.
-    static func failure(of readiness: PageReadiness, loading url: String, requests: [AnsweredRequest], bundle: Digest?) -> HostError? {
+    package static func failure(of readiness: PageReadiness, loading url: String, requests: [AnsweredRequest], bundle: Digest?) -> HostError? {
         if let failed = requests.first(where: { $0.essential && $0.failure != nil }), let failure = failed.failure {
             return failure
         }
@@ -56,7 +56,7 @@ enum LoadVerdict {
     }
 
     /// The bundle path of a `larder://<bundle>/<path>` URL of `bundle`.
-    static func bundlePath(_ url: String, _ bundle: Digest?) -> String? {
+    package static func bundlePath(_ url: String, _ bundle: Digest?) -> String? {
         guard let bundle, case .file(let path) = SchemeRoute.of(url, bundle: bundle) else { return nil }
         return path
     }

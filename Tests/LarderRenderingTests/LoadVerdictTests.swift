@@ -1,6 +1,6 @@
 import LarderFormat
 import LarderHost
-@testable import LarderWebKit
+@testable import LarderRendering
 import Testing
 
 /// The readiness answer is read strictly, and the first thing wrong names the load's error.

@@ -2,7 +2,7 @@ import Foundation
 import LarderHost
 
 /// Which remote (`http:`, `https:`) origins journey content may reach. By default none: every
-/// remote request from content is blocked and reported (``WebKitRenderer/blockedRequests``).
+/// remote request from content is blocked and reported (``RendererCore/blockedRequests``).
 ///
 /// WebKitGTK 2.50 has no per-subresource decision in the UI process (`decide-policy` sees
 /// navigations only), so the policy reaches subresources (fetch, XHR, images, scripts, styles,
@@ -47,7 +47,7 @@ public struct RemotePolicy: Sendable, Equatable {
     /// `https`): what ``EgressFilter`` asks of every connection the engine's network process
     /// opens. The port is compared with each allowed origin's, its scheme's default when the
     /// origin names none.
-    func allows(scheme: String, host: String, port: Int) -> Bool {
+    package func allows(scheme: String, host: String, port: Int) -> Bool {
         allowedOrigins.contains { origin in
             guard origin.hasPrefix(scheme + "://") else { return false }
             let authority = origin.dropFirst(scheme.count + 3)
@@ -64,25 +64,25 @@ public struct RemotePolicy: Sendable, Equatable {
     /// (`worker-src`: a worker made from a `blob:` or `data:` URL would inherit this policy, and
     /// WebKit reports nothing a worker's policy blocks); nothing else. A violation is reported
     /// by the page's `securitypolicyviolation` event in every frame.
-    var contentSecurityPolicy: String {
+    package var contentSecurityPolicy: String {
         let origins = allowedOrigins.map { " " + $0 }.joined()
         let sockets = allowedOrigins.map { " ws" + $0.dropFirst(4) }.joined()
-        return "default-src \(WebEngine.bundleScheme): \(WebEngine.fontScheme): data: blob: 'unsafe-inline' 'unsafe-eval'\(origins)\(sockets); "
-            + "worker-src \(WebEngine.bundleScheme):; form-action \(WebEngine.bundleScheme):\(origins)"
+        return "default-src \(SchemeRoute.bundleScheme): \(SchemeRoute.fontScheme): data: blob: 'unsafe-inline' 'unsafe-eval'\(origins)\(sockets); "
+            + "worker-src \(SchemeRoute.bundleScheme):; form-action \(SchemeRoute.bundleScheme):\(origins)"
     }
 
     /// The `Content-Security-Policy` of scripts. A script's own policy matters only when it runs
     /// as a worker, where WebKit blocks without a word (no event, no report reaches the page):
     /// there, what the worker asks for goes to the network, where the egress filter, which
     /// nothing bypasses, refuses and reports it. It still keeps forms to the policy.
-    var workerPolicy: String {
+    package var workerPolicy: String {
         let origins = allowedOrigins.map { " " + $0 }.joined()
-        return "default-src * \(WebEngine.bundleScheme): \(WebEngine.fontScheme): data: blob: 'unsafe-inline' 'unsafe-eval'; "
-            + "form-action \(WebEngine.bundleScheme):\(origins)"
+        return "default-src * \(SchemeRoute.bundleScheme): \(SchemeRoute.fontScheme): data: blob: 'unsafe-inline' 'unsafe-eval'; "
+            + "form-action \(SchemeRoute.bundleScheme):\(origins)"
     }
 
     /// `scheme://host[:port]` of an http(s) URL, lowercased; nil for anything else.
-    static func origin(of text: String) -> String? {
+    package static func origin(of text: String) -> String? {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = components.host?.lowercased(), !host.isEmpty,
             components.user == nil, components.password == nil

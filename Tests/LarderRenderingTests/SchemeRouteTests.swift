@@ -1,6 +1,6 @@
 import LarderCache
 import LarderFormat
-@testable import LarderWebKit
+@testable import LarderRendering
 import Testing
 
 /// What each `larder:`/`larder-font:` URL is routed to, decided from the URL alone.
@@ -58,7 +58,7 @@ import Testing
 
     @Test func entryURLsArePercentEncodedPerSegment() throws {
         let bundle = try Digest(hex: Self.own)
-        let url = WebKitRenderer.url(of: "pages/a b?#.html", in: bundle)
+        let url = RendererCore.url(of: "pages/a b?#.html", in: bundle)
         #expect(url == "larder://\(Self.own)/pages/a%20b%3F%23.html")
         #expect(SchemeRoute.of(url, bundle: bundle) == .file(path: "pages/a b?#.html"))
     }

@@ -1,6 +1,5 @@
 import LarderFormat
 import Testing
-@testable import LarderCache
 
 @Suite struct FontURLTests {
     static let hex = "0ad460bd756454f8485609747b25c5644a54d307a65daabbb24c646c112ed541"
@@ -9,6 +8,8 @@ import Testing
         let url = try FontURL(parsing: "larder-font://sha256/\(Self.hex)")
         #expect(url.digest == (try Digest(hex: Self.hex)))
         #expect(url.description == "larder-font://sha256/\(Self.hex)")
+        #expect(FontURL.isOfScheme(url.description))
+        #expect(!FontURL.isOfScheme("larder://\(Self.hex)/index.html"))
     }
 
     @Test(arguments: [
@@ -32,7 +33,7 @@ import Testing
         "larder-font://sha256/fonts/Lato.ttf",
     ])
     func rejectsEverythingElse(_ text: String) {
-        do throws(CacheError) {
+        do throws(FormatError) {
             _ = try FontURL(parsing: text)
             Issue.record("accepted \(text)")
         } catch {

@@ -7,11 +7,11 @@ import LarderEgress
 /// each one's request head is read (at most ``headTimeout``) so the refusal can be reported
 /// with what it asked for, then it is answered 503 and closed. At most ``capacity`` wait; a
 /// connection past them is reported without its request.
-struct EgressOverflow {
+package struct EgressOverflow {
     /// How long a refused connection's head may take.
-    static let headTimeout = Duration.seconds(2)
+    package static let headTimeout = Duration.seconds(2)
     /// Refused connections read at once.
-    static let capacity = 64
+    package static let capacity = 64
 
     private struct Waiting {
         let fd: Int32
@@ -23,7 +23,7 @@ struct EgressOverflow {
 
     /// Takes a refused connection; when ``capacity`` are already waiting, refuses it at once
     /// and reports it without a request.
-    mutating func add(_ fd: Int32, report: (BlockedRequest) -> Void) {
+    package mutating func add(_ fd: Int32, report: (BlockedRequest) -> Void) {
         guard waiting.count < Self.capacity else {
             Self.refuse(fd, request: nil, report: report)
             return
@@ -32,11 +32,11 @@ struct EgressOverflow {
     }
 
     /// What to poll: each waiting connection, readable.
-    var pollers: [pollfd] { waiting.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) } }
+    package var pollers: [pollfd] { waiting.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) } }
 
     /// Reads what arrived (`polled` is ``pollers`` after `poll`, in its order), and refuses
     /// each connection whose head is complete, malformed, over its size, closed or late.
-    mutating func advance(_ polled: ArraySlice<pollfd>, report: (BlockedRequest) -> Void) {
+    package mutating func advance(_ polled: ArraySlice<pollfd>, report: (BlockedRequest) -> Void) {
         var chunk = [UInt8](repeating: 0, count: 4096)
         var index = 0
         for poller in polled where index < waiting.count {
@@ -55,7 +55,7 @@ struct EgressOverflow {
     }
 
     /// Refuses every waiting connection (the filter stops): nothing is reported.
-    mutating func closeAll() {
+    package mutating func closeAll() {
         for entry in waiting { close(entry.fd) }
         waiting.removeAll()
     }

@@ -1,10 +1,8 @@
-import CWebKitGTK
 import LarderFormat
 import LarderHost
 
-/// One load in progress: what it loads, the wait for WebKit's `load-finished`, and the scheme
-/// requests answered meanwhile.
-@WebKitActor
+/// One load in progress: what it loads, the wait for the engine's load to finish, and the
+/// scheme requests answered meanwhile.
 final class LoadAttempt {
     /// The URL loaded.
     let url: String
@@ -17,14 +15,14 @@ final class LoadAttempt {
     /// What was refused and which dialogs were answered during this load, in order.
     var blocked: [BlockedRequest] = []
     var dialogs: [PageDialog] = []
-    /// Set once WebKit reported `load-committed` for this URL: a `load-finished` before it
-    /// belongs to the load this one replaced (a navigation the page had started), whose
-    /// events may still arrive after this load started.
+    /// Set once the engine reported the commit of this URL: a finish before it belongs to
+    /// the load this one replaced (a navigation the page had started), whose events may
+    /// still arrive after this load started.
     var committed = false
-    /// The main document's failure (`load-failed`).
+    /// The main document's failure.
     var failure: HostError?
-    /// Resumed at `load-finished` (or a failure).
-    var finished: AsyncCall?
+    /// Ended when the load finishes (or fails).
+    var finished: (any PageCompletion)?
 
     init(url: String, bundle: Digest?, started: ContinuousClock.Instant) {
         self.url = url
@@ -32,37 +30,37 @@ final class LoadAttempt {
         self.started = started
     }
 
-    /// Ends the wait for `load-finished` with `error` (a cancellation, the renderer stopped).
+    /// Ends the wait for the finish with `error` (a cancellation, the renderer stopped).
     func cancel(_ error: HostError) {
         failure = failure ?? error
         finished?.finish(.failure(error))
     }
 }
 
-extension WebKitRenderer {
-    /// Loads `url` and waits until ready: `load-finished`, then the readiness script (fonts
-    /// ready and each face loaded), then ``LoadVerdict``.
+extension RendererCore {
+    /// Loads `url` and waits until ready: the engine's finish, then the readiness script
+    /// (fonts ready and each face loaded), then ``LoadVerdict``.
     /// - Parameter document: the bundle path (or URL) the report names.
-    func performLoad(_ url: String, document: String, visible: Bool) async throws(HostError) -> WebKitLoadReport {
-        guard let webView else { throw HostError(.renderer, "the renderer is not started") }
+    nonisolated(nonsending) func performLoad(_ url: String, document: String, visible: Bool) async throws(HostError) -> PageLoadReport {
+        guard let engine else { throw HostError(.renderer, "the renderer is not started") }
         cancelAttempt(HostError(.cancelled, "another load replaced this one"))
         let clock = ContinuousClock()
         let deadline = clock.now + configuration.loadTimeout
         let attempt = LoadAttempt(url: url, bundle: content?.bundle, started: clock.now)
         self.attempt = attempt
         defer { if self.attempt === attempt { self.attempt = nil } }
-        webView.setVisible(visible)
+        engine.setVisible(visible)
 
-        let finished = await AsyncCall.run("the load of '\(document.prefix(200))'", timeout: deadline - clock.now) { call in
+        let finished = await engine.wait(for: "the load of '\(document.prefix(200))'", timeout: deadline - clock.now) { call in
             attempt.finished = call
-            webView.load(url)
+            engine.load(url)
         }
         if case .failure(let error) = finished {
             guard error.code == .renderer && attempt.failure == nil else { throw error }
             throw overrun(attempt, document: document, waiting: error.message)
         }
-        let essentialFonts = content?.manifest.files.filter { $0.role == .font && $0.essential }.map { "larder-font://sha256/" + $0.digest.hex } ?? []
-        let answer = await webView.callAsync(
+        let essentialFonts = content?.manifest.files.filter { $0.role == .font && $0.essential }.map { FontURL(digest: $0.digest).description } ?? []
+        let answer = await engine.callAsyncJavaScript(
             PageScripts.readiness(essentialFonts: essentialFonts), world: PageScripts.world, timeout: max(deadline - clock.now, .milliseconds(1)))
         guard self.attempt === attempt else { throw attempt.failure ?? HostError(.cancelled, "another load replaced this one") }
         let readiness: PageReadiness
@@ -82,18 +80,18 @@ extension WebKitRenderer {
         if let failure = LoadVerdict.failure(of: readiness, loading: url, requests: attempt.requests, bundle: attempt.bundle) {
             throw failure
         }
-        return WebKitLoadReport(
+        return PageLoadReport(
             document: document, requests: attempt.requests.map(\.record), fonts: readiness.fonts, blocked: attempt.blocked,
             dialogs: attempt.dialogs, readyAfter: clock.now - attempt.started)
     }
 
     /// The page was not ready by the deadline: whatever it is doing (a script that never
     /// returns, a document that grows, a load that never finishes), its web process is ended
-    /// now (`webkit_web_view_terminate_web_process`), so it neither spins nor grows past the
-    /// renderer's patience; the next load starts a new one.
+    /// now, so it neither spins nor grows past the renderer's patience; the next load starts a
+    /// new one.
     private func overrun(_ attempt: LoadAttempt, document: String, waiting: String) -> HostError {
-        let responsive = webView?.isWebProcessResponsive ?? true
-        webView?.terminateWebProcess()
+        let responsive = engine?.isWebProcessResponsive ?? true
+        engine?.terminateWebProcess()
         if self.attempt === attempt { self.attempt = nil }
         return HostError(
             .renderer,
@@ -118,21 +116,6 @@ extension WebKitRenderer {
     /// Counts an observer report once per document.
     func note(_ blocked: PageReadiness.Numbered<BlockedRequest>) {
         guard seenReports.insert(blocked.id).inserted else { return }
-        note(blocked.value)
-    }
-
-    /// Records something refused, in the renderer's list and the load's report.
-    func note(_ blocked: BlockedRequest) {
-        blockedRequests.appendKeepingLast(Self.logLimit, blocked)
-        attempt?.blocked.append(blocked)
-    }
-}
-
-extension Array {
-    /// Appends `element`, dropping the oldest so that at most `limit` stay.
-    /// - Complexity: O(1) amortised: the oldest tenth goes at once when the limit is passed.
-    mutating func appendKeepingLast(_ limit: Int, _ element: Element) {
-        append(element)
-        if count > limit { removeFirst(Swift.max(count - limit, limit / 10)) }
+        refused(blocked.value)
     }
 }

@@ -5,14 +5,14 @@ import LarderEgress
 /// Where ``EgressConnection`` connects: a host resolved once, a name only to public addresses.
 extension EgressConnection {
     /// One address to connect to.
-    struct Endpoint {
+    package struct Endpoint {
         var address: sockaddr_storage
         var length: socklen_t
         var family: Int32
     }
 
     /// What a host resolves to.
-    enum Resolution {
+    package enum Resolution {
         /// Where to connect, in the resolver's order.
         case addresses([Endpoint])
         /// A name that resolves (among others) to this address, which is not public.
@@ -24,7 +24,7 @@ extension EgressConnection {
     /// Resolves `host` (as ``ProxyRequest`` gives it: an IPv6 address in brackets) once. An
     /// address literal is taken as written (the policy names it explicitly); every address a
     /// name resolves to must be public (``AddressRule``), or none is used.
-    static func resolve(_ host: String, port: Int) -> Resolution {
+    package static func resolve(_ host: String, port: Int) -> Resolution {
         let name = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         let literal = isAddressLiteral(name)
         var hints = addrinfo()
@@ -54,7 +54,7 @@ extension EgressConnection {
 
     /// Whether `name` is an IPv4 address in dotted-quad form or an IPv6 address (`inet_pton`),
     /// not a name to resolve.
-    static func isAddressLiteral(_ name: String) -> Bool {
+    package static func isAddressLiteral(_ name: String) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 16)
         return inet_pton(AF_INET, name, &buffer) == 1 || inet_pton(AF_INET6, name, &buffer) == 1
     }

@@ -1,5 +1,3 @@
-import Foundation
-import LarderCache
 import LarderFormat
 
 /// What a `larder:` or `larder-font:` URL asks for, decided from the URL alone: a bundle path
@@ -7,7 +5,12 @@ import LarderFormat
 ///
 /// Parsing never builds a file-system path: a bundle path is looked up in the manifest and
 /// read through the lease, a font through ``LarderCache/resolveFont(_:)``.
-enum SchemeRoute: Equatable, Sendable {
+package enum SchemeRoute: Equatable, Sendable {
+    /// The scheme of a bundle's files: `larder://<bundle-hex>/<path>`.
+    package static let bundleScheme = "larder"
+    /// The scheme of fonts by digest (``FontURL``).
+    package static let fontScheme = FontURL.scheme
+
     /// `larder://<bundle-hex>/<path>`: a file of the leased bundle (percent-decoded, NFC).
     case file(path: String)
     /// `larder-font://sha256/<hex>`: a font, resolved through the cache.
@@ -19,11 +22,11 @@ enum SchemeRoute: Equatable, Sendable {
     /// - Parameters:
     ///   - uri: the request's URL as WebKit gives it (scheme in lowercase).
     ///   - bundle: the bundle whose files may be served.
-    static func of(_ uri: String, bundle: Digest) -> SchemeRoute {
-        if uri.hasPrefix(WebEngine.fontScheme + ":") {
+    package static func of(_ uri: String, bundle: Digest) -> SchemeRoute {
+        if FontURL.isOfScheme(uri) {
             do { return .font(try FontURL(parsing: uri)) } catch { return .refused(status: 400, message: error.message) }
         }
-        let prefix = WebEngine.bundleScheme + "://"
+        let prefix = SchemeRoute.bundleScheme + "://"
         guard uri.hasPrefix(prefix) else { return .refused(status: 400, message: "not a larder: URL") }
         let rest = uri.dropFirst(prefix.count)
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
@@ -36,39 +39,12 @@ enum SchemeRoute: Equatable, Sendable {
         }
         var path = rest[slash...].dropFirst()
         if let cut = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<cut] }
-        guard let decoded = percentDecoded(path) else {
-            return .refused(status: 400, message: "malformed percent-encoding in the path")
-        }
-        let normalized = decoded.utf8.allSatisfy { $0 < 0x80 } ? decoded : decoded.precomposedStringWithCanonicalMapping
-        do { try BundlePath.validate(normalized) } catch {
+        do { return .file(path: try URLPath.bundlePath(decoding: path)) } catch {
             return .refused(status: 400, message: error.message)
         }
-        return .file(path: normalized)
     }
 
     private static func isLowerHex(_ byte: UInt8) -> Bool {
         (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
-    }
-
-    /// Strict percent-decoding: every `%` starts two hex digits and the result is UTF-8.
-    private static func percentDecoded(_ text: Substring) -> String? {
-        guard text.contains("%") else { return String(text) }
-        var bytes: [UInt8] = []
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -3,30 +3,30 @@ import LarderFormat
 import LarderHost
 
 /// The page's answer to ``PageScripts/readiness``, read strictly.
-struct PageReadiness: Equatable {
+package struct PageReadiness: Equatable {
     /// `location.href` when it answered.
-    var href: String
+    package var href: String
     /// `document.visibilityState`.
-    var visibility: String
+    package var visibility: String
     /// Every `FontFace`, with the sources of its `@font-face` rule.
-    var fonts: [FontFaceReport]
+    package var fonts: [FontFaceReport]
     /// What the observer script saw, with its sequence numbers.
-    var errors: [Numbered<ScriptError>]
-    var blocked: [Numbered<BlockedRequest>]
+    package var errors: [Numbered<ScriptError>]
+    package var blocked: [Numbered<BlockedRequest>]
     /// Link hints (`preconnect`, `dns-prefetch`, `prefetch`, `prerender`) to remote URLs in
     /// the document, as blocked requests whose reason is the hint.
-    var hints: [Numbered<BlockedRequest>]
+    package var hints: [Numbered<BlockedRequest>]
 
     /// A report the observer numbered (`<frame token>:<sequence>`), so one seen twice
     /// (streamed and in this answer) counts once.
-    struct Numbered<Value: Equatable & Sendable>: Equatable, Sendable {
+    package struct Numbered<Value: Equatable & Sendable>: Equatable, Sendable {
         var id: String
         var value: Value
     }
 
     /// Reads the answer.
     /// - Throws: ``HostError/Code/renderer`` when it is not of the form the script returns.
-    init(json: JSONValue) throws(HostError) {
+    package init(json: JSONValue) throws(HostError) {
         let fields = try Self.object(json, "the readiness answer")
         href = try Self.string(fields["href"], "href")
         visibility = try Self.string(fields["visibility"], "visibility")
@@ -62,7 +62,7 @@ struct PageReadiness: Equatable {
     }
 
     /// A `{"kind":"error",…}` report of the observer script.
-    static func scriptError(_ json: JSONValue) throws(HostError) -> Numbered<ScriptError> {
+    package static func scriptError(_ json: JSONValue) throws(HostError) -> Numbered<ScriptError> {
         let fields = try object(json, "a script error")
         return Numbered(
             id: try string(fields["id"], "id"),
@@ -72,7 +72,7 @@ struct PageReadiness: Equatable {
     }
 
     /// A `{"kind":"blocked",…}` report of the observer script.
-    static func blockedRequest(_ json: JSONValue) throws(HostError) -> Numbered<BlockedRequest> {
+    package static func blockedRequest(_ json: JSONValue) throws(HostError) -> Numbered<BlockedRequest> {
         let fields = try object(json, "a blocked request")
         return Numbered(
             id: try string(fields["id"], "id"),
@@ -81,7 +81,7 @@ struct PageReadiness: Equatable {
 
     /// A `{"kind":"hint",…}` report: a link hint to a remote URL, nil for a rel that is not one
     /// of the hints the engine could act on.
-    static func linkHint(_ json: JSONValue) throws(HostError) -> Numbered<BlockedRequest>? {
+    package static func linkHint(_ json: JSONValue) throws(HostError) -> Numbered<BlockedRequest>? {
         let fields = try object(json, "a link hint")
         let rel = try string(fields["rel"], "rel")
         guard ["preconnect", "dns-prefetch", "prefetch", "prerender"].contains(rel) else { return nil }
@@ -94,7 +94,7 @@ struct PageReadiness: Equatable {
         HostError(.renderer, "the page's readiness script answered malformed data (\(what))")
     }
 
-    static func object(_ value: JSONValue?, _ what: String) throws(HostError) -> [String: JSONValue] {
+    package static func object(_ value: JSONValue?, _ what: String) throws(HostError) -> [String: JSONValue] {
         guard case .object(let fields) = value else { throw malformed("\(what) is not an object") }
         return fields
     }
@@ -104,7 +104,7 @@ struct PageReadiness: Equatable {
         return items
     }
 
-    static func string(_ value: JSONValue?, _ what: String) throws(HostError) -> String {
+    package static func string(_ value: JSONValue?, _ what: String) throws(HostError) -> String {
         guard case .string(let text) = value else { throw malformed("'\(what)' is not a string") }
         return text
     }
@@ -115,7 +115,7 @@ struct PageReadiness: Equatable {
     }
 
     /// `"Open Sans"` → `Open Sans`.
-    static func unquoted(_ family: String) -> String {
+    package static func unquoted(_ family: String) -> String {
         guard family.count >= 2, let first = family.first, first == "\"" || first == "'", family.last == first else { return family }
         return String(family.dropFirst().dropLast())
     }
@@ -132,7 +132,7 @@ struct PageReadiness: Equatable {
     }
 
     /// The `url(…)` values of a `src` descriptor, as WebKit serialises it.
-    static func urls(in source: String) -> [String] {
+    package static func urls(in source: String) -> [String] {
         var found: [String] = []
         var rest = Substring(source)
         while let open = rest.range(of: "url(") {

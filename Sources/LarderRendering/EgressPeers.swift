@@ -8,7 +8,7 @@ import LarderSystem
 /// sockets only), but the kernel does: `/proc/net/tcp` gives the inode of the socket at the
 /// connection's other end, and only the process holding that socket has it among its
 /// descriptors (`/proc/<pid>/fd`). Nobody can forge either.
-enum EgressPeers: Sendable {
+package enum EgressPeers: Sendable {
     /// The web engine's network process: a child of this process (WebKit starts it directly,
     /// outside the sandbox, since it is the one process with a network) running
     /// `WebKitNetworkProcess`. Web processes cannot reach the filter at all (the sandbox gives
@@ -18,12 +18,12 @@ enum EgressPeers: Sendable {
     case process(pid_t)
 
     /// The executable of WebKit's network process.
-    static let networkProcessName = "WebKitNetworkProcess"
+    package static let networkProcessName = "WebKitNetworkProcess"
 
     /// The process the filter serves that made the connection `fd` accepted, nil when another
     /// made it (or it closed already).
     /// - Parameter remembered: the network process found last, tried first; updated.
-    func peer(of fd: Int32, remembered: inout pid_t?) -> pid_t? {
+    package func peer(of fd: Int32, remembered: inout pid_t?) -> pid_t? {
         guard let inode = LoopbackPeer.socketInode(atOtherEndOf: fd) else { return nil }
         switch self {
         case .process(let only):
@@ -38,19 +38,19 @@ enum EgressPeers: Sendable {
 
     /// Whether `pid` is a child of this process running WebKit's network process. (A child's
     /// id cannot pass to another process while this one has not reaped it.)
-    static func isNetworkProcess(_ pid: pid_t) -> Bool {
+    package static func isNetworkProcess(_ pid: pid_t) -> Bool {
         guard ProcessTable.process(pid)?.parent == getpid(), let executable = LoopbackPeer.executable(of: pid) else { return false }
         return (executable as NSString).lastPathComponent == networkProcessName
     }
 }
 
 /// What `/proc` says about the local end of a loopback TCP connection.
-enum LoopbackPeer {
+package enum LoopbackPeer {
     /// The inode of the socket at the other end of `fd`, a TCP connection over IPv4 between
     /// two sockets of this machine: the `/proc/net/tcp` entry whose local address is `fd`'s
     /// peer address and whose remote address is `fd`'s own; nil when there is none (the peer
     /// closed it already, another network namespace).
-    static func socketInode(atOtherEndOf fd: Int32) -> UInt64? {
+    package static func socketInode(atOtherEndOf fd: Int32) -> UInt64? {
         guard let mine = address(of: fd, peer: false), let theirs = address(of: fd, peer: true), let table = readTable("/proc/net/tcp")
         else { return nil }
         for line in table.split(separator: "\n").dropFirst() {
@@ -91,7 +91,7 @@ enum LoopbackPeer {
     }
 
     /// Whether process `pid` has the socket `inode` among its descriptors.
-    static func process(_ pid: pid_t, holds inode: UInt64) -> Bool {
+    package static func process(_ pid: pid_t, holds inode: UInt64) -> Bool {
         let folder = "/proc/\(pid)/fd"
         guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return false }
         let wanted = "socket:[\(inode)]"
@@ -105,13 +105,13 @@ enum LoopbackPeer {
     }
 
     /// The processes whose parent is `parent` (`/proc/<pid>/stat`).
-    static func children(of parent: pid_t) -> [pid_t] {
+    package static func children(of parent: pid_t) -> [pid_t] {
         let all = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { pid_t($0) } ?? []
         return all.filter { ProcessTable.process($0)?.parent == parent }
     }
 
     /// The path `/proc/<pid>/exe` links to, nil when it cannot be read.
-    static func executable(of pid: pid_t) -> String? {
+    package static func executable(of pid: pid_t) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
         guard count > 0 else { return nil }

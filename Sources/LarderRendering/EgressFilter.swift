@@ -30,13 +30,13 @@ import Synchronization
 /// connection, at most ``maximumConnectionsPerPeer`` at once (``EgressAdmission``); one past
 /// them is refused with a 503 and reported (``EgressOverflow``), so no refusal goes unseen.
 /// Every wait is a short `poll`, so ``stop()`` ends everything within a second.
-final class EgressFilter: Sendable {
+package final class EgressFilter: Sendable {
     /// The TCP port on 127.0.0.1.
-    let port: Int
+    package let port: Int
     /// Connections the network process may hold at once; one more is refused and reported.
-    static let maximumConnectionsPerPeer = 64
+    package static let maximumConnectionsPerPeer = 64
 
-    let core: Core
+    package let core: Core
 
     /// Starts listening on 127.0.0.1 at an ephemeral port, refusing everything until
     /// ``configure(policy:report:)``.
@@ -44,7 +44,7 @@ final class EgressFilter: Sendable {
     ///   the filter's own tests.
     /// - Throws: ``HostError/Code/renderer`` naming `egress filter` when the socket or the
     ///   thread cannot be set up.
-    init(peers: EgressPeers = .networkProcess) throws(HostError) {
+    package init(peers: EgressPeers = .networkProcess) throws(HostError) {
         let (listener, port) = try Self.listen()
         self.port = port
         core = Core(listener: listener, peers: peers)
@@ -58,33 +58,33 @@ final class EgressFilter: Sendable {
     deinit { stop() }
 
     /// The proxy URI for WebKit's network proxy settings.
-    var proxyURI: String { "http://127.0.0.1:\(port)" }
+    package var proxyURI: String { "http://127.0.0.1:\(port)" }
 
     /// Sets what is allowed from now on and where refusals are reported (a renderer taking
     /// this filter's web context).
-    func configure(policy: RemotePolicy, report: @escaping @Sendable (BlockedRequest) -> Void) {
+    package func configure(policy: RemotePolicy, report: @escaping @Sendable (BlockedRequest) -> Void) {
         core.settings.withLock { $0 = Settings(policy: policy, report: report) }
     }
 
     /// Refuses everything again and reports nowhere (the renderer let its context go).
-    func reset() {
+    package func reset() {
         core.settings.withLock { $0 = Settings(policy: .blockAll, report: { _ in }) }
     }
 
     /// Stops accepting, ends every connection and waits (at most 2 s) for the threads.
-    func stop() {
+    package func stop() {
         guard core.stopping.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         _ = core.threads.wait(timeout: .now() + 2)
     }
 
     /// What a connection is checked against.
-    struct Settings: Sendable {
+    package struct Settings: Sendable {
         var policy: RemotePolicy
         var report: @Sendable (BlockedRequest) -> Void
     }
 
     /// The state the threads share.
-    final class Core: Sendable {
+    package final class Core: Sendable {
         let listener: Int32
         let peers: EgressPeers
         let stopping = Atomic<Bool>(false)
