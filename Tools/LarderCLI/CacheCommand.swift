@@ -1,6 +1,7 @@
 import Foundation
 import LarderCache
 import LarderFormat
+import LarderHost
 
 /// `larder cache …`: look inside a device cache folder, verify, repair and evict.
 enum CacheCommand {
@@ -55,21 +56,27 @@ enum CacheCommand {
         var positionals: ClosedRange<Int>
         /// How it opens the cache: read-only for those that only look.
         var mode: @Sendable (ParsedArguments) -> LarderCache.Mode
+        /// Checks the command line before the cache is opened: a usage error (64) comes first.
+        var checkUsage: @Sendable (ParsedArguments, CommandSpec) throws(UsageError) -> Void
         /// Checks the arguments before the cache is opened.
         var validate: @Sendable (ParsedArguments) throws(CacheError) -> Void
+        /// Whether it fills the cache, so creates a folder that is not there (`install`,
+        /// `fetch`); every other subcommand refuses a missing folder (``CacheFolder``).
+        var createsCache: Bool
         var run: @Sendable (ParsedArguments, LarderCache) throws(CacheError) -> ExitCode
     }
 
     static func sub(
         _ name: String, _ overview: String, _ usage: String, arguments: [(String, String)] = [], options: [OptionSpec] = [],
         positionals: ClosedRange<Int> = 0...0, mode: @escaping @Sendable (ParsedArguments) -> LarderCache.Mode = { _ in .readWrite },
-        validate: @escaping @Sendable (ParsedArguments) throws(CacheError) -> Void = { _ in },
+        checkUsage: @escaping @Sendable (ParsedArguments, CommandSpec) throws(UsageError) -> Void = { _, _ in },
+        validate: @escaping @Sendable (ParsedArguments) throws(CacheError) -> Void = { _ in }, createsCache: Bool = false,
         run: @escaping @Sendable (ParsedArguments, LarderCache) throws(CacheError) -> ExitCode
     ) -> (String, Subcommand) {
         let spec = CommandSpec(
             name: "cache \(name)", overview: overview, usage: "larder cache \(name)\(usage) [--cache <dir>] [--json]",
             arguments: arguments, options: options + [cacheOption, jsonOption])
-        return (name, Subcommand(spec: spec, positionals: positionals, mode: mode, validate: validate, run: run))
+        return (name, Subcommand(spec: spec, positionals: positionals, mode: mode, checkUsage: checkUsage, validate: validate, createsCache: createsCache, run: run))
     }
 
     /// For subcommands that only look inside the cache.
@@ -80,12 +87,12 @@ enum CacheCommand {
         sub("show", "Show one bundle and its files.", " <bundle>", arguments: [("<bundle>", "Digest, hex prefix or name.")],
             positionals: 1...1, mode: readOnly, run: CacheListing.show),
         sub("install", "Install a bundle archive into the cache.", " <archive>",
-            arguments: [("<archive>", "A .tar.gz written by 'larder pack'.")], positionals: 1...1, run: CacheOperations.install),
+            arguments: [("<archive>", "A .tar.gz written by 'larder pack'.")], positionals: 1...1, createsCache: true, run: CacheOperations.install),
         sub("fetch", "Fetch a bundle from a static origin, downloading only what the cache lacks.",
             " <bundle-digest> --origin <url> [--deadline <duration>] [--timeout <duration>]",
             arguments: [("<bundle-digest>", "sha256:<hex> or <hex>")],
             options: [OriginOption.spec, DurationOption.deadline, DurationOption.timeout],
-            positionals: 1...1, run: CacheFetch.run),
+            positionals: 1...1, createsCache: true, run: CacheFetch.run),
         sub("resolve", "Resolve a larder-font:// URL to its stored font.", " <url>",
             arguments: [("<url>", "larder-font://sha256/<hex>")], positionals: 1...1, mode: readOnly,
             validate: { (arguments) throws(CacheError) in _ = try FontURL(parsing: arguments.positionals[0]) }, run: CacheOperations.resolve),
@@ -96,6 +103,7 @@ enum CacheCommand {
             options: [OptionSpec(names: ["--dry-run"], value: nil, help: "Report what would be removed.")], run: CacheOperations.sweep),
         sub("evict", "Evict least recently used bundles down to a size.", " --to <size>",
             options: [OptionSpec(names: ["--to"], value: "size", help: "Target size: bytes, or with kB, MB, GB (1000s) or KiB, MiB, GiB.")],
+            checkUsage: { (arguments, spec) throws(UsageError) in _ = try CacheOperations.evictionTarget(arguments, spec: spec) },
             run: CacheOperations.evict),
         sub("pin", "Keep a bundle from eviction.", " <bundle>", arguments: [("<bundle>", "Digest, hex prefix or name.")],
             positionals: 1...1, run: { (arguments, cache) throws(CacheError) in try CacheOperations.pin(arguments, cache, true) }),
@@ -106,29 +114,38 @@ enum CacheCommand {
     ])
 
     static func run(_ arguments: [String]) -> ExitCode {
+        let json = FailureJSON.wanted(arguments)
         guard let name = arguments.first, !name.hasPrefix("-") else {
             if arguments.contains("-h") || arguments.contains("--help") { Console.out(spec.helpText); return .success }
-            return Console.usageError(UsageError(message: "Missing subcommand", command: spec))
+            return FailureJSON.usage(UsageError(message: "Missing subcommand", command: spec), json: json)
         }
         guard let subcommand = subcommands[name] else {
-            return Console.usageError(UsageError(message: "Unknown subcommand '\(name)'", command: spec))
+            return FailureJSON.usage(UsageError(message: "Unknown subcommand '\(name)'", command: spec), json: json)
         }
         let parsed: ParsedArguments
         do {
             parsed = try ParsedArguments(Array(arguments.dropFirst()), spec: subcommand.spec, positionalCount: subcommand.positionals)
         } catch {
-            return Console.usageError(error)
+            return FailureJSON.usage(error, json: json)
         }
         if parsed.wantsHelp { Console.out(subcommand.spec.helpText); return .success }
+        do throws(UsageError) { try subcommand.checkUsage(parsed, subcommand.spec) } catch { return FailureJSON.usage(error, json: json) }
         do {
             try subcommand.validate(parsed)
+            let path = parsed.value("--cache") ?? LarderCache.defaultPath
+            if !subcommand.createsCache { try CacheFolder.requireExisting(path) }
             let configuration = LarderCache.Configuration(mode: subcommand.mode(parsed))
-            let cache = try LarderCache(at: parsed.value("--cache") ?? LarderCache.defaultPath, configuration: configuration)
+            let cache = try LarderCache(at: path, configuration: configuration)
             return try subcommand.run(parsed, cache)
         } catch {
-            Console.error("error: \(shown(error))")
-            return exitCode(for: error)
+            return failed(error, json: parsed.flag("--json"))
         }
+    }
+
+    /// A cache error: `error: …` on stderr, with `--json` the failure object on stdout
+    /// (``FailureJSON``); the exit status by its code.
+    static func failed(_ error: CacheError, json: Bool) -> ExitCode {
+        FailureJSON.failed(exitCode(for: error), code: error.code.rawValue, message: error.description, path: error.path, json: json)
     }
 
     /// The documented exit status for a cache error (`journey` and `prefetch` open caches too).
@@ -139,6 +156,26 @@ enum CacheCommand {
         case .diskFull, .readOnly: .cannotCreate
         default: .failure
         }
+    }
+
+    /// A cache (or the host state in it) that could not be opened: "cannot open the cache …" on
+    /// stderr, with `json` the failure object (``FailureJSON``) on stdout; the exit status by
+    /// the error's code.
+    static func openingFailed(_ error: any Error, at path: String, json: Bool) -> ExitCode {
+        Console.error(openingFailure(error, at: path))
+        let status: ExitCode
+        let code: String
+        switch error {
+        case let error as CacheError: (status, code) = (exitCode(for: error), error.code.rawValue)
+        case let error as HostError: (status, code) = (JourneyReport.exitCode(for: error), error.code.rawValue)
+        default: (status, code) = (.failure, "failure")
+        }
+        if json {
+            let named = (error as? CacheError)?.path
+            let message = "cannot open the cache" + (named != nil ? "" : " at \(path)") + ": \(error)"
+            FailureJSON.print(status, code: code, message: message, path: named ?? path)
+        }
+        return status
     }
 
     /// "cannot open the cache …", naming the cache folder once.

@@ -180,6 +180,8 @@ enum JourneyCommand {
         let host: JourneyHost
         var triggers: JourneyTriggers?
         do {
+            // Only prepare and present fill a cache; status and logout read one that is there.
+            if action == .status || action == .logout { try CacheFolder.requireExisting(cachePath) }
             let cache = try LarderCache(at: cachePath)
             if action == .logout {
                 // The person's trigger reentry goes with the logout (every person's with --all,
@@ -195,8 +197,7 @@ enum JourneyCommand {
         } catch let error as HostError {
             return report.print(JourneyOutcome(started: started, error: error), load: nil)
         } catch {
-            Console.error(CacheCommand.openingFailure(error, at: cachePath))
-            return (error as? CacheError).map(CacheCommand.exitCode) ?? .failure
+            return CacheCommand.openingFailed(error, at: cachePath, json: parsed.flag("--json"))
         }
         var capture: (@Sendable () async throws(HostError) -> [UInt8])?
         if choice.screenshot != nil && !choice.window {

@@ -73,8 +73,7 @@ enum JourneyPrefetch {
                 transport: parsed.flag("--offline") ? OfflineTransport() : platformTransport(), captureSink: HeldCaptureSink(),
                 connectivity: nil)
         } catch {
-            Console.error(CacheCommand.openingFailure(error, at: cachePath))
-            return (error as? CacheError).map(CacheCommand.exitCode) ?? (error as? HostError).map(JourneyReport.exitCode) ?? .failure
+            return CacheCommand.openingFailed(error, at: cachePath, json: parsed.flag("--json"))
         }
         let started = Date()
         let bar = ProgressBar(label: "warming", quiet: json)
