@@ -94,6 +94,11 @@ enum JourneyPrefetch {
             return JourneyReport.exitCode(for: error)
         }
         print(outcome.results, timeline: outcome.timeline, started: started, json: json)
+        for result in outcome.results {
+            if let error = result.error, let hint = JourneyHints.denial(error, key: configuration.publishableKey, journey: result.journey) {
+                Console.error(shown(hint))
+            }
+        }
         if outcome.results.contains(where: { $0.error?.code == .denied }) { return .noPermission }
         if outcome.results.contains(where: { $0.flow == nil }) { return .unavailable }
         return .success
