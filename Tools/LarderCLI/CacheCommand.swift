@@ -185,16 +185,31 @@ enum CacheCommand {
     }
 
     /// Finds a bundle by digest, unique hex prefix (4+ digits) or name.
+    /// - Throws: ``CacheError/Code/bundleNotFound`` when none matches, saying why: a prefix
+    ///   shorter than 4 digits, one that matches several bundles (naming them), or nothing.
     static func find(_ reference: String, in cache: LarderCache) throws(CacheError) -> CachedBundle {
         let bundles = try cache.bundles()
         let hex = reference.hasPrefix(Digest.prefix) ? String(reference.dropFirst(Digest.prefix.count)) : reference
         var matches = bundles.filter { $0.name == reference }
-        if matches.isEmpty && hex.count >= 4 { matches = bundles.filter { $0.digest.hex.hasPrefix(hex) } }
-        guard matches.count == 1 else {
-            throw CacheError(
-                .bundleNotFound,
-                matches.isEmpty ? "no bundle matches '\(reference)'" : "'\(reference)' matches \(matches.count) bundles; give more of the digest")
+        if matches.isEmpty && hex.count >= minimumPrefix { matches = bundles.filter { $0.digest.hex.hasPrefix(hex) } }
+        if matches.count == 1 { return matches[0] }
+        let isHex = !hex.isEmpty && hex.allSatisfy { $0.isHexDigit }
+        let message: String
+        if matches.count > 1 {
+            let shownMatches = matches.prefix(5).map { "\($0.digest.hex.prefix(max(hex.count + 4, 12)))… \($0.name)" }
+            message = "'\(reference)' matches \(matches.count) bundles (\(shownMatches.joined(separator: ", "))"
+                + (matches.count > 5 ? ", …" : "") + "); give more of the digest, enough hex digits to tell them apart"
+        } else if isHex && hex.count < minimumPrefix {
+            message = "no bundle matches '\(reference)': a digest prefix needs at least \(minimumPrefix) hex digits "
+                + "(no bundle is named '\(reference)' either); 'larder cache ls' lists the bundles"
+        } else if isHex && hex.contains(where: { $0.isUppercase }) {
+            message = "no bundle matches '\(reference)': digests are lowercase hex; 'larder cache ls' lists the bundles"
+        } else {
+            message = "no bundle matches '\(reference)' (by name, digest or digest prefix); 'larder cache ls' lists the bundles"
         }
-        return matches[0]
+        throw CacheError(.bundleNotFound, message)
     }
+
+    /// The fewest hex digits a digest prefix may have.
+    static let minimumPrefix = 4
 }
