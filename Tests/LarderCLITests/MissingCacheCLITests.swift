@@ -69,6 +69,11 @@ import Testing
         (["cache", "fetch", digest, "--origin", "http://127.0.0.1:9/", "--deadline", "2s", "--json"], 75, "connection"),
         (["cache", "fetch", digest, "--json"], 64, "usage"),
         (["diff", "/nonexistent.tar.gz", "/nonexistent.tar.gz", "--json"], 66, "no-input"),
+        // Through the net every command passes: the code its exit status names.
+        (["frobnicate", "--json"], 64, "usage"),
+        (["journey", "status", "--json"], 64, "usage"),
+        (["keys", "list", "--origin", "/nonexistent", "--json"], 66, "no-input"),
+        (["render", "/nonexistent.tar.gz", "--screenshot", "/nonexistent/x.png", "--json"], 66, "no-input"),
     ] as [([String], Int, String)])
     func aFailureUnderJSONIsOneObjectOnStdout(_ command: [String], _ status: Int, _ code: String) throws {
         let scratch = try Scratch()

@@ -41,6 +41,20 @@ enum FailureJSON {
         return status
     }
 
+    /// Makes sure a command that failed under `--json` printed a document on stdout: when it
+    /// printed nothing there, prints the failure object with the last error message and the
+    /// code its exit status names (`usage`, `no-input`, …). Every command's own failure object,
+    /// which carries the error's own code, comes first; this is the net under the rest. Nothing
+    /// is added when the output itself failed (74).
+    /// - Returns: `status`.
+    static func ensure(_ status: ExitCode, wanted: Bool) -> ExitCode {
+        guard wanted, status != .success, status != .ioError else { return status }
+        let record = Console.record.withLock { $0 }
+        guard !record.wroteStdout else { return status }
+        print(status, code: status.name, message: record.lastError ?? "failed with exit status \(status.rawValue)")
+        return status
+    }
+
     /// Whether a command line asks for JSON, read before (or whether or not) it parses, so a
     /// usage error can answer in JSON too.
     static func wanted(_ arguments: [String]) -> Bool {
