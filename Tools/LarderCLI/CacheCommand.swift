@@ -38,6 +38,9 @@ enum CacheCommand {
               they change nothing, and work on a read-only file system and on another user's
               cache.
 
+              A cache folder that is not there is an error (66) for every subcommand but install
+              and fetch, which create it: a mistyped --cache fails instead of reading as empty.
+
             EXIT STATUS: 0 success, 64 usage error, 65 verification found corruption or an
             incomplete bundle, or the archive was refused (or the origin sent bytes that do not
             match, more than the bundle implies, or an encoding it was not asked for), or
