@@ -26,6 +26,22 @@ import Testing
         #expect(json.stdout.contains(#""error":{"code":"denied","message":"the origin denied journey 'onboarding' (HTTP \#(status))","status":\#(status)}"#))
     }
 
+    /// A second 404 in a row confirms the journey is not there: say how to publish it.
+    @Test func aConfirmedNotFoundSaysHowToPublish() throws {
+        let origin = try FaultOrigin { _ in .respond(status: 404, body: []) }
+        defer { origin.stop() }
+        let scratch = try Scratch()
+        let first = try CLI.run(["journey", "prepare"] + scope(origin.base, scratch.path + "/cache"))
+        #expect(!first.stderr.contains("hint: HTTP 404"), "\(first.stderr)")
+        let second = try CLI.run(["journey", "prepare", "--force"] + scope(origin.base, scratch.path + "/cache"))
+        #expect(second.status == 77, "\(second)")
+        #expect(second.stderr.hasSuffix("""
+            hint: HTTP 404: the origin has no journey 'onboarding' (check --journey, or publish it with 'larder publish <archive> \
+            --origin <origin-folder> --journey onboarding')
+
+            """), "\(second.stderr)")
+    }
+
     @Test func aBackoffNamesWhenItEndsAndForce() throws {
         let origin = try FaultOrigin { _ in .respond(status: 503, body: []) }
         defer { origin.stop() }
