@@ -213,6 +213,10 @@ public final class ArchiveReader {
         }
     }
 
+    /// What a file that is not a tar archive (gzip-compressed or not) is called.
+    static let notAnArchive =
+        "not a larder archive: these bytes are not a tar archive, gzip-compressed or not (give a .tar.gz 'larder pack' wrote)"
+
     private func error(_ code: FormatError.Code, _ message: String, entry: String?) -> FormatError {
         FormatError(code, message, path: displayName, entry: entry)
     }
@@ -220,6 +224,10 @@ public final class ArchiveReader {
     private func failure(_ status: Int32, entry: String?) -> FormatError {
         if let sourceError = context.error { return sourceError }
         let text = archive_error_string(archive).map { String(cString: $0) } ?? "libarchive status \(status)"
+        // libarchive's words for "no reader it has bids for these bytes": only tar is enabled.
+        if text.hasPrefix("Unrecognized archive format") {
+            return error(.malformedArchive, Self.notAnArchive, entry: entry)
+        }
         let lowered = text.lowercased()
         let truncated = lowered.contains("truncated") || lowered.contains("premature end") || lowered.contains("unexpected end")
         return error(truncated ? .truncated : .malformedArchive, text, entry: entry)

@@ -78,10 +78,25 @@ public struct SourceTree: Sendable {
         }
     }
 
+    /// Throws ``PackError/Code/invalidSource`` naming `root` unless it is a folder, saying what
+    /// is there instead (nothing, a file, an archive already packed).
     private static func requireFolder(_ root: String) throws(PackFailure) {
         var info = stat()
-        guard stat(root, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw PackFailure([PackError(.invalidSource, "not a folder: \(Errno.current)", path: root)])
+        guard stat(root, &info) == 0 else {
+            let error = Errno.current
+            let message =
+                error == .notFound || error == .notAFolder
+                ? "no such source folder; give the folder that holds the bundle's files"
+                : "cannot open the source folder: \(error)"
+            throw PackFailure([PackError(.invalidSource, message, path: root)])
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            let packed = root.hasSuffix(".tar.gz") ? " (an archive is packed already: 'larder inspect' shows it)" : ""
+            throw PackFailure([
+                PackError(
+                    .invalidSource, "this is \(FileKind(mode: info.st_mode).description), not a source folder; give the folder that holds "
+                        + "the bundle's files\(packed)", path: root)
+            ])
         }
     }
 

@@ -108,11 +108,16 @@ import Testing
         #expect(try CLI.run(["cache", "ls", "--cache", cache]).stdout.contains("is empty"))
     }
 
-    /// The inspecting subcommands open the cache read-only: a cache that is not there reads as
-    /// empty, and is not created.
+    /// The inspecting subcommands open the cache read-only: an empty cache folder reads as
+    /// empty and gets nothing created in it; a cache folder that is not there is an error (66,
+    /// `MissingCacheCLITests`), not an empty cache, and is not created.
     @Test func inspectingAMissingCacheCreatesNothing() throws {
         let scratch = try Scratch()
         let cache = scratch.path + "/cache"
+        let missing = try CLI.run(["cache", "ls", "--cache", cache])
+        #expect(missing.status == 66, "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: cache))
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: false)
         let ls = try CLI.run(["cache", "ls", "--cache", cache])
         #expect(ls.status == 0, "\(ls.stderr)")
         #expect(ls.stdout == "The cache at \(cache) is empty.\n")
@@ -123,7 +128,7 @@ import Testing
         #expect(verify.status == 0, "\(verify.stderr)")
         #expect(verify.stdout == "OK: 0 objects, 0 B verified\n")
         #expect(try CLI.run(["cache", "show", "paywall", "--cache", cache]).status == 66)
-        #expect(!FileManager.default.fileExists(atPath: cache))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache).isEmpty)
         let file = scratch.path + "/file"
         try Data("x".utf8).write(to: URL(fileURLWithPath: file))
         let notAFolder = try CLI.run(["cache", "ls", "--cache", file])

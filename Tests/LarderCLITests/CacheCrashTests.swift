@@ -110,6 +110,8 @@ func runAndKill(_ arguments: [String], after delay: TimeInterval) throws {
         let larder = CLI.executable
         let cache = fixture.cache
         let archives = fixture.archives.map { "'\($0)'" }.joined(separator: " ")
+        // The readers start with the cache there (empty): a missing cache folder is an error.
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
         let scripts = [
             "for i in $(seq 1 6); do for a in \(archives); do '\(larder)' cache install \"$a\" --cache '\(cache)' >/dev/null || exit 1; done; done",
             "for i in $(seq 1 25); do '\(larder)' cache verify --cache '\(cache)' >/dev/null || exit 1; '\(larder)' cache ls --cache '\(cache)' >/dev/null || exit 1; done",

@@ -70,6 +70,8 @@ import Testing
 
     @Test func statsSayTheHitCountersAreThisProcesss() async throws {
         let scratch = try Scratch()
+        // An empty cache: a folder that is not there is an error (MissingCacheCLITests).
+        try FileManager.default.createDirectory(atPath: scratch.path + "/cache", withIntermediateDirectories: false)
         let text = try await larder(["cache", "stats", "--cache", scratch.path + "/cache"])
         #expect(text.status == 0)
         #expect(text.stdout.contains("count this process only"))

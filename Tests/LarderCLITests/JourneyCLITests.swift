@@ -79,6 +79,8 @@ import Testing
 
     @Test func statusOfAnEmptyCacheIsNeverFetched() throws {
         let scratch = try Scratch()
+        // An empty cache: a folder that is not there is an error (MissingCacheCLITests).
+        try FileManager.default.createDirectory(atPath: scratch.path + "/cache", withIntermediateDirectories: false)
         let result = try CLI.run(["journey", "status"] + scope(scratch.path + "/cache"))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty)

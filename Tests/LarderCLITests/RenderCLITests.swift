@@ -86,6 +86,8 @@ import Testing
     ])
     func badInvocationsAreTypedErrors(_ arguments: [String], _ status: Int32, _ message: String) throws {
         let scratch = try Scratch()
+        // An empty cache: a bundle name is looked up in it (a missing cache folder is exit 66 too).
+        try FileManager.default.createDirectory(atPath: scratch.path + "/cache", withIntermediateDirectories: false)
         let result = try CLI.run(arguments + (arguments.count > 1 ? ["--cache", scratch.path + "/cache"] : []))
         #expect(result.status == status)
         #expect(result.stderr.contains(message), "\(result.stderr)")

@@ -14,6 +14,9 @@ import Testing
         let work = try Workspace()
         for round in 0..<6 {
             let cache = work.path + "/cache-\(round)"
+            // status reads a cache that is there (a missing folder is exit 66); the host store
+            // in it is opened by the eight at once.
+            try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
             if round % 2 == 1 {
                 // A host state written before denials and fitting revisions were recorded.
                 try FileManager.default.createDirectory(atPath: cache + "/host", withIntermediateDirectories: true)

@@ -103,7 +103,9 @@ import Testing
         let setup = try await Setup()
         try setup.keepCopy()
         let fresh = setup.work.path + "/fresh"
-        let gc = try await run(["cache", "gc", "--cache", fresh], "gc")  // creates the empty cache
+        // gc lays the empty cache out in a folder that is there (it never creates the folder).
+        try FileManager.default.createDirectory(atPath: fresh, withIntermediateDirectories: false)
+        let gc = try await run(["cache", "gc", "--cache", fresh], "gc")
         #expect(gc.status == 0, "\(gc)")
         let planted = fresh + "/objects/" + setup.font.digest.hex.prefix(2) + "/" + setup.font.digest.hex.dropFirst(2)
         #expect(FileManager.default.createFile(atPath: planted, contents: Data()))

@@ -1,6 +1,7 @@
 import Foundation
 import LarderCache
 import LarderFormat
+import LarderHost
 
 /// `larder cache …`: look inside a device cache folder, verify, repair and evict.
 enum CacheCommand {
@@ -37,6 +38,9 @@ enum CacheCommand {
               they change nothing, and work on a read-only file system and on another user's
               cache.
 
+              A cache folder that is not there is an error (66) for every subcommand but install
+              and fetch, which create it: a mistyped --cache fails instead of reading as empty.
+
             EXIT STATUS: 0 success, 64 usage error, 65 verification found corruption or an
             incomplete bundle, or the archive was refused (or the origin sent bytes that do not
             match, more than the bundle implies, or an encoding it was not asked for), or
@@ -55,21 +59,27 @@ enum CacheCommand {
         var positionals: ClosedRange<Int>
         /// How it opens the cache: read-only for those that only look.
         var mode: @Sendable (ParsedArguments) -> LarderCache.Mode
+        /// Checks the command line before the cache is opened: a usage error (64) comes first.
+        var checkUsage: @Sendable (ParsedArguments, CommandSpec) throws(UsageError) -> Void
         /// Checks the arguments before the cache is opened.
         var validate: @Sendable (ParsedArguments) throws(CacheError) -> Void
+        /// Whether it fills the cache, so creates a folder that is not there (`install`,
+        /// `fetch`); every other subcommand refuses a missing folder (``CacheFolder``).
+        var createsCache: Bool
         var run: @Sendable (ParsedArguments, LarderCache) throws(CacheError) -> ExitCode
     }
 
     static func sub(
         _ name: String, _ overview: String, _ usage: String, arguments: [(String, String)] = [], options: [OptionSpec] = [],
         positionals: ClosedRange<Int> = 0...0, mode: @escaping @Sendable (ParsedArguments) -> LarderCache.Mode = { _ in .readWrite },
-        validate: @escaping @Sendable (ParsedArguments) throws(CacheError) -> Void = { _ in },
+        checkUsage: @escaping @Sendable (ParsedArguments, CommandSpec) throws(UsageError) -> Void = { _, _ in },
+        validate: @escaping @Sendable (ParsedArguments) throws(CacheError) -> Void = { _ in }, createsCache: Bool = false,
         run: @escaping @Sendable (ParsedArguments, LarderCache) throws(CacheError) -> ExitCode
     ) -> (String, Subcommand) {
         let spec = CommandSpec(
             name: "cache \(name)", overview: overview, usage: "larder cache \(name)\(usage) [--cache <dir>] [--json]",
             arguments: arguments, options: options + [cacheOption, jsonOption])
-        return (name, Subcommand(spec: spec, positionals: positionals, mode: mode, validate: validate, run: run))
+        return (name, Subcommand(spec: spec, positionals: positionals, mode: mode, checkUsage: checkUsage, validate: validate, createsCache: createsCache, run: run))
     }
 
     /// For subcommands that only look inside the cache.
@@ -80,12 +90,12 @@ enum CacheCommand {
         sub("show", "Show one bundle and its files.", " <bundle>", arguments: [("<bundle>", "Digest, hex prefix or name.")],
             positionals: 1...1, mode: readOnly, run: CacheListing.show),
         sub("install", "Install a bundle archive into the cache.", " <archive>",
-            arguments: [("<archive>", "A .tar.gz written by 'larder pack'.")], positionals: 1...1, run: CacheOperations.install),
+            arguments: [("<archive>", "A .tar.gz written by 'larder pack'.")], positionals: 1...1, createsCache: true, run: CacheOperations.install),
         sub("fetch", "Fetch a bundle from a static origin, downloading only what the cache lacks.",
             " <bundle-digest> --origin <url> [--deadline <duration>] [--timeout <duration>]",
             arguments: [("<bundle-digest>", "sha256:<hex> or <hex>")],
             options: [OriginOption.spec, DurationOption.deadline, DurationOption.timeout],
-            positionals: 1...1, run: CacheFetch.run),
+            positionals: 1...1, createsCache: true, run: CacheFetch.run),
         sub("resolve", "Resolve a larder-font:// URL to its stored font.", " <url>",
             arguments: [("<url>", "larder-font://sha256/<hex>")], positionals: 1...1, mode: readOnly,
             validate: { (arguments) throws(CacheError) in
@@ -98,6 +108,7 @@ enum CacheCommand {
             options: [OptionSpec(names: ["--dry-run"], value: nil, help: "Report what would be removed.")], run: CacheOperations.sweep),
         sub("evict", "Evict least recently used bundles down to a size.", " --to <size>",
             options: [OptionSpec(names: ["--to"], value: "size", help: "Target size: bytes, or with kB, MB, GB (1000s) or KiB, MiB, GiB.")],
+            checkUsage: { (arguments, spec) throws(UsageError) in _ = try CacheOperations.evictionTarget(arguments, spec: spec) },
             run: CacheOperations.evict),
         sub("pin", "Keep a bundle from eviction.", " <bundle>", arguments: [("<bundle>", "Digest, hex prefix or name.")],
             positionals: 1...1, run: { (arguments, cache) throws(CacheError) in try CacheOperations.pin(arguments, cache, true) }),
@@ -108,29 +119,38 @@ enum CacheCommand {
     ])
 
     static func run(_ arguments: [String]) -> ExitCode {
+        let json = FailureJSON.wanted(arguments)
         guard let name = arguments.first, !name.hasPrefix("-") else {
             if arguments.contains("-h") || arguments.contains("--help") { Console.out(spec.helpText); return .success }
-            return Console.usageError(UsageError(message: "Missing subcommand", command: spec))
+            return FailureJSON.usage(UsageError(message: "Missing subcommand", command: spec), json: json)
         }
         guard let subcommand = subcommands[name] else {
-            return Console.usageError(UsageError(message: "Unknown subcommand '\(name)'", command: spec))
+            return FailureJSON.usage(UsageError(message: "Unknown subcommand '\(name)'", command: spec), json: json)
         }
         let parsed: ParsedArguments
         do {
             parsed = try ParsedArguments(Array(arguments.dropFirst()), spec: subcommand.spec, positionalCount: subcommand.positionals)
         } catch {
-            return Console.usageError(error)
+            return FailureJSON.usage(error, json: json)
         }
         if parsed.wantsHelp { Console.out(subcommand.spec.helpText); return .success }
+        do throws(UsageError) { try subcommand.checkUsage(parsed, subcommand.spec) } catch { return FailureJSON.usage(error, json: json) }
         do {
             try subcommand.validate(parsed)
+            let path = parsed.value("--cache") ?? LarderCache.defaultPath
+            if !subcommand.createsCache { try CacheFolder.requireExisting(path) }
             let configuration = LarderCache.Configuration(mode: subcommand.mode(parsed))
-            let cache = try LarderCache(at: parsed.value("--cache") ?? LarderCache.defaultPath, configuration: configuration)
+            let cache = try LarderCache(at: path, configuration: configuration)
             return try subcommand.run(parsed, cache)
         } catch {
-            Console.error("error: \(shown(error))")
-            return exitCode(for: error)
+            return failed(error, json: parsed.flag("--json"))
         }
+    }
+
+    /// A cache error: `error: …` on stderr, with `--json` the failure object on stdout
+    /// (``FailureJSON``); the exit status by its code.
+    static func failed(_ error: CacheError, json: Bool) -> ExitCode {
+        FailureJSON.failed(exitCode(for: error), code: error.code.rawValue, message: error.description, path: error.path, json: json)
     }
 
     /// The documented exit status for a cache error (`journey` and `prefetch` open caches too).
@@ -143,6 +163,26 @@ enum CacheCommand {
         }
     }
 
+    /// A cache (or the host state in it) that could not be opened: "cannot open the cache …" on
+    /// stderr, with `json` the failure object (``FailureJSON``) on stdout; the exit status by
+    /// the error's code.
+    static func openingFailed(_ error: any Error, at path: String, json: Bool) -> ExitCode {
+        Console.error(openingFailure(error, at: path))
+        let status: ExitCode
+        let code: String
+        switch error {
+        case let error as CacheError: (status, code) = (exitCode(for: error), error.code.rawValue)
+        case let error as HostError: (status, code) = (JourneyReport.exitCode(for: error), error.code.rawValue)
+        default: (status, code) = (.failure, "failure")
+        }
+        if json {
+            let named = (error as? CacheError)?.path
+            let message = "cannot open the cache" + (named != nil ? "" : " at \(path)") + ": \(error)"
+            FailureJSON.print(status, code: code, message: message, path: named ?? path)
+        }
+        return status
+    }
+
     /// "cannot open the cache …", naming the cache folder once.
     static func openingFailure(_ error: any Error, at path: String) -> String {
         let named = (error as? CacheError)?.path != nil
@@ -150,16 +190,31 @@ enum CacheCommand {
     }
 
     /// Finds a bundle by digest, unique hex prefix (4+ digits) or name.
+    /// - Throws: ``CacheError/Code/bundleNotFound`` when none matches, saying why: a prefix
+    ///   shorter than 4 digits, one that matches several bundles (naming them), or nothing.
     static func find(_ reference: String, in cache: LarderCache) throws(CacheError) -> CachedBundle {
         let bundles = try cache.bundles()
         let hex = reference.hasPrefix(Digest.prefix) ? String(reference.dropFirst(Digest.prefix.count)) : reference
         var matches = bundles.filter { $0.name == reference }
-        if matches.isEmpty && hex.count >= 4 { matches = bundles.filter { $0.digest.hex.hasPrefix(hex) } }
-        guard matches.count == 1 else {
-            throw CacheError(
-                .bundleNotFound,
-                matches.isEmpty ? "no bundle matches '\(reference)'" : "'\(reference)' matches \(matches.count) bundles; give more of the digest")
+        if matches.isEmpty && hex.count >= minimumPrefix { matches = bundles.filter { $0.digest.hex.hasPrefix(hex) } }
+        if matches.count == 1 { return matches[0] }
+        let isHex = !hex.isEmpty && hex.allSatisfy { $0.isHexDigit }
+        let message: String
+        if matches.count > 1 {
+            let shownMatches = matches.prefix(5).map { "\($0.digest.hex.prefix(max(hex.count + 4, 12)))… \($0.name)" }
+            message = "'\(reference)' matches \(matches.count) bundles (\(shownMatches.joined(separator: ", "))"
+                + (matches.count > 5 ? ", …" : "") + "); give more of the digest, enough hex digits to tell them apart"
+        } else if isHex && hex.count < minimumPrefix {
+            message = "no bundle matches '\(reference)': a digest prefix needs at least \(minimumPrefix) hex digits "
+                + "(no bundle is named '\(reference)' either); 'larder cache ls' lists the bundles"
+        } else if isHex && hex.contains(where: { $0.isUppercase }) {
+            message = "no bundle matches '\(reference)': digests are lowercase hex; 'larder cache ls' lists the bundles"
+        } else {
+            message = "no bundle matches '\(reference)' (by name, digest or digest prefix); 'larder cache ls' lists the bundles"
         }
-        return matches[0]
+        throw CacheError(.bundleNotFound, message)
     }
+
+    /// The fewest hex digits a digest prefix may have.
+    static let minimumPrefix = 4
 }

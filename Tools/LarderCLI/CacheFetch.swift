@@ -8,15 +8,16 @@ import LarderTransport
 enum CacheFetch {
     static func run(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
         let spec = CacheCommand.subcommands["fetch"]!.spec
+        let json = arguments.flag("--json")
         guard let origin = arguments.value("--origin").flatMap(OriginOption.url) else {
-            return Console.usageError(UsageError(message: "Missing or invalid '--origin <url>' (http or https)", command: spec))
+            return FailureJSON.usage(UsageError(message: "Missing or invalid '--origin <url>' (http or https)", command: spec), json: json)
         }
         let bundle: Digest
         do {
             let text = arguments.positionals[0]
             bundle = text.hasPrefix(Digest.prefix) ? try Digest(parsing: text) : try Digest(hex: text)
         } catch {
-            return Console.usageError(UsageError(message: error.message, command: spec))
+            return FailureJSON.usage(UsageError(message: error.message, command: spec), json: json)
         }
         var configuration = BundleFetcher.Configuration()
         do throws(UsageError) {
@@ -24,7 +25,7 @@ enum CacheFetch {
             configuration.requestTimeout = try DurationOption.value(
                 DurationOption.timeout, in: arguments, default: configuration.requestTimeout, command: spec)
         } catch {
-            return Console.usageError(error)
+            return FailureJSON.usage(error, json: json)
         }
         let bar = ProgressBar(label: "fetching", quiet: arguments.flag("--json"))
         let fetcher = BundleFetcher(cache: cache, origin: origin, configuration: configuration)
@@ -48,8 +49,7 @@ enum CacheFetch {
             }
             return .success
         case .failure(let error):
-            Console.error("error: \(shown(error))")
-            return exitCode(for: error)
+            return FailureJSON.failed(exitCode(for: error), code: error.code.rawValue, message: error.description, path: nil, json: json)
         }
     }
 

@@ -7,8 +7,8 @@ enum CacheOperations {
     static func install(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
         let path = arguments.positionals[0]
         do { _ = try ReadableFile(path: path) } catch {
-            Console.error(FileManager.default.fileExists(atPath: path) ? "error: \(shown(error))" : "error: \(shown(path)): no such archive")
-            return .noInput
+            let message = FileManager.default.fileExists(atPath: path) ? "\(error)" : "\(path): no such archive"
+            return FailureJSON.failed(.noInput, code: "no-input", message: message, path: path, json: arguments.flag("--json"))
         }
         let result = try cache.install(archiveAt: path, expected: BundleVerifier.digestFromFileName(path))
         if arguments.flag("--json") {
@@ -77,8 +77,9 @@ enum CacheOperations {
     static func sweep(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
         let dryRun = arguments.flag("--dry-run")
         guard let report = try cache.sweep(dryRun: dryRun) else {
-            Console.error("error: another process is sweeping this cache; try again later")
-            return .temporaryFailure
+            return FailureJSON.failed(
+                .temporaryFailure, code: CacheError.Code.busy.rawValue, message: "another process is sweeping this cache; try again later",
+                path: cache.root, json: arguments.flag("--json"))
         }
         if arguments.flag("--json") {
             Console.json(.object([
@@ -98,11 +99,9 @@ enum CacheOperations {
     }
 
     static func evict(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
-        guard let text = arguments.value("--to") else {
-            return Console.usageError(UsageError(message: "Missing '--to <size>'", command: CacheCommand.subcommands["evict"]!.spec))
-        }
-        guard let target = parseSize(text) else {
-            return Console.usageError(UsageError(message: "'\(shown(text))' is not a size (try 500MB or 2GiB)", command: CacheCommand.subcommands["evict"]!.spec))
+        let target: Int64
+        do throws(UsageError) { target = try evictionTarget(arguments, spec: CacheCommand.subcommands["evict"]!.spec) } catch {
+            return FailureJSON.usage(error, json: arguments.flag("--json"))
         }
         let report = try cache.evict(toBytes: target)
         if arguments.flag("--json") {
@@ -151,6 +150,15 @@ enum CacheOperations {
                     + "out of every scope now, removed when \(count == 1 ? "its" : "their") last lease ends")
         }
         return .success
+    }
+
+    /// The `--to <size>` of `cache evict`; missing or not a size is a usage error.
+    static func evictionTarget(_ arguments: ParsedArguments, spec: CommandSpec) throws(UsageError) -> Int64 {
+        guard let text = arguments.value("--to") else { throw UsageError(message: "Missing '--to <size>'", command: spec) }
+        guard let target = parseSize(text) else {
+            throw UsageError(message: "'\(shown(text))' is not a size (try 500MB or 2GiB)", command: spec)
+        }
+        return target
     }
 
     /// "1234", "500MB", "1.5GB", "2GiB", "64k".

@@ -1,5 +1,6 @@
 import Foundation
 import LarderFormat
+import LarderSystem
 
 /// Exit statuses a script can rely on.
 package enum ExitCode: Int32 {
@@ -24,6 +25,23 @@ package enum ExitCode: Int32 {
     case ioError = 74
     /// Permission denied: the origin refused the key or the journey.
     case noPermission = 77
+
+    /// The code a `--json` failure object carries when the command's error gave none
+    /// (``FailureJSON/ensure(_:wanted:)``).
+    var name: String {
+        switch self {
+        case .success: "success"
+        case .failure: "failure"
+        case .usage: "usage"
+        case .dataError: "data-error"
+        case .noInput: "no-input"
+        case .unavailable: "unavailable"
+        case .cannotCreate: "cannot-create"
+        case .temporaryFailure: "temporary-failure"
+        case .ioError: "io-error"
+        case .noPermission: "no-permission"
+        }
+    }
 }
 
 /// Where the commands write: stdout for results, stderr for errors, warnings and progress.
@@ -39,11 +57,27 @@ package enum ExitCode: Int32 {
 /// disk) ends the command with a message and exit 74. `main` ignores `SIGPIPE` so a closed
 /// pipe is such an error rather than a silent kill.
 enum Console {
+    /// What this process printed so far, for the `--json` failure object a command that
+    /// printed nothing on stdout ends with (``FailureJSON/ensure(_:wanted:)``).
+    struct Record {
+        /// Whether anything was written to stdout.
+        var wroteStdout = false
+        /// The first line of the last `Error: …` or `error: …` message, without the prefix.
+        var lastError: String?
+    }
+
+    static let record = Locked(Record())
+
     static func out(_ text: String) {
+        record.withLock { $0.wroteStdout = true }
         write(line(text), to: 1)
     }
 
     static func error(_ text: String) {
+        for prefix in ["Error: ", "error: "] where text.hasPrefix(prefix) {
+            let message = text.dropFirst(prefix.count).prefix { $0 != "\n" }
+            record.withLock { $0.lastError = String(message) }
+        }
         write(line(text), to: 2)
     }
 
@@ -78,6 +112,7 @@ enum Console {
 
     /// Writes a JSON document with stable (sorted) keys and a final newline.
     static func json(_ value: JSONValue) {
+        record.withLock { $0.wroteStdout = true }
         write(String(decoding: value.canonicalBytes, as: UTF8.self) + "\n", to: 1)
     }
 

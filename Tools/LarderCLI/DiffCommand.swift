@@ -40,25 +40,29 @@ enum DiffCommand {
     struct Failure: Error {
         var message: String
         var status: ExitCode
+        /// The error's code, for the `--json` failure object (``FailureJSON``).
+        var code: String
     }
 
     static func run(_ arguments: [String]) -> ExitCode {
+        let wantsJSON = FailureJSON.wanted(arguments)
         let parsed: ParsedArguments
         do { parsed = try ParsedArguments(arguments, spec: spec, positionalCount: 2...2) } catch {
-            return Console.usageError(error)
+            return FailureJSON.usage(error, json: wantsJSON)
         }
         if parsed.wantsHelp { Console.out(spec.helpText); return .success }
         if parsed.value("--cache") != nil && parsed.value("--origin") != nil {
-            return Console.usageError(UsageError(message: "--cache and --origin cannot be used together", command: spec))
+            return FailureJSON.usage(UsageError(message: "--cache and --origin cannot be used together", command: spec), json: wantsJSON)
         }
         do throws(Failure) {
             let source: Source
             if let folder = parsed.value("--cache") {
-                do {
+                do throws(CacheError) {
+                    try CacheFolder.requireExisting(folder)
                     source = .cache(try LarderCache(at: folder, configuration: .init(mode: .readOnly)))
                 } catch {
                     // A FIFO or a link where the index belongs is refused, as a corrupt cache.
-                    throw Failure(message: "\(error)", status: error.code == .foreignEntry ? .dataError : .noInput)
+                    throw Failure(message: "\(error)", status: error.code == .foreignEntry ? .dataError : .noInput, code: error.code.rawValue)
                 }
             } else if let folder = parsed.value("--origin") {
                 source = .origin(folder)
@@ -71,37 +75,36 @@ enum DiffCommand {
             if parsed.flag("--json") { Console.json(json(diff)) } else { Console.out(text(diff)) }
             return .success
         } catch {
-            Console.error("error: \(shown(error.message))")
-            return error.status
+            return FailureJSON.failed(error.status, code: error.code, message: error.message, json: wantsJSON)
         }
     }
 
     static func manifest(_ operand: String, from source: Source) throws(Failure) -> Manifest {
         switch source {
         case .archives:
-            guard FileManager.default.fileExists(atPath: operand) else { throw Failure(message: "\(operand): no such archive", status: .noInput) }
+            guard FileManager.default.fileExists(atPath: operand) else { throw Failure(message: "\(operand): no such archive", status: .noInput, code: "no-input") }
             do {
                 return try BundleVerifier.readManifest(from: try ArchiveReader(path: operand)).0
             } catch {
-                throw Failure(message: "\(error.at(path: operand))", status: error.code == .io ? .noInput : .dataError)
+                throw Failure(message: "\(error.at(path: operand))", status: error.code == .io ? .noInput : .dataError, code: error.code.rawValue)
             }
         case .cache(let cache):
             do {
                 return try cache.manifest(try CacheCommand.find(operand, in: cache).digest)
             } catch {
-                throw Failure(message: "\(error)", status: error.code == .bundleNotFound ? .noInput : .dataError)
+                throw Failure(message: "\(error)", status: error.code == .bundleNotFound ? .noInput : .dataError, code: error.code.rawValue)
             }
         case .origin(let folder):
             let digest = try parseDigest(operand)
             let path = folder + "/bundles/" + digest.hex + "/manifest.json"
             let bytes: [UInt8]
             do { bytes = try ReadableFile(path: path).readAll(limit: Manifest.maximumBytes) } catch {
-                throw Failure(message: "\(path): \(error.message)", status: .noInput)
+                throw Failure(message: "\(path): \(error.message)", status: .noInput, code: error.code.rawValue)
             }
             guard SHA256Hasher.hash(bytes) == digest else {
-                throw Failure(message: "\(path) does not hash to \(digest)", status: .dataError)
+                throw Failure(message: "\(path) does not hash to \(digest)", status: .dataError, code: FormatError.Code.digestMismatch.rawValue)
             }
-            do { return try Manifest(decoding: bytes) } catch { throw Failure(message: "\(path): \(error)", status: .dataError) }
+            do { return try Manifest(decoding: bytes) } catch { throw Failure(message: "\(path): \(error)", status: .dataError, code: error.code.rawValue) }
         }
     }
 
@@ -109,7 +112,7 @@ enum DiffCommand {
         do {
             return text.hasPrefix(Digest.prefix) ? try Digest(parsing: text) : try Digest(hex: text)
         } catch {
-            throw Failure(message: "'\(text)' is not a bundle digest (sha256:<64 hex> or <64 hex>)", status: .usage)
+            throw Failure(message: "'\(text)' is not a bundle digest (sha256:<64 hex> or <64 hex>)", status: .usage, code: "usage")
         }
     }
 
@@ -131,11 +134,11 @@ enum DiffCommand {
                     sizes[entry.path] = try TravelSize.of(bytes, path: entry.path)
                 }
             } catch {
-                throw Failure(message: "\(newOperand): \(error)", status: .dataError)
+                throw Failure(message: "\(newOperand): \(error)", status: .dataError, code: error.code.rawValue)
             }
             return try BundleDiff(old: old, new: new) { (file) throws(Failure) in
                 guard let size = sizes[file.path] else {
-                    throw Failure(message: "\(newOperand): '\(file.path)' is in the manifest but not in the archive", status: .dataError)
+                    throw Failure(message: "\(newOperand): '\(file.path)' is in the manifest but not in the archive", status: .dataError, code: FormatError.Code.missingEntry.rawValue)
                 }
                 return size
             }
@@ -144,9 +147,9 @@ enum DiffCommand {
                 do {
                     return try TravelSize.of(try cache.verifiedObject(file.digest, size: file.size), path: file.path)
                 } catch let error as CacheError {
-                    throw Failure(message: "\(error)", status: error.code == .corruptObject ? .dataError : .noInput)
+                    throw Failure(message: "\(error)", status: error.code == .corruptObject ? .dataError : .noInput, code: error.code.rawValue)
                 } catch {
-                    throw Failure(message: "\(error)", status: .failure)
+                    throw Failure(message: "\(error)", status: .failure, code: "failure")
                 }
             }
         case .origin(let folder):
@@ -156,10 +159,10 @@ enum DiffCommand {
                     do {
                         if let size = try FileManager.default.attributesOfItem(atPath: candidate)[.size] as? Int64 { return size }
                     } catch {
-                        throw Failure(message: "\(candidate): \(error.localizedDescription)", status: .noInput)
+                        throw Failure(message: "\(candidate): \(error.localizedDescription)", status: .noInput, code: "no-input")
                     }
                 }
-                throw Failure(message: "\(object): missing from the origin (publish the bundle again)", status: .noInput)
+                throw Failure(message: "\(object): missing from the origin (publish the bundle again)", status: .noInput, code: "no-input")
             }
         }
     }

@@ -11,9 +11,10 @@ enum InspectCommand {
         discussion: "EXIT STATUS: 0 shown, 64 usage error, 65 the manifest is missing or invalid, 66 no such file.")
 
     static func run(_ arguments: [String]) -> ExitCode {
+        let json = FailureJSON.wanted(arguments)
         let parsed: ParsedArguments
         do { parsed = try ParsedArguments(arguments, spec: spec, positionalCount: 1...1) } catch {
-            return Console.usageError(error)
+            return FailureJSON.usage(error, json: json)
         }
         if parsed.wantsHelp { Console.out(spec.helpText); return .success }
         let path = parsed.positionals[0]
@@ -35,8 +36,9 @@ enum InspectCommand {
                 if SHA256Hasher.hash(content) == file.digest { texts[file.path] = content }
             }
         } catch {
-            Console.error("error: \(shown(error))")
-            return error.code == .io ? .noInput : .dataError
+            return FailureJSON.failed(
+                error.code == .io ? .noInput : .dataError, code: error.code.rawValue, message: error.description, path: error.path ?? path,
+                json: json)
         }
         let faces = FontListing.faces(of: manifest) { texts[$0] }
         if parsed.flag("--json") {

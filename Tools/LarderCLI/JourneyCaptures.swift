@@ -23,7 +23,8 @@ enum JourneyCaptures {
             with; delivery sends them so, whatever identity is configured now. An event the
             endpoint refuses for good (400, 409, 413, 415, 422, 431) is dropped and reported.
 
-            EXIT STATUS: 0 listed, or every event delivered; 64 usage error; 69 the endpoint
+            EXIT STATUS: 0 listed, or every event delivered; 64 usage error; 66 no such cache
+            folder; 69 the endpoint
             could not be reached or did not accept an event (it stays queued); 1 anything else.
             """)
 
@@ -45,8 +46,10 @@ enum JourneyCaptures {
             }
             delivery = (url, key)
         }
-        let path = (parsed.value("--cache") ?? LarderCache.defaultPath) + "/host/capture.sqlite"
+        let cachePath = parsed.value("--cache") ?? LarderCache.defaultPath
+        let path = cachePath + "/host/capture.sqlite"
         let json = parsed.flag("--json")
+        do throws(CacheError) { try CacheFolder.requireExisting(cachePath) } catch { return CacheCommand.failed(error, json: json) }
         guard FileManager.default.fileExists(atPath: path) else {
             if json { Console.json(delivery == nil ? .array([]) : deliveryJSON(CaptureDelivery(delivered: 0, remaining: 0))) } else {
                 Console.out("No captured events are queued (no capture queue at \(shown(path))).")

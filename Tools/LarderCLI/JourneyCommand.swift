@@ -170,7 +170,9 @@ enum JourneyCommand {
             return .noInput
         }
         let started = Date()
-        let report = JourneyReport(action: action, journey: configuration.journeyID, json: parsed.flag("--json"), renderer: choice.name)
+        let report = JourneyReport(
+            action: action, journey: configuration.journeyID, json: parsed.flag("--json"), renderer: choice.name,
+            key: configuration.publishableKey)
         let cachePath = parsed.value("--cache") ?? LarderCache.defaultPath
         let renderer: any JourneyRenderer
         do { renderer = try choice.makeRenderer(engine: engine) } catch {
@@ -180,6 +182,8 @@ enum JourneyCommand {
         let host: JourneyHost
         var triggers: JourneyTriggers?
         do {
+            // Only prepare and present fill a cache; status and logout read one that is there.
+            if action == .status || action == .logout { try CacheFolder.requireExisting(cachePath) }
             let cache = try LarderCache(at: cachePath)
             if action == .logout {
                 // The person's trigger reentry goes with the logout (every person's with --all,
@@ -195,8 +199,7 @@ enum JourneyCommand {
         } catch let error as HostError {
             return report.print(JourneyOutcome(started: started, error: error), load: nil)
         } catch {
-            Console.error(CacheCommand.openingFailure(error, at: cachePath))
-            return (error as? CacheError).map(CacheCommand.exitCode) ?? .failure
+            return CacheCommand.openingFailed(error, at: cachePath, json: parsed.flag("--json"))
         }
         var capture: (@Sendable () async throws(HostError) -> [UInt8])?
         if choice.screenshot != nil && !choice.window {
@@ -345,6 +348,11 @@ enum JourneyCommand {
             outcome.error = error.code == .backingOff ? forcedFailure ?? error : error
         }
         outcome.timeline = await host.timeline()
+        if outcome.timeline.contains(where: { $0.kind == .backingOff }) || outcome.error?.code == .backingOff {
+            // When the backoff ends, for the hint; without the stored state the hint names no time.
+            outcome.metBackoff = true
+            do throws(HostError) { outcome.backoffEnds = try await host.status().nextAttempt } catch { outcome.backoffEnds = nil }
+        }
         outcome.bridge = await host.bridgeCounts()
         outcome.finished = Date()
         await host.dispose()
@@ -365,6 +373,9 @@ struct JourneyOutcome: Sendable {
     var status: JourneyStatus?
     var error: HostError?
     var timeline: [TimelineEntry] = []
+    /// Whether the run met a backoff (the origin was not asked), and when it ends, if known.
+    var metBackoff = false
+    var backoffEnds: Date?
     /// What the content posted over the renderer bridge, and what was refused.
     var bridge = BridgeCounts()
     /// The screenshot taken, and where it was written.

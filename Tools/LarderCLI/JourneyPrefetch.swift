@@ -73,8 +73,7 @@ enum JourneyPrefetch {
                 transport: parsed.flag("--offline") ? OfflineTransport() : platformTransport(), captureSink: HeldCaptureSink(),
                 connectivity: nil)
         } catch {
-            Console.error(CacheCommand.openingFailure(error, at: cachePath))
-            return (error as? CacheError).map(CacheCommand.exitCode) ?? (error as? HostError).map(JourneyReport.exitCode) ?? .failure
+            return CacheCommand.openingFailed(error, at: cachePath, json: parsed.flag("--json"))
         }
         let started = Date()
         let bar = ProgressBar(label: "warming", quiet: json)
@@ -95,6 +94,11 @@ enum JourneyPrefetch {
             return JourneyReport.exitCode(for: error)
         }
         print(outcome.results, timeline: outcome.timeline, started: started, json: json)
+        for result in outcome.results {
+            if let error = result.error, let hint = JourneyHints.denial(error, key: configuration.publishableKey, journey: result.journey) {
+                Console.error(shown(hint))
+            }
+        }
         if outcome.results.contains(where: { $0.error?.code == .denied }) { return .noPermission }
         if outcome.results.contains(where: { $0.flow == nil }) { return .unavailable }
         return .success

@@ -11,6 +11,8 @@ struct JourneyReport {
     var json: Bool
     /// `headless` or `webkit`.
     var renderer: String
+    /// The publishable key sent, for the hint after a denial.
+    var key: String = ""
 
     /// Prints `outcome` (stdout; the error line to stderr) and returns the exit status.
     /// - Parameter load: what the renderer read in its last load, if anything.
@@ -25,8 +27,12 @@ struct JourneyReport {
             if outcome.error == nil { sections.append(table(summaryRows(outcome, load: load))) }
             if !sections.isEmpty { Console.out(sections.joined(separator: "\n\n")) }
         }
+        if let error = outcome.error { Console.error("Error: \(shown(error))") }
+        if outcome.metBackoff, action == .prepare || action == .present {
+            Console.error(JourneyHints.backoff(until: outcome.backoffEnds, now: outcome.finished))
+        }
         guard let error = outcome.error else { return .success }
-        Console.error("Error: \(shown(error))")
+        if let hint = JourneyHints.denial(error, key: key, journey: journey) { Console.error(shown(hint)) }
         return Self.exitCode(for: error)
     }
 

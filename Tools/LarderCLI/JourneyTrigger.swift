@@ -66,8 +66,7 @@ enum JourneyTrigger {
                 transport: parsed.flag("--offline") ? OfflineTransport() : platformTransport(), captureSink: HeldCaptureSink(),
                 coordinator: PresentationCoordinator(), connectivity: nil)
         } catch {
-            Console.error(CacheCommand.openingFailure(error, at: cachePath))
-            return (error as? CacheError).map(CacheCommand.exitCode) ?? (error as? HostError).map(JourneyReport.exitCode) ?? .failure
+            return CacheCommand.openingFailed(error, at: cachePath, json: parsed.flag("--json"))
         }
         let outcome: Result<TriggerDecision, HostError> = waitFor {
             let result: Result<TriggerDecision, HostError>

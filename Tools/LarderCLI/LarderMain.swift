@@ -67,10 +67,12 @@ func commands(engine: any WebEngineRunner) -> [String: (spec: CommandSpec, run: 
         Console.out(command.spec.helpText)
         return .success
     default:
+        // Under --json a failure prints one JSON object on stdout, whichever command failed.
+        let json = FailureJSON.wanted(arguments)
         guard let command = commands[first] else {
             Console.error("Error: Unknown subcommand '\(shown(first))'\nUsage: \(rootSpec.usage)\n  See 'larder --help' for more information.")
-            return .usage
+            return FailureJSON.ensure(.usage, wanted: json)
         }
-        return command.run(Array(arguments.dropFirst()))
+        return FailureJSON.ensure(command.run(Array(arguments.dropFirst())), wanted: json)
     }
 }

@@ -16,29 +16,20 @@ import LarderPack
 enum PublishFailureJSON {
     /// A usage error: the usage block on stderr, and the JSON object with code `usage`.
     static func usage(_ error: UsageError, json: Bool) -> ExitCode {
-        if json { print(.usage, code: "usage", message: error.message, path: nil) }
-        return Console.usageError(error)
+        FailureJSON.usage(error, json: json)
     }
 
     /// A failure with one message.
     static func failed(_ status: ExitCode, code: String, message: String, json: Bool) -> ExitCode {
-        Console.error("error: \(shown(message))")
-        if json { print(status, code: code, message: message, path: nil) }
-        return status
+        FailureJSON.failed(status, code: code, message: message, json: json)
     }
 
     /// A publish that failed: every error on stderr, the first in the JSON object.
     static func failed(_ status: ExitCode, _ failure: PackFailure, json: Bool) -> ExitCode {
         for problem in failure.errors { Console.error("error: \(shown(problem))") }
         if json, let first = failure.errors.first {
-            print(status, code: first.code.rawValue, message: first.description, path: first.path)
+            FailureJSON.print(status, code: first.code.rawValue, message: first.description, path: first.path)
         }
         return status
-    }
-
-    private static func print(_ status: ExitCode, code: String, message: String, path: String?) {
-        var error: [String: JSONValue] = ["code": .string(code), "message": .string(message)]
-        if let path { error["path"] = .string(path) }
-        Console.json(.object(["status": .int(Int64(status.rawValue)), "error": .object(error)]))
     }
 }

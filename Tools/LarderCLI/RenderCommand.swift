@@ -81,6 +81,9 @@ enum RenderCommand {
                 folder = FileManager.default.temporaryDirectory.appendingPathComponent("larder-render-\(getpid())-\(UUID().uuidString)").path
                 temporary = folder
             }
+            // A bundle by name or digest is read from a cache that must be there (never created);
+            // an archive is installed, into a cache made for it if need be.
+            if !isArchive { try CacheFolder.requireExisting(folder) }
             cache = try LarderCache(at: folder)
             bundle = isArchive ? try cache.install(archiveAt: source).bundle : try CacheCommand.find(source, in: cache).digest
         } catch {
@@ -88,7 +91,7 @@ enum RenderCommand {
                 ? " ('\(shown(source))' here is read as a bundle name: write './\(shown(source))' to read it as an archive)" : ""
             Console.error("Error: \(shown(source)): \(shown(error))\(hint)")
             switch error.code {
-            case .bundleNotFound: return .noInput
+            case .bundleNotFound, .cacheNotFound: return .noInput
             case .invalidBundle, .bundleDigestMismatch, .corruptObject, .bundleIncomplete: return .dataError
             default: return .failure
             }

@@ -15,22 +15,22 @@ enum VerifyCommand {
         discussion: "EXIT STATUS: 0 intact, 64 usage error, 65 verification failed (each problem names its entry), 66 no such file.")
 
     static func run(_ arguments: [String]) -> ExitCode {
+        let json = FailureJSON.wanted(arguments)
         let parsed: ParsedArguments
         do { parsed = try ParsedArguments(arguments, spec: spec, positionalCount: 1...1) } catch {
-            return Console.usageError(error)
+            return FailureJSON.usage(error, json: json)
         }
         if parsed.wantsHelp { Console.out(spec.helpText); return .success }
         var expected: Digest?
         if let text = parsed.value("--digest") {
             do { expected = try Digest(parsing: text) } catch {
-                return Console.usageError(UsageError(message: error.message, command: spec))
+                return FailureJSON.usage(UsageError(message: error.message, command: spec), json: json)
             }
         }
         let path = parsed.positionals[0]
         let report: VerificationReport
         do { report = try BundleVerifier.verify(archiveAt: path, expectedDigest: expected) } catch {
-            Console.error("error: \(shown(error))")
-            return .noInput
+            return FailureJSON.failed(.noInput, code: error.code.rawValue, message: error.description, path: error.path ?? path, json: json)
         }
         if parsed.flag("--json") {
             Console.json(.object([
