@@ -75,6 +75,15 @@ public actor BundleFetcher {
     ///   progress); called from a background thread.
     /// - Throws: ``TransportError``; a server that sends wrong bytes gets nothing into the cache.
     public func fetch(_ bundle: Digest, progress: (@Sendable (Double) -> Void)? = nil) async throws(TransportError) -> FetchResult {
+        guard let progress else { return try await fetch(bundle, reporting: nil) }
+        return try await fetch(bundle, reporting: { @Sendable (reached: FetchProgress) in progress(reached.fraction) })
+    }
+
+    /// Brings a bundle into the cache, reporting the bytes received so far and in all.
+    /// - Parameter reporting: called from a background thread as bytes arrive, and once more
+    ///   when the bundle is in the cache.
+    /// - Throws: ``TransportError``; a server that sends wrong bytes gets nothing into the cache.
+    public func fetch(_ bundle: Digest, reporting progress: (@Sendable (FetchProgress) -> Void)?) async throws(TransportError) -> FetchResult {
         if let task = running[bundle] { return try await Self.value(of: task) }
         let work = FetchWork(
             cache: cache, origin: origin, transport: transport, configuration: configuration, progress: progress,

@@ -9,12 +9,12 @@ struct FetchWork: Sendable {
     let origin: URL
     let transport: any HTTPTransport
     let configuration: BundleFetcher.Configuration
-    let progress: (@Sendable (Double) -> Void)?
+    let progress: (@Sendable (FetchProgress) -> Void)?
     let deadline: FetchDeadline
 
     func run(_ bundle: Digest) async throws(TransportError) -> FetchResult {
         guard let claim = try await claim(bundle) else {
-            progress?(1)
+            progress?(.complete())
             return FetchResult(bundle: bundle, source: .cache, bytesDownloaded: 0, requests: 0)
         }
         defer { claim.release() }
@@ -23,7 +23,7 @@ struct FetchWork: Sendable {
             do { try claim.retire() } catch {
                 // Installed: a leftover partial file is only space, and `cache gc` removes it.
             }
-            progress?(1)
+            progress?(.complete(result.bytesDownloaded, of: result.bytesDownloaded))
             return result
         } catch {
             if [.diskFull, .cache, .tooLarge, .digestMismatch].contains(error.code) {
@@ -127,7 +127,7 @@ struct FetchWork: Sendable {
             transport: transport, url: url, claim: claim, bound: manifest.archiveSizeBound(manifestBytes: manifestBytes),
             installSpace: space, configuration: configuration, deadline: deadline)
         let progress = progress
-        let outcome = try await download.run { done, total in progress?(total > 0 ? min(0.99, Double(done) / Double(total)) : 0) }
+        let outcome = try await download.run { done, total in progress?(FetchProgress(receivedBytes: done, expectedBytes: total)) }
         try await install(bundle) { () throws(CacheError) in try cache.install(archiveAt: claim.archivePath, expected: bundle) }
         return FetchResult(bundle: bundle, source: .archive, bytesDownloaded: outcome.bytes + manifestWire, requests: outcome.requests + 1)
     }
@@ -172,7 +172,7 @@ struct FetchWork: Sendable {
                     requests += fetched.requests
                     received += fetched.wireBytes
                     done += sizes[fetched.object] ?? 0
-                    progress?(min(0.99, Double(done) / Double(total)))
+                    progress?(FetchProgress(receivedBytes: done, expectedBytes: total))
                     start()
                 case .failure(let error):
                     group.cancelAll()

@@ -31,7 +31,7 @@ enum CacheFetch {
         let fetcher = BundleFetcher(cache: cache, origin: origin, configuration: configuration)
         let outcome: Result<FetchResult, TransportError> = waitFor {
             do throws(TransportError) {
-                return .success(try await fetcher.fetch(bundle) { fraction in bar.update(fraction: fraction) })
+                return .success(try await fetcher.fetch(bundle) { progress in bar.update(bytes: progress.receivedBytes, of: progress.expectedBytes) })
             } catch {
                 return .failure(error)
             }

@@ -175,38 +175,3 @@ enum CacheOperations {
         return Int64(exactly: (value * unit).rounded(.down))
     }
 }
-
-/// A progress bar on stderr, drawn only when stderr is a terminal (and not `quiet`: `--json`).
-/// Updates may come from any thread.
-final class ProgressBar: @unchecked Sendable {
-    private let label: String
-    private let enabled: Bool
-    private let lock = NSLock()
-    private var lastDrawn = -1
-
-    init(label: String, quiet: Bool = false) {
-        self.label = label
-        enabled = !quiet && isatty(2) == 1
-    }
-
-    /// Draws a fraction from 0 to 1.
-    func update(fraction: Double) { update(Int((min(max(fraction, 0), 1) * 1000).rounded(.down)), 1000) }
-
-    func update(_ done: Int, _ total: Int) {
-        guard enabled, total > 0 else { return }
-        let percent = done * 100 / total
-        lock.lock()
-        defer { lock.unlock() }
-        guard percent != lastDrawn else { return }
-        lastDrawn = percent
-        let width = 30
-        let filled = width * done / total
-        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        Console.progress("\r\(label) [\(bar)] \(percent)% (\(done)/\(total))")
-    }
-
-    func finish() {
-        guard enabled, lastDrawn >= 0 else { return }
-        Console.progress("\r\u{1B}[K")
-    }
-}
