@@ -2,6 +2,7 @@
 import CCurl
 import Foundation
 import LarderFormat
+import LarderSystem
 import Synchronization
 
 /// One request on libcurl: its easy handle, the limits it is held to, and the callbacks that
@@ -23,8 +24,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Hands the result over: the loop thread sets it and releases the lock before resuming
     /// the caller, who takes the lock to read it, so everything the loop wrote before (the
     /// sink's state too) is visible to the caller, and is seen to be by ThreadSanitizer.
-    private let handoff = NSLock()
-    private var result: Result<HTTPResponse, TransportError>?
+    private let handoff = Locked<Result<HTTPResponse, TransportError>?>(nil)
 
     private var easy: UnsafeMutableRawPointer?
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -207,14 +207,14 @@ final class CurlTransfer: @unchecked Sendable {
         easy = nil
         curl_slist_free_all(headerList)
         headerList = nil
-        handoff.withLock { result = outcome }
+        handoff.withLock { $0 = outcome }
         continuation?.resume()
         continuation = nil
     }
 
     /// The outcome, once the caller was resumed.
     func outcome() -> Result<HTTPResponse, TransportError> {
-        handoff.withLock { result } ?? .failure(TransportError(.cancelled, "the request ended without an outcome", url: request.url))
+        handoff.withLock { $0 } ?? .failure(TransportError(.cancelled, "the request ended without an outcome", url: request.url))
     }
 
     /// The error for a failed libcurl result.

@@ -101,14 +101,12 @@ private final class Exchange: @unchecked Sendable {
     private let request: HTTPRequest
     private let sink: any ResponseSink
     private let task: URLSessionTask
-    private var continuation: CheckedContinuation<Void, Never>?
-    /// Set under `lock` before the caller resumes; read by it under `lock` (which also makes
-    /// the sink's state visible to it).
-    private var result: Result<HTTPResponse, TransportError>?
+    /// The caller waiting, and the result: set under the lock before the caller resumes, read
+    /// by it under the lock (which also makes the sink's state visible to it).
+    private let handoff = Locked<(continuation: CheckedContinuation<Void, Never>?, result: Result<HTTPResponse, TransportError>?)>((nil, nil))
     private var head: HTTPResponse?
     private var received: Int64 = 0
     private var failure: TransportError?
-    private let lock = NSLock()
 
     init(request: HTTPRequest, sink: any ResponseSink, task: URLSessionTask) {
         self.request = request
@@ -117,11 +115,11 @@ private final class Exchange: @unchecked Sendable {
     }
 
     func start(_ continuation: CheckedContinuation<Void, Never>) {
-        lock.withLock { self.continuation = continuation }
+        handoff.withLock { $0.continuation = continuation }
     }
 
     func outcome() -> Result<HTTPResponse, TransportError> {
-        lock.withLock { result } ?? .failure(TransportError(.cancelled, "the request ended without an outcome", url: request.url))
+        handoff.withLock { $0.result } ?? .failure(TransportError(.cancelled, "the request ended without an outcome", url: request.url))
     }
 
     /// Whether to follow a redirect to `url`: only within the request's origin
@@ -191,10 +189,10 @@ private final class Exchange: @unchecked Sendable {
         } else {
             outcome = .failure(TransportError(.connection, "the request ended without a response", url: request.url))
         }
-        let continuation = lock.withLock {
-            result = outcome
-            defer { self.continuation = nil }
-            return self.continuation
+        let continuation = handoff.withLock { handoff in
+            handoff.result = outcome
+            defer { handoff.continuation = nil }
+            return handoff.continuation
         }
         continuation?.resume()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LarderSystem
 import LarderTestSupport
 import LarderCache
 import LarderFormat
@@ -152,11 +153,10 @@ func fileSize(_ path: String) -> Int64 {
 }
 
 /// Progress values as a fetch reports them.
-final class ProgressLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var recorded: [Double] = []
-    func record(_ value: Double) { lock.lock(); recorded.append(value); lock.unlock() }
-    var values: [Double] { lock.lock(); defer { lock.unlock() }; return recorded }
+final class ProgressLog: Sendable {
+    private let recorded = Locked<[Double]>([])
+    func record(_ value: Double) { recorded.withLock { $0.append(value) } }
+    var values: [Double] { recorded.withLock { $0 } }
 }
 
 /// Each kind of transport failure comes back as its own typed error, and concurrent fetches of
