@@ -73,7 +73,7 @@ public struct HTTPResponse: Sendable {
 }
 
 /// Sends HTTP requests. On Linux the production type is ``CurlTransport`` (see
-/// ``HTTPTransport/platformDefault``); tests of rules swap in their own.
+/// `HTTPTransport.platformDefault`); tests of rules swap in their own.
 public protocol HTTPTransport: Sendable {
     /// Sends the request and returns the response with its whole body (at most
     /// ``HTTPRequest/maximumBodyBytes``), whatever its status.

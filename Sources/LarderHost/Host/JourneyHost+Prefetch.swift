@@ -25,7 +25,7 @@ extension JourneyHost {
     /// travels once); each follows the rules of a preparation: backoff and `Retry-After` per
     /// journey (never forced), a 304 answering the stored validator, denials discarding that
     /// journey's content. A journey still fresh from this host's own earlier request is not
-    /// asked again. Nothing is loaded into the renderer: ``prepare()`` then finds the current
+    /// asked again. Nothing is loaded into the renderer: ``prepare(forceRefresh:)`` then finds the current
     /// journey fresh in the cache. ``progressUpdates()`` reports one combined progress, 0…1,
     /// each journey an equal share.
     /// - Parameter journeys: journey ids.

@@ -3,7 +3,7 @@ import LarderCache
 import LarderFormat
 
 extension JourneyHost {
-    /// Prepares the journey: resolves its configuration (see ``resolveFlow()``) while the
+    /// Prepares the journey: resolves its configuration (see ``resolveFlow(forceRefresh:)``) while the
     /// renderer starts, and, for a capable renderer, loads it hidden until the first screen's
     /// essential assets resolved.
     ///
@@ -69,7 +69,7 @@ extension JourneyHost {
     ///   - context: string values, as ``present(contextValues:preload:)`` takes JSON values.
     ///   - preload: this presentation's preload switch (``present(contextValues:preload:)``).
     /// - Throws: ``HostError/Code/deadlineExceeded`` (retryable) when not ready in time, or
-    ///   what ``prepare()`` throws.
+    ///   what ``prepare(forceRefresh:)`` throws.
     @discardableResult
     public func present(context: [String: String] = [:], preload: Bool? = nil) async throws(HostError) -> PresentationSession {
         try await present(contextValues: context.mapValues(JSONValue.string), preload: preload)
@@ -88,7 +88,7 @@ extension JourneyHost {
     ///     ``JourneyConfiguration/preload``: true loads the content hidden and shows it once its
     ///     first screen's essential assets resolved (when the renderer and the bundle support
     ///     it), false loads it visible at once (direct presentation); nil as the preparation
-    ///     chose (``PresentationMode``).
+    ///     chose (`PresentationMode`).
     /// - Throws: what ``present(context:preload:)`` throws.
     @discardableResult
     public func present(contextValues: [String: JSONValue], preload: Bool? = nil) async throws(HostError) -> PresentationSession {
@@ -111,7 +111,7 @@ extension JourneyHost {
     /// the bundle shown until then goes from the cache once nothing leases it, unless a scope
     /// still keeps it); content invalidated while shown is prepared again. The presentation's
     /// outcome is ``PresentationOutcome/endedByApp`` (unless the content asked for a purchase
-    /// or a restore: ``PresentationOutcomeRule``).
+    /// or a restore: `PresentationOutcomeRule`).
     public func dismiss() async { await close(.app) }
 
     /// Ends the open presentation as ``dismiss()`` describes (a preview as

@@ -12,9 +12,9 @@ extension JourneyHost {
 
     /// Returns once a presentation asked for now may appear: at once, or at the end of the
     /// foreground grace when the app came back to the foreground (``setForeground(_:)``) less
-    /// than ``JourneyConfiguration/foregroundGrace`` ago (``ForegroundGrace``, seed 001).
+    /// than ``JourneyConfiguration/foregroundGrace`` ago (`ForegroundGrace`, seed 001).
     ///
-    /// ``present(context:)`` waits the same grace before it shows the content; a view that puts
+    /// ``present(context:preload:)`` waits the same grace before it shows the content; a view that puts
     /// up a window of its own first (an overlay with a loading state) waits here, so nothing of
     /// the journey appears within the grace.
     /// - Throws: ``HostError/Code/cancelled`` when the waiting task is cancelled.

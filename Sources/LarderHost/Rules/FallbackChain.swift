@@ -1,6 +1,6 @@
 import Foundation
 
-/// The fallback chain (DESIGN.md Host; seed 004): fresh cache, then a live fetch within the
+/// The fallback chain: fresh cache, then a live fetch within the
 /// fetch deadline, then the stale cache, then the embedded default.
 ///
 /// Two pure decisions over values; ``JourneyHost`` performs what they return. Denied content

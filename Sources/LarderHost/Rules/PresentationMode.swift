@@ -1,6 +1,6 @@
 import LarderFormat
 
-/// Direct versus prepared presentation (DESIGN.md Host; seed 000): content is loaded hidden
+/// Direct versus prepared presentation: content is loaded hidden
 /// ahead of time only when both the renderer supports preparation and the bundle declares
 /// ``Manifest/Capability/prepare`` and ``Manifest/Capability/visibility``
 /// (``RendererGate/presentationModes``); otherwise the renderer loads it when it becomes
