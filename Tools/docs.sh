@@ -28,7 +28,11 @@ mkdir -p "$graphs"
 for target in LarderJourneyView LarderS3; do
     swift build --scratch-path "$scratch" --target "$target" \
         -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" \
-        -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public >/dev/null
+        -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public >"$scratch/build-$target.log" 2>&1 || {
+            cat "$scratch/build-$target.log" >&2
+            exit 1
+        }
+    grep "warning:" "$scratch/build-$target.log" >&2 || true
 done
 
 out=.build/docs

@@ -22,10 +22,10 @@ import LarderWebKit
 ///   the host hides it again (to its renderer's window) after the flow ends.
 /// - **Overlay or inline.** ``present(over:)`` puts it in a window of its own, transient for
 ///   the app's window, modal, kept above, at the flow's viewport size, one at a time among the
-///   hosts of a `PresentationCoordinator` and never within the foreground grace (seed 001);
-///   ``widget`` is a plain widget to embed inline (seed 004's `FlowPresenterView`).
+///   hosts of a `PresentationCoordinator` and never within the foreground grace;
+///   ``widget`` is a plain widget to embed inline.
 /// - **The result.** When the flow ends: its outcome, last screen and session, to ``onResult``,
-///   ``results`` and ``result()`` (seed 004's `onResult` and `waitForCompletion()`).
+///   ``results`` and ``result()``.
 ///
 /// Isolated to `WebKitActor`: every call runs on the GLib main-loop thread, as GTK requires.
 /// The view only calls the host's public API; the host decides everything it decides without a

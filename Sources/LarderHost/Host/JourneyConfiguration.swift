@@ -74,17 +74,17 @@ public struct JourneyConfiguration: Sendable, Equatable {
     /// the cache first, or nothing without fresh authorisation.
     public var startup: StartupPolicy = .askOriginFirst
     /// How old downloaded content may be and still serve a new presentation the origin could
-    /// not answer for: the last good version at any age (the default, seeds 002 and 004), or
-    /// at most an age (``StaleContentPolicy/strict``: 30 minutes, seed 000).
+    /// not answer for: the last good version at any age (the default), or
+    /// at most an age (``StaleContentPolicy/strict``: 30 minutes).
     public var staleContent: StaleContentPolicy = .lastGoodVersion
-    /// The host-wide context [seed 004's SDK-wide context], as JSON values: every presentation
+    /// The host-wide context, as JSON values: every presentation
     /// gets it under its own (``JourneyHost/present(contextValues:preload:)``, the
     /// presentation's value wins for a key in both); the content reads the merged object as
     /// `window.larder.context`, and every event captured in the presentation carries it, fixed
     /// when the event is created.
     public var context: [String: JSONValue] = [:]
     /// Whether content is loaded into the renderer hidden, ahead of a presentation, so that it
-    /// appears at once [seed 004's `preloadMedia`]: on by default (when the renderer and the
+    /// appears at once: on by default (when the renderer and the
     /// bundle support it, `PresentationMode`). Off: direct presentation, the renderer loads
     /// the content only when it is shown (lazy), and preparation reports its progress done as
     /// soon as the bundle is in the cache. A presentation may choose otherwise

@@ -14,8 +14,8 @@ public struct PrefetchResult: Sendable {
 }
 
 extension JourneyHost {
-    /// Warms several journeys up in one call (seed 001 prefetches on a profile update; 004
-    /// preloads with progress): for each journey of this host's key, identity and origin, the
+    /// Warms several journeys up in one call (on a profile update, say, with one
+    /// progress): for each journey of this host's key, identity and origin, the
     /// configuration is fetched or revalidated and its bundle brought into the cache, so a
     /// first launch on a slow network prepares onboarding and paywall together instead of
     /// falling back to the embedded default.

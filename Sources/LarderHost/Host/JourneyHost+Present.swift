@@ -75,8 +75,7 @@ extension JourneyHost {
         try await present(contextValues: context.mapValues(JSONValue.string), preload: preload)
     }
 
-    /// Shows the journey as ``present(context:preload:)`` does, with a context of JSON values
-    /// [seed 004's `additionalContext`].
+    /// Shows the journey as ``present(context:preload:)`` does, with a context of JSON values.
     /// - Parameters:
     ///   - contextValues: this presentation's context, merged over the host-wide context
     ///     (``JourneyConfiguration/context``; the presentation's value wins for a key in both):
@@ -84,7 +83,7 @@ extension JourneyHost {
     ///     the context of every event this session captures (the presentation-started event
     ///     included), over ``CaptureSettings/context``, fixed when each event is created.
     ///     Ignored when a session is already open.
-    ///   - preload: this presentation's preload switch [seed 004's `preloadMedia`], over
+    ///   - preload: this presentation's preload switch, over
     ///     ``JourneyConfiguration/preload``: true loads the content hidden and shows it once its
     ///     first screen's essential assets resolved (when the renderer and the bundle support
     ///     it), false loads it visible at once (direct presentation); nil as the preparation

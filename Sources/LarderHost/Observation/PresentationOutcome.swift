@@ -1,6 +1,6 @@
 import Foundation
 
-/// How a presentation ended [seed 004], decided by `PresentationOutcomeRule`.
+/// How a presentation ended, decided by `PresentationOutcomeRule`.
 public enum PresentationOutcome: String, Sendable, Equatable, CaseIterable {
     /// The content reached the end of the flow: it sent `{"type":"complete"}`.
     case completed

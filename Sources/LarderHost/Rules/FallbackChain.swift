@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Two pure decisions over values; ``JourneyHost`` performs what they return. Denied content
 /// is never part of the chain: a denial ends it. A forced refresh (``JourneyHost/prepare(forceRefresh:)``,
-/// seed 002's `forceRefresh: true`) skips the first link: it needs a live answer, and without
+/// behind a pull to refresh) skips the first link: it needs a live answer, and without
 /// one it falls back along the rest of the chain (``fallbackReason(forced:failure:)``).
 enum FallbackChain {
     /// The first link: what to do before asking the origin.

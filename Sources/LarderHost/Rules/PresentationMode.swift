@@ -24,8 +24,8 @@ enum PresentationMode: Sendable, Equatable {
         rendererSupportsPreparation && bundleCapabilities.isSuperset(of: RendererGate.presentationModes) ? .prepared : .direct
     }
 
-    /// The mode of one presentation [seed 004: `preloadMedia` per session overrides the
-    /// configured default]: what the presentation asked for, else what the preparation chose
+    /// The mode of one presentation (a presentation's own preload switch overrides the
+    /// configured default): what the presentation asked for, else what the preparation chose
     /// (``JourneyConfiguration/preload`` and ``of(rendererSupportsPreparation:bundleCapabilities:)``).
     /// - Parameters:
     ///   - prepared: the prepared content is presented prepared (loaded hidden ahead).

@@ -3,8 +3,8 @@ import LarderCache
 import LarderFormat
 import LarderTransport
 
-/// App events that present journeys [seed 001: "Event triggers – a experience appears when the
-/// user fires a specific event via trigger()"]: a trigger router over several ``JourneyHost``s,
+/// App events that present journeys (an app calls ``trigger(_:properties:)`` with an event,
+/// and the journey the origin maps it to appears): a trigger router over several ``JourneyHost``s,
 /// one per journey, all of one origin, key and person.
 ///
 /// The origin publishes which event presents which journey, and how often one person may see
