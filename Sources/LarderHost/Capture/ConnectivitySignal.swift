@@ -1,6 +1,6 @@
 /// Whether the device can reach the network, as the platform knows it: the signal that lets
 /// queued captures leave when the connection returns, with no call of the app's
-/// (`CaptureDrain`).
+///.
 ///
 /// One protocol, one production type per platform: ``GIOConnectivity`` (GIO's
 /// `GNetworkMonitor`) on Linux, `PathConnectivity` (`NWPathMonitor`) on Apple platforms;

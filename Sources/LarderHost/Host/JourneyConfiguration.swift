@@ -58,7 +58,7 @@ public struct JourneyConfiguration: Sendable, Equatable {
     /// How long a presentation waits after the app returned to the foreground
     /// (``JourneyHost/setForeground(_:)``) before it appears, so it does not cover the app
     /// while the user is still finding their place: 0.5 s by default, clamped to 0…999 ms
-    /// (`ForegroundGrace`).
+    ///.
     public var foregroundGrace: Duration = .milliseconds(500)
     /// The limits of bundle downloads, which may go on in the background past
     /// ``fetchDeadline``.
@@ -85,7 +85,7 @@ public struct JourneyConfiguration: Sendable, Equatable {
     public var context: [String: JSONValue] = [:]
     /// Whether content is loaded into the renderer hidden, ahead of a presentation, so that it
     /// appears at once: on by default (when the renderer and the
-    /// bundle support it, `PresentationMode`). Off: direct presentation, the renderer loads
+    /// bundle support it). Off: direct presentation, the renderer loads
     /// the content only when it is shown (lazy), and preparation reports its progress done as
     /// soon as the bundle is in the cache. A presentation may choose otherwise
     /// (``JourneyHost/present(contextValues:preload:)``).

@@ -87,7 +87,7 @@ extension JourneyHost {
     ///     ``JourneyConfiguration/preload``: true loads the content hidden and shows it once its
     ///     first screen's essential assets resolved (when the renderer and the bundle support
     ///     it), false loads it visible at once (direct presentation); nil as the preparation
-    ///     chose (`PresentationMode`).
+    ///     chose.
     /// - Throws: what ``present(context:preload:)`` throws.
     @discardableResult
     public func present(contextValues: [String: JSONValue], preload: Bool? = nil) async throws(HostError) -> PresentationSession {
@@ -110,7 +110,7 @@ extension JourneyHost {
     /// the bundle shown until then goes from the cache once nothing leases it, unless a scope
     /// still keeps it); content invalidated while shown is prepared again. The presentation's
     /// outcome is ``PresentationOutcome/endedByApp`` (unless the content asked for a purchase
-    /// or a restore: `PresentationOutcomeRule`).
+    /// or a restore).
     public func dismiss() async { await close(.app) }
 
     /// Ends the open presentation as ``dismiss()`` describes (a preview as

@@ -5,7 +5,7 @@ import LarderFormat
 extension JourneyHost {
     /// Tells the host whether the app is in the foreground. Refreshes run only in the
     /// foreground; coming back (a resume) refreshes at once when one is due, after any backoff,
-    /// and delivers queued captures (`CaptureDrain`).
+    /// and delivers queued captures.
     public func setForeground(_ isForeground: Bool) async {
         guard !lifecycle.isDisposed, isForeground != origin.schedule.foreground else { return }
         guard isForeground else { return await schedule { $0.backgrounded() } }

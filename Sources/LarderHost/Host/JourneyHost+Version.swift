@@ -28,7 +28,7 @@ extension JourneyHost {
     /// Outside the freshness rules otherwise: the stored record, ``status()`` and the prepared
     /// content stay as they were, and nothing of the bundle is kept for the scope beyond the
     /// session's own lease. It ends like any presentation (``waitForCompletion()``), and its
-    /// dismissal restores the prepared state (`PreviewRule`). Another open presentation of
+    /// dismissal restores the prepared state. Another open presentation of
     /// this host is dismissed first (replaced); one of another host, as
     /// ``present(context:preload:)`` does.
     /// - Parameters:

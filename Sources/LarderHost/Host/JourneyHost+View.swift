@@ -12,7 +12,7 @@ extension JourneyHost {
 
     /// Returns once a presentation asked for now may appear: at once, or at the end of the
     /// foreground grace when the app came back to the foreground (``setForeground(_:)``) less
-    /// than ``JourneyConfiguration/foregroundGrace`` ago (`ForegroundGrace`).
+    /// than ``JourneyConfiguration/foregroundGrace`` ago.
     ///
     /// ``present(context:preload:)`` waits the same grace before it shows the content; a view that puts
     /// up a window of its own first (an overlay with a loading state) waits here, so nothing of
