@@ -66,8 +66,8 @@ public struct PackError: Error, Sendable, CustomStringConvertible {
         public static let limitExceeded = Code("limit-exceeded")
         /// A font no library could convert, refused under `--strict` (else packed as it is).
         public static let unconvertedFont = Code("unconverted-font")
-        /// A WOFF or WOFF2 font whose tables decode to more than the 16 MiB the packer converts
-        /// (`FontPipeline.conversionLimit`), found from its headers before anything inflates.
+        /// A WOFF or WOFF2 font whose tables decode to more than the 16 MiB the packer converts,
+        /// found from its headers before anything inflates.
         public static let fontTooLarge = Code("font-too-large")
         /// A character the text uses that no subset holds, with `"keepUsed": false`, refused
         /// under `--strict`.

@@ -2,7 +2,7 @@ import LarderFormat
 
 /// The bytes an object costs on the wire when a device fetches it by objects from an origin
 /// `larder publish` wrote: its gzip copy (level 9) where the publisher keeps one (not already
-/// compressed media, at least `CompressedCopy.minimumSize` bytes, saving a tenth or more), its
+/// compressed media, at least 256 bytes, saving a tenth or more), its
 /// own bytes otherwise. HTTP headers are not counted.
 public enum TravelSize {
     /// Whether the publisher would consider a gzip copy of a file at `path` of `size` bytes.
