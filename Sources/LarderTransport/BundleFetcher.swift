@@ -85,8 +85,10 @@ public actor BundleFetcher {
     }
 
     /// Brings a bundle into the cache, reporting the bytes received so far and in all.
-    /// - Parameter reporting: called from a background thread as bytes arrive, and once more
-    ///   when the bundle is in the cache.
+    /// - Parameters:
+    ///   - bundle: the bundle digest, as a journey document or `larder pack` names it.
+    ///   - progress: called from a background thread as bytes arrive, and once more when the
+    ///     bundle is in the cache.
     /// - Throws: ``TransportError``; a server that sends wrong bytes gets nothing into the cache.
     public func fetch(_ bundle: Digest, reporting progress: (@Sendable (FetchProgress) -> Void)?) async throws(TransportError) -> FetchResult {
         if let task = running[bundle] { return try await Self.value(of: task) }
