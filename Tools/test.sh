@@ -8,6 +8,9 @@ swift build --build-tests
 swift test --skip-build
 # The programs in Examples/, run on the onboarding sample: each must exit 0 (Tools/examples.sh).
 bash Tools/examples.sh
+# The API documentation (Tools/docs.sh): every module's DocC catalog into .build/docs/<Module>/,
+# any DocC warning (a broken ``Symbol`` link) failing it.
+bash Tools/docs.sh
 # The cache's install, crash, hostile-input and concurrency suites again on the POSIX-only
 # durability path Apple platforms take (fsync per file and folder, link-based no-replace
 # renames): see LarderCache's Durability.

@@ -13,7 +13,7 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         public var description: String { rawValue }
 
         /// A URL that is not exactly `larder-font://sha256/<64 lowercase hex>`, given as text
-        /// where a font is asked for (``FontURL/init(parsing:)`` refused it;
+        /// where a font is asked for (`FontURL.init(parsing:)` refused it;
         /// ``CacheError/init(malformedFontURL:)``).
         public static let malformedFontURL = Code("malformed-font-url")
         /// A well-formed font URL whose font no bundle in the cache has.
@@ -84,7 +84,7 @@ public struct CacheError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
-    /// ``Code/malformedFontURL`` with the message and URL of the error ``FontURL/init(parsing:)``
+    /// `Code.malformedFontURL` with the message and URL of the error `FontURL.init(parsing:)`
     /// threw, for a font asked for as text.
     public init(malformedFontURL error: FormatError) {
         self.init(.malformedFontURL, error.message, url: error.url)

@@ -21,6 +21,7 @@ extension LarderCache {
     ///   - adopting: move the files into the cache instead of copying them (they must be on the
     ///     cache's file system, as its `downloads/` are; others are copied); each is hashed
     ///     once moved, where no one else writes. The caller's files are gone afterwards.
+    ///   - expected: the bundle digest the manifest must hash to.
     /// - Throws: ``CacheError/Code/bundleDigestMismatch``, or ``CacheError/Code/invalidBundle``
     ///   naming the object that is missing or does not match.
     public func install(

@@ -15,7 +15,9 @@ public struct InstallResult: Sendable, Equatable {
 
 extension LarderCache {
     /// Installs a bundle archive from a file.
-    /// - Parameter expected: the digest the bundle was fetched for; its manifest must hash to it.
+    /// - Parameters:
+    ///   - expected: the digest the bundle was fetched for; its manifest must hash to it.
+    ///   - path: the archive `larder pack` wrote (`<hex>.tar.gz`).
     /// - Throws: ``CacheError``: ``CacheError/Code/invalidBundle`` (with the format error as
     ///   `cause`) or ``CacheError/Code/bundleDigestMismatch``, leaving the cache unchanged.
     public func install(archiveAt path: String, expected: Digest? = nil) throws(CacheError) -> InstallResult {

@@ -2,7 +2,7 @@ import Foundation
 import LarderFormat
 import LarderSystem
 
-/// What ``LarderCache/retain(scope:keeping:)`` did.
+/// What ``LarderCache/retain(scope:keeping:label:)`` did.
 public struct InvalidationResult: Sendable, Equatable {
     /// Bundles no longer in the scope.
     public var dropped: [Digest]
@@ -73,8 +73,11 @@ extension LarderCache {
     /// are dropped from it, and deleted when no other scope, pin or embedding keeps them; one a
     /// live process leases (a flow on screen, here or in another process) stays whole until
     /// its last lease ends, and goes then (``InvalidationResult/deferred``).
-    /// - Parameter label: names the scope for people (`cache ls` shows it: a journey id, never
-    ///   a person's identity); nil keeps the name it has. A scope that keeps nothing loses it.
+    /// - Parameters:
+    ///   - label: names the scope for people (`cache ls` shows it: a journey id, never
+    ///     a person's identity); nil keeps the name it has. A scope that keeps nothing loses it.
+    ///   - scope: who keeps the bundles: an opaque key, such as a journey of a person.
+    ///   - keeping: every bundle the scope wants from now on.
     /// - Returns: what changed, and which wanted bundles must be fetched.
     public func retain(scope: String, keeping: Set<Digest>, label: String? = nil) throws(CacheError) -> InvalidationResult {
         try requireWritable("change a scope")
@@ -167,7 +170,9 @@ extension LarderCache {
     /// file is read past its recorded size), and lists the bundles the index marks incomplete,
     /// as `larder cache ls` does. With `repair`, corrupt or missing objects are quarantined and
     /// their bundles marked incomplete (to refetch).
-    /// - Parameter progress: called with (objects done, objects in all).
+    /// - Parameters:
+    ///   - progress: called with (objects done, objects in all).
+    ///   - repair: quarantine what is corrupt and mark its bundles incomplete; false only reports.
     /// - Throws: ``CacheError/Code/readOnly`` for a repair of a read-only cache.
     public func verify(repair: Bool = false, progress: ((Int, Int) -> Void)? = nil) throws(CacheError) -> CacheVerification {
         if repair { try requireWritable("repair it") }

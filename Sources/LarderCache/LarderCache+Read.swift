@@ -152,7 +152,7 @@ extension LarderCache {
         if awaited { completeDeferredRemovals() }
     }
 
-    /// Resolves a font URL (parsed by ``FontURL/init(parsing:)``, the one rule for the packer
+    /// Resolves a font URL (parsed by `FontURL.init(parsing:)`, the one rule for the packer
     /// and every reader) to the stored font and its media type.
     /// - Throws: ``CacheError/Code/unknownFont`` when no bundle has that font, or
     ///   ``CacheError/Code/corruptObject``.

@@ -6,7 +6,9 @@ extension ArchiveReader.Limits {
     /// ``maximumTotalBytes``. The compression ratio is checked while writing
     /// (``admitsRatio(uncompressed:compressed:)``, by ``GzipMemberWriter``); every other rule
     /// (paths, the name, the number of files) is one ``Manifest`` keeps when it is made.
-    /// - Parameter manifestBytes: the manifest's canonical bytes.
+    /// - Parameters:
+    ///   - manifestBytes: the manifest's canonical bytes.
+    ///   - manifest: the manifest the archive will hold.
     /// - Throws: ``FormatError`` with ``FormatError/Code/limitExceeded`` naming the limit.
     /// - Complexity: O(n) in the number of files.
     public func admit(_ manifest: Manifest, manifestBytes: [UInt8]) throws(FormatError) {

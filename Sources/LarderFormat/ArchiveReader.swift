@@ -10,7 +10,7 @@ import Glibc
 /// FIFOs, sockets).
 ///
 /// Archives written by ``GzipMemberWriter`` (gzip members that carry their size) are inflated
-/// on several threads by a ``MemberInflater``, which checks each member's framing, size,
+/// on several threads by a `MemberInflater`, which checks each member's framing, size,
 /// CRC-32 and length; any other gzip stream is inflated by libarchive's gzip filter (zlib).
 /// Either way the whole stream is read, to its last byte, before the last entry is reported.
 public final class ArchiveReader {
@@ -64,7 +64,10 @@ public final class ArchiveReader {
     private var uncompressedRead: Int64 = 0
 
     /// Reads from a source of compressed bytes.
-    /// - Parameter displayName: the archive's name for messages (a path or URL).
+    /// - Parameters:
+    ///   - displayName: the archive's name for messages (a path or URL).
+    ///   - limits: what the archive may hold (entries, bytes, compression ratio).
+    ///   - source: gives the compressed bytes, a buffer at a time; an empty read ends the stream.
     public convenience init(limits: Limits = .default, displayName: String? = nil, source: @escaping Source) throws(FormatError) {
         try self.init(limits: limits, displayName: displayName, inflation: .default, source: source)
     }

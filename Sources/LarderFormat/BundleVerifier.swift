@@ -43,6 +43,8 @@ public enum BundleVerifier {
     /// - Parameters:
     ///   - expectedDigest: the bundle digest the archive must have; when nil and the file is
     ///     named `<64 hex>.tar.gz`, the name gives it.
+    ///   - path: the archive file.
+    ///   - limits: what the archive may hold.
     /// - Returns: a report listing every problem; it throws only when the file cannot be opened.
     public static func verify(
         archiveAt path: String, expectedDigest: Digest? = nil, limits: ArchiveReader.Limits = .default
@@ -55,7 +57,11 @@ public enum BundleVerifier {
 
     /// Verifies the archive `source` supplies (``verify(archiveAt:expectedDigest:limits:)``):
     /// for a caller that reads the file itself, e.g. to hash what it checked.
-    /// - Parameter displayName: the archive's name for messages.
+    /// - Parameters:
+    ///   - path: the archive's name for messages.
+    ///   - expected: the bundle digest the archive must have; nil checks the archive alone.
+    ///   - limits: what the archive may hold.
+    ///   - source: gives the compressed bytes, a buffer at a time.
     public static func verify(
         expectedDigest expected: Digest?, limits: ArchiveReader.Limits = .default, displayName path: String, source: @escaping ArchiveReader.Source
     ) -> VerificationReport {

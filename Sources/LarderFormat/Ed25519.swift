@@ -6,7 +6,7 @@ import Foundation
 /// Its text form is `ed25519:<base64 of the 32 raw bytes>`; its ``id`` is the first 16 hex
 /// digits of the SHA-256 of those bytes, which a signed document carries to say which key
 /// signed it. Verification is libcrypto's (`EVP_DigestVerify`), after the checks it lacks
-/// (``Ed25519Encoding``): a key of small order or not canonically encoded is refused when made,
+/// (`Ed25519Encoding`): a key of small order or not canonically encoded is refused when made,
 /// and a signature that is not canonical never verifies.
 public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     /// The 32 raw bytes (RFC 8032).
@@ -84,7 +84,7 @@ public struct SigningKey: Sendable {
         return try SigningKey(key)
     }
 
-    /// The key in a PEM file written by ``pem``.
+    /// The key in a PEM file written by `pem`.
     /// - Throws: ``FormatError/Code/invalidKey`` when the bytes are not an Ed25519 private key.
     public init(pem: [UInt8]) throws(FormatError) {
         guard let bio = pem.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else {

@@ -1,4 +1,4 @@
-/// The names of app events: what ``JourneyHost``'s `track` records and what a triggers
+/// The names of app events: what `JourneyHost`'s `track` records and what a triggers
 /// document (``TriggerDocument``) maps to journeys. One rule for the publisher and the host.
 public enum EventName {
     /// The longest name, in bytes.

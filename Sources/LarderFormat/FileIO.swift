@@ -16,9 +16,11 @@ public final class ReadableFile {
     /// The descriptor number, for `fstat` and the like; owned by this file.
     public var descriptor: Int32 { file.rawValue }
 
-    /// - Parameter followingLinks: false to refuse a symbolic link as the last component of
-    ///   `path` (`O_NOFOLLOW`): a file whose bytes leave the machine (a publish) is read only
-    ///   where it is, never from wherever a planted link points.
+    /// - Parameters:
+    ///   - followingLinks: false to refuse a symbolic link as the last component of
+    ///     `path` (`O_NOFOLLOW`): a file whose bytes leave the machine (a publish) is read only
+    ///     where it is, never from wherever a planted link points.
+    ///   - path: the file to open for reading.
     /// - Throws: ``FormatError`` with code ``FormatError/Code/io`` naming the path.
     public init(path: String, followingLinks: Bool = true) throws(FormatError) {
         self.path = path
@@ -82,7 +84,11 @@ public final class AtomicFileWriter {
 
     /// Creates `<folder>/.<prefix>.<random>.tmp` exclusively, with permissions `mode` (a
     /// private key's 0600 holds from the first byte).
-    /// - Parameter durable: false for scratch files: nothing is flushed (``AtomicFile``).
+    /// - Parameters:
+    ///   - durable: false for scratch files: nothing is flushed (`AtomicFile`).
+    ///   - folder: the folder the file is committed in (a rename never crosses file systems).
+    ///   - prefix: the start of the temporary name.
+    ///   - mode: the permissions the file is created with.
     public init(folder: String, prefix: String, mode: mode_t = 0o644, durable: Bool = true) throws(FormatError) {
         do { file = try AtomicFile(folder: folder, prefix: prefix, mode: mode, durable: durable) } catch { throw Self.formatError(error) }
     }
@@ -93,8 +99,10 @@ public final class AtomicFileWriter {
     }
 
     /// Flushes the file to disk, moves it to `path` and flushes the folder entry.
-    /// - Parameter replacing: false to fail with ``FormatError/Code/io`` (`EEXIST`), changing
-    ///   nothing, when `path` exists (`link(2)`, then the temporary name is removed).
+    /// - Parameters:
+    ///   - replacing: false to fail with ``FormatError/Code/io`` (`EEXIST`), changing
+    ///     nothing, when `path` exists (`link(2)`, then the temporary name is removed).
+    ///   - path: the final name, in the folder the file was created in.
     public func commit(to path: String, replacing: Bool = true) throws(FormatError) {
         do { try file.commit(to: path, replacing: replacing) } catch { throw Self.formatError(error) }
     }

@@ -1,5 +1,5 @@
 import Foundation
-/// A JSON value, as parsed strictly by ``JSONValue/parse(_:)`` and written canonically by
+/// A JSON value, as parsed strictly by ``JSONValue/parse(_:maximumValues:)`` and written canonically by
 /// ``JSONValue/canonicalBytes``.
 public enum JSONValue: Sendable, Hashable {
     case null
@@ -31,8 +31,10 @@ extension JSONValue {
 
     /// Parses RFC 8259 JSON strictly: one value, no trailing bytes, valid UTF-8, no duplicate
     /// object keys, nesting at most ``maximumDepth``.
-    /// - Parameter maximumValues: the most values (objects, arrays, strings, numbers, …) the
-    ///   document may hold, which bounds the memory its tree takes whatever the bytes are.
+    /// - Parameters:
+    ///   - maximumValues: the most values (objects, arrays, strings, numbers, …) the
+    ///     document may hold, which bounds the memory its tree takes whatever the bytes are.
+    ///   - bytes: the UTF-8 text of one JSON value.
     /// - Throws: ``FormatError`` with code ``FormatError/Code/invalidJSON`` naming the byte
     ///   offset, or ``FormatError/Code/limitExceeded`` past `maximumValues`.
     public static func parse<Bytes: ContiguousBytes>(_ bytes: Bytes, maximumValues: Int = .max) throws(FormatError) -> JSONValue {

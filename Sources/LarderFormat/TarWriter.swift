@@ -63,6 +63,8 @@ public final class TarWriter {
     ///   - path: a valid ``BundlePath``.
     ///   - size: the exact number of bytes `contents` will write.
     ///   - executable: mode 0755 instead of 0644.
+    ///   - contents: writes the file's bytes through the closure it is given, exactly `size` in
+    ///     all.
     public func addFile(
         path: String, size: Int64, executable: Bool = false,
         contents: ((UnsafeRawBufferPointer) throws(FormatError) -> Void) throws(FormatError) -> Void

@@ -1,5 +1,5 @@
-/// Which app events present which journey [seed 001: "an experience appears when the user
-/// fires a specific event via trigger()"], and how often: the origin's `triggers.json`, a
+/// Which app events present which journey (an app calls `trigger(_:)` with an event, and the
+/// journey mapped to it appears), and how often: the origin's `triggers.json`, a
 /// mutable document beside the journeys', versioned, revalidated with ETags and optionally
 /// signed like them (``SignedDocument``).
 ///
@@ -18,8 +18,7 @@ public struct TriggerDocument: SignedDocument {
     /// The document's path relative to the origin.
     public static let path = "triggers.json"
 
-    /// How often a journey a trigger presents may appear to one person [seed 001: "reentry
-    /// policies control how often a experience appears"].
+    /// How often a journey a trigger presents may appear to one person.
     public enum Reentry: Sendable, Hashable, CustomStringConvertible {
         /// Once per person (until a logout forgets it).
         case once
@@ -84,8 +83,13 @@ public struct TriggerDocument: SignedDocument {
     public private(set) var triggers: [Trigger]
     public var signature: JourneyDocument.Signature?
 
-    /// - Parameter triggers: one per event (a later one for the same event wins); kept sorted
-    ///   by event.
+    /// - Parameters:
+    ///   - triggers: one per event (a later one for the same event wins); kept sorted
+    ///     by event.
+    ///   - revision: the document's revision; every publication takes a higher one.
+    ///   - published: when it was published, an ISO 8601 date.
+    ///   - expires: when devices stop accepting it, an ISO 8601 date; nil for no expiry.
+    ///   - signature: the publisher's signature, nil for an unsigned document.
     public init(revision: Int64, published: String, triggers: [Trigger], expires: String? = nil, signature: JourneyDocument.Signature? = nil) {
         self.revision = revision
         self.published = published

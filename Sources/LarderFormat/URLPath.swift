@@ -1,7 +1,7 @@
 import Foundation
 
 /// Strict percent-decoding of URL paths, the one rule set for the packer (resolving a
-/// document's references, ``ReferenceResolver``) and the renderers (serving `larder:` URLs):
+/// document's references, `ReferenceResolver`) and the renderers (serving `larder:` URLs):
 /// every `%` starts two hex digits and the decoded bytes are UTF-8. A path one accepts, the
 /// others accept; anything else is an error, never decoded leniently or left as it was.
 public enum URLPath {

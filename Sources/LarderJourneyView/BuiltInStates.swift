@@ -1,7 +1,7 @@
 import CWebKitGTK
 import LarderWebKit
 
-/// The view's own loading and error states (seed 000), used unless the app passes its own.
+/// The view's own loading and error states, used unless the app passes its own.
 @WebKitActor
 package enum BuiltInStates {
     /// The loading indicator's accessible name: it has no text on screen.

@@ -4,9 +4,9 @@ import LarderHost
 import LarderWebKit
 
 extension JourneyView {
-    /// Presents the view in a window of its own over `parent` (seed 001's overlay): transient
+    /// Presents the view in a window of its own over `parent` (an overlay): transient
     /// for it, modal, kept above it, centred on it and as large as the flow's viewport. The
-    /// window appears once the foreground grace has passed (``JourneyHost/waitForAppearance()``)
+    /// window appears once the foreground grace has passed (`JourneyHost.waitForAppearance()`)
     /// and closes the overlay of another host of the same coordinator that is still loading or
     /// failed (one shown is replaced by the host when this one shows). Then, as for any
     /// appearance, the view presents: loading state, the flow, or the error state with Try

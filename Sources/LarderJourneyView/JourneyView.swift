@@ -3,10 +3,11 @@ import Foundation
 import LarderHost
 import LarderWebKit
 
-/// A journey on screen, for GTK apps: the GTK counterpart of seed 000's `JourneyView(host:)`.
+/// A journey on screen, for GTK apps: a widget over a `JourneyHost` made with a
+/// `WebKitRenderer`.
 ///
 /// - **Appears, presents; leaves, dismisses.** When its widget is mapped (on screen) it calls
-///   the host's ``JourneyHost/present(context:)``; when unmapped, ``JourneyHost/dismiss()``.
+///   the host's `JourneyHost.present(context:)`; when unmapped, `JourneyHost.dismiss()`.
 /// - **Loading state.** While the host prepares, a progress indicator without text, named
 ///   "Loading" and described for assistive technologies, which stands still when GTK's
 ///   `gtk-enable-animations` is off (the user asked for reduced motion); or the app's own
@@ -21,10 +22,10 @@ import LarderWebKit
 ///   the host hides it again (to its renderer's window) after the flow ends.
 /// - **Overlay or inline.** ``present(over:)`` puts it in a window of its own, transient for
 ///   the app's window, modal, kept above, at the flow's viewport size, one at a time among the
-///   hosts of a ``PresentationCoordinator`` and never within the foreground grace (seed 001);
-///   ``widget`` is a plain widget to embed inline (seed 004's `FlowPresenterView`).
+///   hosts of a `PresentationCoordinator` and never within the foreground grace;
+///   ``widget`` is a plain widget to embed inline.
 /// - **The result.** When the flow ends: its outcome, last screen and session, to ``onResult``,
-///   ``results`` and ``result()`` (seed 004's `onResult` and `waitForCompletion()`).
+///   ``results`` and ``result()``.
 ///
 /// Isolated to `WebKitActor`: every call runs on the GLib main-loop thread, as GTK requires.
 /// The view only calls the host's public API; the host decides everything it decides without a
@@ -51,7 +52,7 @@ public final class JourneyView {
 
     /// The host whose journey the view shows.
     public nonisolated let host: JourneyHost
-    /// The context of every presentation the view opens (``JourneyHost/present(context:)``).
+    /// The context of every presentation the view opens (`JourneyHost.present(context:)`).
     public var context: [String: String]
     /// Called with each error the view shows its error state for, for the app's logs.
     public var onError: (@WebKitActor (HostError) -> Void)?
@@ -98,7 +99,7 @@ public final class JourneyView {
     ///   - loadingView: a `GtkWidget *` shown instead of the built-in loading state (the view
     ///     keeps it for its life).
     ///   - errorView: makes the widget shown instead of the built-in error state.
-    /// - Throws: ``HostError/Code/renderer`` naming `display` when GTK has no display (it was not
+    /// - Throws: `HostError.Code.renderer` naming `display` when GTK has no display (it was not
     ///   initialised, or could not open one): GTK cannot make widgets then.
     public init(
         host: JourneyHost, context: [String: String] = [:], loadingView: UnsafeMutableRawPointer? = nil,
@@ -146,7 +147,7 @@ public final class JourneyView {
         }
     }
 
-    /// Ends the flow (``JourneyHost/dismiss()``) or the attempt in progress; an overlay
+    /// Ends the flow (`JourneyHost.dismiss()`) or the attempt in progress; an overlay
     /// closes, an inline view shows nothing until it appears again.
     public func dismiss() {
         overlayPending = nil

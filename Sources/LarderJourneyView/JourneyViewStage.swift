@@ -73,16 +73,16 @@ struct JourneyViewStage {
         }
     }
 
-    /// The widget was mapped: the view appeared, and presents (seed 000: `present()` when it
-    /// appears). Mapped again while already presenting: nothing new.
+    /// The widget was mapped: the view appeared, and presents (`present()` when it appears).
+    /// Mapped again while already presenting: nothing new.
     mutating func mapped() -> [Action] {
         isMapped = true
         guard phase == .idle || phase == .ended else { return [] }
         return startAttempt()
     }
 
-    /// The widget was unmapped: the view left, and its presentation ends (seed 000:
-    /// `dismiss()` when it leaves). An attempt in progress is cancelled (and, should it have
+    /// The widget was unmapped: the view left, and its presentation ends (`dismiss()` when it
+    /// leaves). An attempt in progress is cancelled (and, should it have
     /// opened a session all the same, dismissed).
     mutating func unmapped() -> [Action] {
         isMapped = false
@@ -135,7 +135,7 @@ struct JourneyViewStage {
         return [.deliver(result), .show(page), .closeOverlay]
     }
 
-    /// The user pressed Try again: the view prepares and presents again (seed 000).
+    /// The user pressed Try again: the view prepares and presents again.
     mutating func retried() -> [Action] {
         guard phase == .failed, isMapped else { return [] }
         return startAttempt()

@@ -2,7 +2,7 @@ import CWebKitGTK
 import LarderHost
 import LarderWebKit
 
-/// The window a ``JourneyView`` is presented in over the app (seed 001's overlay): a toplevel
+/// The window a ``JourneyView`` is presented in over the app (the overlay): a toplevel
 /// transient for the app's window, modal, kept above it (over its bars and dialogs), centred on
 /// it and as large as the flow's viewport. The one owner of the window: the view's widget is
 /// lent to it and taken back, never destroyed with it.
@@ -74,8 +74,8 @@ final class OverlayWindow {
     }
 }
 
-/// One overlay at a time per ``PresentationCoordinator`` (seed 001: presenting a new one
-/// dismisses the current one): an overlay that goes up closes the one of its group that is
+/// One overlay at a time per ``PresentationCoordinator`` (presenting a new one dismisses
+/// the current one): an overlay that goes up closes the one of its group that is
 /// loading or failed; one that shows a flow is replaced by the host when the new flow shows
 /// (its outcome: replaced), and closes then.
 @WebKitActor

@@ -8,7 +8,7 @@ import LarderFormat
 /// nginx compares plain map keys without regard to case, so "PK_1" would pass for "pk_1".
 /// Every change replaces a whole map through a temporary file and a rename: nginx, reloading
 /// at any moment, reads the old map or the new one, never half of one; and it is made holding
-/// the origin's lock (``OriginLock``), so concurrent `larder keys` runs lose no change. nginx reads the maps
+/// the origin's lock (`OriginLock`), so concurrent `larder keys` runs lose no change. nginx reads the maps
 /// only when it (re)loads: run `Tools/origin/origin.sh reload` after a change.
 public struct AccessMaps: Sendable {
     public let origin: String

@@ -33,8 +33,11 @@ public struct BundleDiff: Sendable {
     /// The same, by the role of the first file (in path order) that has each object.
     public var byRole: [FileRole: Cost]
 
-    /// - Parameter transferSize: the wire size of one object of the new bundle the old lacks,
-    ///   given the first file that has it; asked once per object.
+    /// - Parameters:
+    ///   - transferSize: the wire size of one object of the new bundle the old lacks,
+    ///     given the first file that has it; asked once per object.
+    ///   - old: the manifest of the bundle a device has.
+    ///   - new: the manifest of the bundle it would fetch.
     /// - Throws: what `transferSize` throws.
     public init<Failure: Error>(
         old: Manifest, new: Manifest, transferSize: (Manifest.File) throws(Failure) -> Int64

@@ -40,6 +40,7 @@ extension BundlePlan {
     ///   - output: the output folder's bundle path when it is inside the source: left out
     ///     (``SourceTree/scan(root:excluding:output:)``).
     ///   - fontCache: where converted fonts are kept between packs.
+    ///   - source: the source folder, holding a `larder.json`.
     /// - Throws: ``PackFailure`` listing every problem found.
     public static func analyse(
         source: String, strict: Bool = false, output: String? = nil, fontCache: FontCacheLocation = .standard

@@ -77,7 +77,9 @@ public struct GlobPattern: Sendable, Equatable, CustomStringConvertible {
     public var description: String { text }
 
     /// Whether the pattern matches this bundle path itself.
-    /// - Parameter isFolder: the path names a folder (a pattern ending in `/` matches only those).
+    /// - Parameters:
+    ///   - isFolder: the path names a folder (a pattern ending in `/` matches only those).
+    ///   - path: a bundle path, relative to the source folder.
     /// - Complexity: O(*p* × *n*) for a pattern of *p* and a path of *n* characters, whatever
     ///   its `*` and `**`.
     public func matches(_ path: String, isFolder: Bool) -> Bool {

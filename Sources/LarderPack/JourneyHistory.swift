@@ -40,7 +40,7 @@ public struct JourneyHistory: Sendable, Equatable {
     public static let maximumBytes = 8 << 20
 
     /// Reads a journey's history; empty when it has none yet.
-    /// - Throws: ``FormatError`` when the file is there but is not a history.
+    /// - Throws: `FormatError` when the file is there but is not a history.
     public static func read(journey: String, origin: String) throws(FormatError) -> JourneyHistory {
         let full = origin + "/" + path(journey: journey)
         guard FileManager.default.fileExists(atPath: full) else { return JourneyHistory() }
@@ -82,7 +82,7 @@ public struct JourneyHistory: Sendable, Equatable {
 
     /// The entry a rollback goes to: revision `revision`, or without one the newest earlier
     /// revision whose bundle differs from `current`'s.
-    /// - Throws: ``FormatError/Code/invalidManifest`` when there is none, or it is the bundle
+    /// - Throws: `FormatError.Code.invalidManifest` when there is none, or it is the bundle
     ///   already published.
     public func rollbackTarget(from current: JourneyDocument, to revision: Int64?) throws(FormatError) -> Entry {
         if let revision {

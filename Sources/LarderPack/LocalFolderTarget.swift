@@ -5,7 +5,7 @@ import LarderSystem
 /// The origin as a local folder that a static HTTP server serves (Tools/origin): what
 /// `larder publish --origin <folder>` has always written, byte for byte. Every file goes
 /// through a temporary name and a rename; the mutable ones are changed holding the folder's
-/// ``OriginLock``, so the validator (a digest of the bytes) is only a second check.
+/// `OriginLock`, so the validator (a digest of the bytes) is only a second check.
 public struct LocalFolderTarget: PublishTarget {
     public let folder: String
 

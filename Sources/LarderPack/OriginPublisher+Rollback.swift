@@ -12,6 +12,7 @@ extension OriginPublisher {
     ///   - publication: the journey, and the signing key when documents are signed.
     ///   - revision: the revision whose bundle to serve again; nil for the newest earlier one
     ///     with another bundle.
+    ///   - origin: the origin folder the journey was published to.
     /// - Throws: ``PackFailure`` naming what is missing (no such journey, revision or bundle).
     public static func rollback(_ publication: JourneyPublication, to revision: Int64?, origin: String) throws(PackFailure) -> PublishReport {
         do throws(FormatError) {

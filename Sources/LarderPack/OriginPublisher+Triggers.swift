@@ -6,7 +6,7 @@ import LarderFormat
 public struct TriggerPublication: Sendable {
     /// The journey the events present.
     public var journey: String
-    /// The events (``EventName``); the journey's triggers become exactly these. An event that
+    /// The events (`EventName`); the journey's triggers become exactly these. An event that
     /// presented another journey presents this one from now on.
     public var events: [String]
     public var reentry: TriggerDocument.Reentry

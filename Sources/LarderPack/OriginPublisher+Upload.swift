@@ -56,7 +56,7 @@ extension OriginPublisher {
     /// newer than the target's. The access maps stay behind: they are nginx's (a CDN gates
     /// keys its own way).
     ///
-    /// Every file to send is checked first, before anything is sent (``OriginFolderCheck``):
+    /// Every file to send is checked first, before anything is sent (`OriginFolderCheck`):
     /// read where it is (no symbolic link followed, regular files only) and each the file its
     /// name says. A bundle whose manifest the target has was sent whole once: what devices
     /// fetch of it is asked for, and what the target lost is sent again from the folder.

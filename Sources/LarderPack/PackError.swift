@@ -62,12 +62,12 @@ public struct PackError: Error, Sendable, CustomStringConvertible {
         /// The connection to the origin kept failing mid-transfer after every retry.
         public static let originTransfer = Code("origin-transfer")
         /// The bundle passes a limit every reader keeps (manifest size, entries, bytes,
-        /// compression ratio: ``ArchiveReader/Limits``), so no archive of it could be read.
+        /// compression ratio: `ArchiveReader.Limits`), so no archive of it could be read.
         public static let limitExceeded = Code("limit-exceeded")
         /// A font no library could convert, refused under `--strict` (else packed as it is).
         public static let unconvertedFont = Code("unconverted-font")
-        /// A WOFF or WOFF2 font whose tables decode to more than the 16 MiB the packer converts
-        /// (``FontPipeline/conversionLimit``), found from its headers before anything inflates.
+        /// A WOFF or WOFF2 font whose tables decode to more than the 16 MiB the packer converts,
+        /// found from its headers before anything inflates.
         public static let fontTooLarge = Code("font-too-large")
         /// A character the text uses that no subset holds, with `"keepUsed": false`, refused
         /// under `--strict`.

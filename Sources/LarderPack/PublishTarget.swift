@@ -41,7 +41,7 @@ public protocol PublishTarget: Sendable {
     func replace(_ path: String, with bytes: [UInt8], content: OriginContent, expecting validator: String?) throws(PublishError) -> Bool
 
     /// Runs `body`, which reads and replaces mutable files, with the exclusion the target
-    /// offers: the local folder's lock (``OriginLock``); none for an object store, whose
+    /// offers: the local folder's lock (`OriginLock`); none for an object store, whose
     /// conditional writes do that job.
     func changingMutableFiles<T>(_ body: () throws(PublishError) -> T) throws(PublishError) -> T
 }

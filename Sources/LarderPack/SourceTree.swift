@@ -43,6 +43,7 @@ public struct SourceTree: Sendable {
     ///   - output: the bundle path of the output folder when it is inside the source
     ///     (``bundlePath(of:inside:)``): left out, with everything in it (archives written
     ///     before), and listed in ``skipped``.
+    ///   - root: the source folder.
     /// - Throws: ``PackFailure`` listing every unsafe name, link, special or unreadable file.
     public static func scan(root: String, excluding exclude: [GlobPattern] = [], output: String? = nil) throws(PackFailure) -> SourceTree {
         try requireFolder(root)

@@ -2,7 +2,7 @@ import LarderFormat
 
 /// The bytes an object costs on the wire when a device fetches it by objects from an origin
 /// `larder publish` wrote: its gzip copy (level 9) where the publisher keeps one (not already
-/// compressed media, at least ``CompressedCopy/minimumSize`` bytes, saving a tenth or more), its
+/// compressed media, at least 256 bytes, saving a tenth or more), its
 /// own bytes otherwise. HTTP headers are not counted.
 public enum TravelSize {
     /// Whether the publisher would consider a gzip copy of a file at `path` of `size` bytes.
@@ -17,7 +17,7 @@ public enum TravelSize {
 
     /// The wire size of an object with these bytes at `path`, compressed here as the
     /// publisher would.
-    /// - Throws: ``FormatError`` when compression fails.
+    /// - Throws: `FormatError` when compression fails.
     public static func of(_ bytes: [UInt8], path: String) throws(FormatError) -> Int64 {
         let size = Int64(bytes.count)
         guard mayHaveCompressedCopy(path: path, size: size) else { return size }

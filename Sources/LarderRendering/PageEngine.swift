@@ -45,7 +45,8 @@ public protocol PageEngine: AnyObject {
     /// - Parameters:
     ///   - world: the script world (WKWebView's `WKContentWorld`), nil for the page's.
     ///   - timeout: how long to wait for the result.
-    /// - Returns: the JSON bytes, or ``HostError/Code/renderer`` when it throws or times out.
+    ///   - script: the JavaScript source to run.
+    /// - Returns: the JSON bytes, or `HostError.Code.renderer` when it throws or times out.
     nonisolated(nonsending) func evaluateJavaScript(_ script: String, world: String?, timeout: Duration) async -> Result<[UInt8], HostError>
 
     /// Runs `body` as an async function, awaits the promise it returns and gives the settled
@@ -54,7 +55,8 @@ public protocol PageEngine: AnyObject {
     /// - Parameters:
     ///   - world: the script world, nil for the page's.
     ///   - timeout: how long to wait for the promise to settle.
-    /// - Returns: the JSON bytes, or ``HostError/Code/renderer`` when it rejects or times out.
+    ///   - body: the body of an async function, which may `await` and `return`.
+    /// - Returns: the JSON bytes, or `HostError.Code.renderer` when it rejects or times out.
     nonisolated(nonsending) func callAsyncJavaScript(_ body: String, world: String?, timeout: Duration) async -> Result<[UInt8], HostError>
 
     /// Makes every document loaded from now on run `source` at document start in its top
@@ -97,7 +99,7 @@ public protocol PageCompletion: AnyObject {
 public enum NetworkProxy: Sendable, Equatable {
     /// Straight out (benchmarks only: nothing then enforces the remote policy on the network).
     case direct
-    /// Through the HTTP proxy at this URI, for every scheme and host (``EgressFilter``).
+    /// Through the HTTP proxy at this URI, for every scheme and host (`EgressFilter`).
     case http(String)
 }
 

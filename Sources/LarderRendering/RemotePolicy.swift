@@ -20,7 +20,7 @@ public struct RemotePolicy: Sendable, Equatable {
 
     /// Allows requests to exactly these origins.
     /// - Parameter origins: each `http://host[:port]` or `https://host[:port]`, without a path.
-    /// - Throws: ``HostError/Code/renderer`` naming the first origin that is not of that form.
+    /// - Throws: `HostError.Code.renderer` naming the first origin that is not of that form.
     public init(allowing origins: [String]) throws(HostError) {
         var checked: [String] = []
         for origin in origins {

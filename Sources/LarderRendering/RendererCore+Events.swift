@@ -68,8 +68,8 @@ extension RendererCore {
     }
 
     /// A script message with reply on `channel`: its JSON text (nil when the value has no JSON
-    /// form). Messages of the page's bridge (``PageScripts/bridgeChannel``) become
-    /// ``BridgeMessage``s for the host; a malformed one is refused and recorded in
+    /// form). Messages of the page's bridge (`PageScripts.bridgeChannel`) become
+    /// `BridgeMessage`s for the host; a malformed one is refused and recorded in
     /// ``refusals``.
     /// - Returns: nil to accept, or the message of the error the page's promise rejects with.
     public func received(_ json: [UInt8]?, on channel: String) -> String? {
@@ -93,7 +93,7 @@ extension RendererCore {
 
     /// A web process that ended by itself (it crashed, was killed, or went over its memory
     /// limit): the content is gone, the load in progress fails, and the host hears of it
-    /// (``RendererEvent/terminated(reason:)``) so its next preparation loads again. Ends the
+    /// (`RendererEvent.terminated(reason:)`) so its next preparation loads again. Ends the
     /// renderer asked for (unload, stop, the deadline) are not reported.
     public func webProcessTerminated(_ reason: PageTermination) {
         guard reason != .requested, state != .stopped else { return }

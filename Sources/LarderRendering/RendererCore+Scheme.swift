@@ -30,10 +30,10 @@ public struct SchemeRead: Sendable {
 extension RendererCore {
     /// Answers a `larder:` or `larder-font:` request of this page.
     ///
-    /// The URL is routed without touching the file system (``SchemeRoute``); a bundle file is
-    /// read through the lease and a font through ``LarderCache/resolveFont(_:)``. Every answer,
+    /// The URL is routed without touching the file system (`SchemeRoute`); a bundle file is
+    /// read through the lease and a font through `LarderCache.resolveFont(_:)`. Every answer,
     /// whatever its role or media type and errors included, carries the remote policy as its
-    /// `Content-Security-Policy` (scripts ``RemotePolicy/workerPolicy``, what a worker runs
+    /// `Content-Security-Policy` (scripts `RemotePolicy.workerPolicy`, what a worker runs
     /// under); fonts also carry `Access-Control-Allow-Origin: *` (WebKitGTK 2.50 needs it for
     /// `fetch()` of a font from the bundle's origin).
     /// - Parameters:

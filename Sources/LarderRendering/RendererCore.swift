@@ -3,13 +3,13 @@ import LarderCache
 import LarderFormat
 import LarderHost
 
-/// A ``JourneyRenderer``'s rules without its engine: what loads, when a load is ready and why
+/// A `JourneyRenderer`'s rules without its engine: what loads, when a load is ready and why
 /// not, the session's context and visibility, the bridge, the schemes' answers, and the logs,
 /// driving one page through a ``PageEngine``.
 ///
 /// - ``load(_:visible:)`` returns once the load finished, `document.fonts.ready` resolved,
 ///   every `FontFace` is `loaded`, every essential file and font was served without error and
-///   no script threw (``LoadVerdict``); otherwise it throws naming the resource.
+///   no script threw (`LoadVerdict`); otherwise it throws naming the resource.
 /// - ``show(_:)`` shows the page and dispatches a `larder:visibility` event with the session;
 ///   ``reset()`` hides it and loads the entry document again; ``unload()`` ends the web process.
 /// - The engine's reports come in through the event methods (``schemeRequest(url:method:)``,
@@ -76,7 +76,7 @@ public final class RendererCore {
     }
 
     /// Keeps the bridge (starting again replaces it) and leaves ``RendererState/idle``.
-    /// - Throws: ``HostError/Code/disposed`` after ``stop()``.
+    /// - Throws: `HostError.Code.disposed` after ``stop()``.
     public func start(bridge: RendererBridge) throws(HostError) {
         try requireRunning()
         self.bridge = bridge
@@ -87,9 +87,9 @@ public final class RendererCore {
     ///
     /// A failed load leaves nothing loaded; the page stays as it rendered, for a look, until
     /// the next load or unload.
-    /// - Throws: ``HostError/Code/renderer`` whose ``HostError/resource`` names the bundle path,
+    /// - Throws: `HostError.Code.renderer` whose `HostError.resource` names the bundle path,
     ///   font URL or script that failed, or says the page was not ready within
-    ///   ``RendererConfiguration/loadTimeout``; ``HostError/Code/disposed`` after ``stop()``.
+    ///   ``RendererConfiguration/loadTimeout``; `HostError.Code.disposed` after ``stop()``.
     nonisolated(nonsending) public func load(_ content: RenderContent, visible: Bool) async throws(HostError) {
         try requireRunning()
         guard let engine else { throw HostError(.renderer, "load before start: start the renderer first") }
@@ -114,8 +114,8 @@ public final class RendererCore {
     /// `larder:context` event, also in every page the flow navigates to from here), tells it
     /// it is visible (`larder:visibility` with the session, journey and revision) and records
     /// the session.
-    /// - Throws: ``HostError/Code/renderer`` without loaded content or when the page cannot be
-    ///   told; ``HostError/Code/disposed`` after ``stop()``.
+    /// - Throws: `HostError.Code.renderer` without loaded content or when the page cannot be
+    ///   told; `HostError.Code.disposed` after ``stop()``.
     nonisolated(nonsending) public func show(_ session: PresentationSession) async throws(HostError) {
         try requireRunning()
         guard case .loaded(_, let document) = state, let engine else {
@@ -167,7 +167,7 @@ public final class RendererCore {
         engine.terminateWebProcess()
     }
 
-    /// Stops for good: every later call throws ``HostError/Code/disposed``. The owner then ends
+    /// Stops for good: every later call throws `HostError.Code.disposed`. The owner then ends
     /// the web process and destroys the page.
     /// - Returns: false when it was stopped already.
     public func stop() -> Bool {
@@ -181,8 +181,8 @@ public final class RendererCore {
 
     /// Evaluates JavaScript in the page (its own world) and returns the completion value as
     /// JSON. Works whenever the page exists, loaded or not (a failed page stays for a look).
-    /// - Throws: ``HostError/Code/renderer`` when it throws, has no result in time, or the
-    ///   renderer is not started; ``HostError/Code/disposed`` after ``stop()``.
+    /// - Throws: `HostError.Code.renderer` when it throws, has no result in time, or the
+    ///   renderer is not started; `HostError.Code.disposed` after ``stop()``.
     nonisolated(nonsending) public func evaluate(_ script: String) async throws(HostError) -> JSONValue {
         try requireRunning()
         return try await evaluateInPage(script)
@@ -190,8 +190,8 @@ public final class RendererCore {
 
     /// Runs `body` as the body of an async function in the page (its own world), awaits the
     /// promise it returns and gives the settled value as JSON.
-    /// - Throws: ``HostError/Code/renderer`` when it rejects or does not settle within
-    ///   ``RendererConfiguration/loadTimeout``; ``HostError/Code/disposed`` after ``stop()``.
+    /// - Throws: `HostError.Code.renderer` when it rejects or does not settle within
+    ///   ``RendererConfiguration/loadTimeout``; `HostError.Code.disposed` after ``stop()``.
     nonisolated(nonsending) public func callAsyncFunction(_ body: String) async throws(HostError) -> JSONValue {
         try requireRunning()
         guard let engine else { throw HostError(.renderer, "the renderer is not started") }
@@ -200,7 +200,7 @@ public final class RendererCore {
 
     /// Sends a message to the page: a `larder:message` `CustomEvent` on `window` whose
     /// `detail` is `message`.
-    /// - Throws: ``HostError/Code/renderer`` without loaded content or when the page cannot be
+    /// - Throws: `HostError.Code.renderer` without loaded content or when the page cannot be
     ///   told.
     nonisolated(nonsending) public func post(_ message: JSONValue) async throws(HostError) {
         try requireRunning()
@@ -230,7 +230,7 @@ public final class RendererCore {
         engine.terminateWebProcess()
     }
 
-    /// Throws ``HostError/Code/disposed`` after ``stop()``.
+    /// Throws `HostError.Code.disposed` after ``stop()``.
     public func requireRunning() throws(HostError) {
         if state == .stopped { throw HostError(.disposed, "the renderer was stopped") }
     }

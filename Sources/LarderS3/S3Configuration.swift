@@ -48,7 +48,14 @@ public struct S3Configuration: Sendable {
 
     /// - Parameters:
     ///   - origin: `s3://<bucket>` or `s3://<bucket>/<prefix>`.
-    /// - Throws: ``PublishError`` with ``PublishError/Code/unexpected`` for an origin that is
+    ///   - endpoint: the service's base URL; nil for AWS (`https://s3.<region>.amazonaws.com`).
+    ///   - region: the region requests are signed for.
+    ///   - virtualHostAddressing: address the bucket as a host name (`<bucket>.<endpoint host>`)
+    ///     rather than as the first path component.
+    ///   - credentials: the keys requests are signed with.
+    ///   - acl: a canned ACL for every file written (`public-read` for a bucket devices read
+    ///     directly); nil sends none.
+    /// - Throws: `PublishError` with `PublishError.Code.unexpected` for an origin that is
     ///   not an S3 URL, or an endpoint that is not an http(s) URL.
     public init(
         origin: String, endpoint: String?, region: String, virtualHostAddressing: Bool = false, credentials: S3Credentials, acl: String? = nil

@@ -18,7 +18,7 @@ public struct S3Credentials: Sendable {
         self.sessionToken = sessionToken
     }
 
-    /// - Throws: ``PublishError/Code/credentials`` naming what is missing.
+    /// - Throws: `PublishError.Code.credentials` naming what is missing.
     public static func from(environment: [String: String]) throws(PublishError) -> S3Credentials {
         let token = environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         if let id = environment["AWS_ACCESS_KEY_ID"], let secret = environment["AWS_SECRET_ACCESS_KEY"], !id.isEmpty, !secret.isEmpty {

@@ -17,8 +17,8 @@ import LarderPack
 ///
 /// What the service keeps is checked where it says: a PUT's ETag that states an MD5 (one
 /// request, no SSE-KMS or SSE-C) must be the MD5 of the body sent, else the file is sent again
-/// (``storeAttempts`` in all); an immutable file found of another size is sent again over it.
-/// Every error leaving this type has the secrets taken out (``S3Configuration/redact(_:)``),
+/// (`storeAttempts` in all); an immutable file found of another size is sent again over it.
+/// Every error leaving this type has the secrets taken out (`S3Configuration.redact(_:)`),
 /// whatever the service echoed.
 public struct S3Target: PublishTarget {
     let client: S3Client
@@ -30,8 +30,8 @@ public struct S3Target: PublishTarget {
 
     /// Checks that the endpoint is an S3 service, the bucket exists and the credentials may
     /// list it (`ListObjectsV2` of one key), so a wrong setup fails before anything is sent.
-    /// - Throws: ``PublishError`` with ``PublishError/Code/noSuchBucket``,
-    ///   ``PublishError/Code/credentials`` or ``PublishError/Code/notObjectStore``.
+    /// - Throws: `PublishError` with `PublishError.Code.noSuchBucket`,
+    ///   `PublishError.Code.credentials` or `PublishError.Code.notObjectStore`.
     public func checkBucket() throws(PublishError) {
         try redacting { () throws(PublishError) in
             let answer = try client.send("GET", "?list-type=2&max-keys=1")

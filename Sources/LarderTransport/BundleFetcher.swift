@@ -22,7 +22,7 @@ public struct FetchResult: Sendable, Equatable {
     public var requests: Int
 }
 
-/// Fetches bundles from a static origin (see `larder publish`) into a ``LarderCache``.
+/// Fetches bundles from a static origin (see `larder publish`) into a `LarderCache`.
 ///
 /// The manifest is fetched and checked against the bundle digest first; then only the objects
 /// the cache lacks are downloaded (a few at a time, gzip-encoded where the origin has a
@@ -61,6 +61,9 @@ public actor BundleFetcher {
     /// - Parameters:
     ///   - origin: the base URL the origin layout is served under.
     ///   - transport: how requests are sent; ``platformTransport()`` unless a test swaps it.
+    ///   - cache: the cache bundles are installed into; what it holds is never fetched again.
+    ///   - configuration: parallelism, attempts and the time limits of requests and of a whole
+    ///     fetch.
     public init(
         cache: LarderCache, origin: URL, transport: any HTTPTransport = platformTransport(), configuration: Configuration = .init()
     ) {
@@ -71,8 +74,10 @@ public actor BundleFetcher {
     }
 
     /// Brings a bundle into the cache.
-    /// - Parameter progress: fractions from 0 to 1 as bytes arrive (apps show it as preload
-    ///   progress); called from a background thread.
+    /// - Parameters:
+    ///   - progress: fractions from 0 to 1 as bytes arrive (apps show it as preload
+    ///     progress); called from a background thread.
+    ///   - bundle: the bundle digest, as a journey document or `larder pack` names it.
     /// - Throws: ``TransportError``; a server that sends wrong bytes gets nothing into the cache.
     public func fetch(_ bundle: Digest, progress: (@Sendable (Double) -> Void)? = nil) async throws(TransportError) -> FetchResult {
         guard let progress else { return try await fetch(bundle, reporting: nil) }
@@ -80,8 +85,10 @@ public actor BundleFetcher {
     }
 
     /// Brings a bundle into the cache, reporting the bytes received so far and in all.
-    /// - Parameter reporting: called from a background thread as bytes arrive, and once more
-    ///   when the bundle is in the cache.
+    /// - Parameters:
+    ///   - bundle: the bundle digest, as a journey document or `larder pack` names it.
+    ///   - progress: called from a background thread as bytes arrive, and once more when the
+    ///     bundle is in the cache.
     /// - Throws: ``TransportError``; a server that sends wrong bytes gets nothing into the cache.
     public func fetch(_ bundle: Digest, reporting progress: (@Sendable (FetchProgress) -> Void)?) async throws(TransportError) -> FetchResult {
         if let task = running[bundle] { return try await Self.value(of: task) }

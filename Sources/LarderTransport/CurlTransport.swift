@@ -13,7 +13,7 @@ import Foundation
 /// the caller, so nothing can deadlock the way URLSession's cancellation does on Linux
 /// (swift-corelibs-foundation issue 5412).
 ///
-/// All requests share one libcurl multi handle driven by one thread (``CurlLoop``), so
+/// All requests share one libcurl multi handle driven by one thread (`CurlLoop`), so
 /// connections to an origin are reused across requests and callers.
 public final class CurlTransport: HTTPTransport {
     /// The transport every caller of ``platformTransport()`` shares.

@@ -72,8 +72,8 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-/// Sends HTTP requests. On Linux the production type is ``CurlTransport`` (see
-/// ``HTTPTransport/platformDefault``); tests of rules swap in their own.
+/// Sends HTTP requests. On Linux the production type is ``CurlTransport`` (and on
+/// Apple platforms ``URLSessionTransport``; ``platformTransport()`` picks it); tests of rules swap in their own.
 public protocol HTTPTransport: Sendable {
     /// Sends the request and returns the response with its whole body (at most
     /// ``HTTPRequest/maximumBodyBytes``), whatever its status.

@@ -45,7 +45,7 @@ public final class VirtualDisplay: Sendable {
     ///   - size: the screen, `WIDTHxHEIGHT`; pages get their own viewport, so this only bounds it.
     ///   - timeout: how long Xvfb may take to accept connections.
     /// - Returns: the display started, or nil when one was already set by someone else.
-    /// - Throws: ``HostError/Code/renderer`` naming `Xvfb` when it is missing, fails or is not
+    /// - Throws: `HostError.Code.renderer` naming `Xvfb` when it is missing, fails or is not
     ///   ready in time.
     public static func startIfNeeded(size: String = "1920x1920", timeout: Duration = .seconds(10)) throws(HostError) -> VirtualDisplay? {
         try current.withLock { (current) throws(HostError) -> VirtualDisplay? in

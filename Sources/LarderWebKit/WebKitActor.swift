@@ -1,7 +1,7 @@
 /// The global actor of everything that touches GTK or WebKit.
 ///
-/// Its executor (``GLibExecutor``) runs jobs on the one thread that owns GLib's default main
-/// context, which the first use starts (``MainLoopThread``). Code isolated to this actor never
+/// Its executor (`GLibExecutor`) runs jobs on the one thread that owns GLib's default main
+/// context, which the first use starts (`MainLoopThread`). Code isolated to this actor never
 /// blocks: it starts GTK/WebKit work and awaits its callbacks. Nothing on Swift's cooperative
 /// pool ever waits for the main-loop thread other than by `await`.
 @globalActor
@@ -9,7 +9,7 @@ public actor WebKitActor {
     /// The actor.
     public static let shared = WebKitActor()
 
-    /// Runs on ``GLibExecutor``.
+    /// Runs on `GLibExecutor`.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         GLibExecutor.shared.asUnownedSerialExecutor()
     }

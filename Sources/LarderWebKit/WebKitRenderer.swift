@@ -4,7 +4,7 @@ import LarderCache
 import LarderFormat
 import LarderHost
 
-/// A ``JourneyRenderer`` on a real web engine: one WebKitGTK web view per renderer, fed by the
+/// A `JourneyRenderer` on a real web engine: one WebKitGTK web view per renderer, fed by the
 /// `larder://<bundle-hex>/<path>` scheme (the leased bundle's verified bytes) and the
 /// `larder-font://sha256/<hex>` scheme (fonts resolved through the cache).
 ///
@@ -19,22 +19,22 @@ import LarderHost
 ///   document again; ``unload()`` ends the web process (its memory is freed; a later load starts
 ///   a new one); ``stop()`` destroys the view.
 /// - `window.webkit.messageHandlers.larder.postMessage(...)` in the page becomes a
-///   ``BridgeMessage`` for the host; a malformed one is refused (the page's promise rejects
+///   `BridgeMessage` for the host; a malformed one is refused (the page's promise rejects
 ///   with the reason) and recorded in ``refusals``. ``post(_:)`` and ``evaluate(_:)`` talk to
 ///   the page.
-/// - Nothing reaches past the bundle unless ``Configuration/remote`` allows its origin: every
+/// - Nothing reaches past the bundle unless `Configuration.remote` allows its origin: every
 ///   answer of both schemes carries the policy as its Content-Security-Policy, the engine's
 ///   network session has no route out but an egress filter that enforces the same policy
-///   (``WebContext``), and navigations, popups, downloads and form submissions are refused;
+///   (`WebContext`), and navigations, popups, downloads and form submissions are refused;
 ///   each attempt is recorded in ``blockedRequests``.
 /// - Nothing holds it: dialogs are answered at once (``dialogs``), and a page that is not ready
-///   by ``Configuration/loadTimeout`` (a script that never returns, a document that grows
+///   by `Configuration.loadTimeout` (a script that never returns, a document that grows
 ///   without end) has its web process ended. The web process never outlives the renderer
 ///   (stop, unload, the deadline, this process ending however it ends), and one that ends by
-///   itself (a crash, its memory limit) is reported to the host (``RendererEvent``).
+///   itself (a crash, its memory limit) is reported to the host (`RendererEvent`).
 ///
-/// The GTK glue over LarderRendering's ``RendererCore``, which holds the rules above and
-/// drives the view through ``PageEngine`` (``WebKitPage``). Isolated to ``WebKitActor``: every
+/// The GTK glue over LarderRendering's `RendererCore`, which holds the rules above and
+/// drives the view through `PageEngine` (`WebKitPage`). Isolated to ``WebKitActor``: every
 /// call runs on the GLib main-loop thread and none blocks it. GTK needs a display: set `DISPLAY`, or call ``VirtualDisplay/startIfNeeded(size:timeout:)``
 /// before the first renderer starts.
 @WebKitActor
@@ -100,8 +100,8 @@ public final class WebKitRenderer: JourneyRenderer {
     // MARK: JourneyRenderer
 
     /// Creates the web view (once) and keeps the bridge; starting again replaces the bridge.
-    /// - Throws: ``HostError/Code/renderer`` naming `display` when GTK has no display;
-    ///   ``HostError/Code/disposed`` after ``stop()``.
+    /// - Throws: `HostError.Code.renderer` naming `display` when GTK has no display;
+    ///   `HostError.Code.disposed` after ``stop()``.
     public func start(bridge: RendererBridge) async throws(HostError) {
         try core.requireRunning()
         if webView == nil {
@@ -121,21 +121,21 @@ public final class WebKitRenderer: JourneyRenderer {
     }
 
     /// Loads the content's entry document and waits until it is ready, hidden unless `visible`
-    /// (``RendererCore/load(_:visible:)``). A hidden load keeps the window unmapped.
+    /// (`RendererCore.load(_:visible:)`). A hidden load keeps the window unmapped.
     ///
     /// A failed load leaves nothing loaded; the page stays in the view as it rendered, for a
     /// look (``screenshot()``, ``evaluate(_:)``), until the next load or unload.
-    /// - Throws: ``HostError/Code/renderer`` whose ``HostError/resource`` names the bundle path,
+    /// - Throws: `HostError.Code.renderer` whose `HostError.resource` names the bundle path,
     ///   font URL or script that failed (with the cache's error for a missing or corrupt
-    ///   object), or says the page was not ready within ``Configuration/loadTimeout``;
-    ///   ``HostError/Code/disposed`` after ``stop()``.
+    ///   object), or says the page was not ready within `Configuration.loadTimeout`;
+    ///   `HostError.Code.disposed` after ``stop()``.
     public func load(_ content: RenderContent, visible: Bool) async throws(HostError) {
         try await core.load(content, visible: visible)
     }
 
-    /// Maps the window and tells the page it is visible (``RendererCore/show(_:)``).
-    /// - Throws: ``HostError/Code/renderer`` without loaded content or when the page cannot be
-    ///   told; ``HostError/Code/disposed`` after ``stop()``.
+    /// Maps the window and tells the page it is visible (`RendererCore.show(_:)`).
+    /// - Throws: `HostError.Code.renderer` without loaded content or when the page cannot be
+    ///   told; `HostError.Code.disposed` after ``stop()``.
     public func show(_ session: PresentationSession) async throws(HostError) {
         try await core.show(session)
     }
@@ -154,7 +154,7 @@ public final class WebKitRenderer: JourneyRenderer {
     }
 
     /// Ends the web process and destroys the view; every later call throws
-    /// ``HostError/Code/disposed``.
+    /// `HostError.Code.disposed`.
     public func stop() async {
         guard core.stop() else { return }
         releaseEngine()
@@ -164,8 +164,8 @@ public final class WebKitRenderer: JourneyRenderer {
 
     /// Evaluates JavaScript in the page (its own world) and returns the completion value as
     /// JSON. Works whenever the view exists, loaded or not (a failed page stays for a look).
-    /// - Throws: ``HostError/Code/renderer`` when it throws, has no result in time, or the
-    ///   renderer is not started; ``HostError/Code/disposed`` after ``stop()``.
+    /// - Throws: `HostError.Code.renderer` when it throws, has no result in time, or the
+    ///   renderer is not started; `HostError.Code.disposed` after ``stop()``.
     public func evaluate(_ script: String) async throws(HostError) -> JSONValue {
         try await core.evaluate(script)
     }
@@ -173,22 +173,22 @@ public final class WebKitRenderer: JourneyRenderer {
     /// Runs `body` as the body of an async function in the page (its own world), awaits the
     /// promise it returns and gives the settled value as JSON: for questions whose answer
     /// takes time, such as loading a font.
-    /// - Throws: ``HostError/Code/renderer`` when it rejects or does not settle within
-    ///   ``Configuration/loadTimeout``; ``HostError/Code/disposed`` after ``stop()``.
+    /// - Throws: `HostError.Code.renderer` when it rejects or does not settle within
+    ///   `Configuration.loadTimeout`; `HostError.Code.disposed` after ``stop()``.
     public func callAsyncFunction(_ body: String) async throws(HostError) -> JSONValue {
         try await core.callAsyncFunction(body)
     }
 
     /// Sends a message to the page: a `larder:message` `CustomEvent` on `window` whose
     /// `detail` is `message`.
-    /// - Throws: ``HostError/Code/renderer`` without loaded content or when the page cannot be
+    /// - Throws: `HostError.Code.renderer` without loaded content or when the page cannot be
     ///   told.
     public func post(_ message: JSONValue) async throws(HostError) {
         try await core.post(message)
     }
 
     /// A PNG of the view as it is now, at the viewport's size (hidden or shown).
-    /// - Throws: ``HostError/Code/renderer`` when the engine cannot take it.
+    /// - Throws: `HostError.Code.renderer` when the engine cannot take it.
     public func screenshot() async throws(HostError) -> [UInt8] {
         try core.requireRunning()
         guard let webView else { throw HostError(.renderer, "the renderer is not started") }
@@ -237,5 +237,5 @@ public final class WebKitRenderer: JourneyRenderer {
     }
 }
 
-/// What one load of a page did (LarderRendering's ``PageLoadReport``).
+/// What one load of a page did (LarderRendering's `PageLoadReport`).
 public typealias WebKitLoadReport = PageLoadReport

@@ -71,7 +71,7 @@ extension BridgeMessage {
         }
     }
 
-    /// The canonical JSON form (sorted keys, no whitespace; see ``JSONValue/canonicalBytes``),
+    /// The canonical JSON form (sorted keys, no whitespace; see `JSONValue.canonicalBytes`),
     /// which ``init(json:)`` reads back to an equal message.
     ///
     /// A capture body that is not valid UTF-8 cannot be a JSON string: its invalid bytes are

@@ -31,7 +31,7 @@ public struct HTTPCaptureSink: CaptureSink {
     /// - Parameters:
     ///   - endpoint: where events are POSTed.
     ///   - publishableKey: the app's publishable key.
-    ///   - transport: how requests are sent, usually ``platformTransport()``.
+    ///   - transport: how requests are sent, usually `platformTransport()`.
     ///   - timeout: how long one request may take.
     public init(endpoint: URL, publishableKey: String, transport: any HTTPTransport, timeout: Duration = .seconds(30)) {
         self.endpoint = endpoint

@@ -16,7 +16,7 @@ public struct JourneyIdentity: Sendable, Hashable {
 public struct CaptureSettings: Sendable, Equatable {
     /// Context attached to every event when it is created, for attribution only (the content
     /// does not read it); the host-wide context (``JourneyConfiguration/context``) and a
-    /// presentation's own (``JourneyHost/present(context:)``) go over it.
+    /// presentation's own (``JourneyHost/present(context:preload:)``) go over it.
     public var context: [String: String]
     /// Where events are posted; nil means `<origin>/capture`.
     public var endpoint: URL?
@@ -58,7 +58,7 @@ public struct JourneyConfiguration: Sendable, Equatable {
     /// How long a presentation waits after the app returned to the foreground
     /// (``JourneyHost/setForeground(_:)``) before it appears, so it does not cover the app
     /// while the user is still finding their place: 0.5 s by default, clamped to 0…999 ms
-    /// (``ForegroundGrace``).
+    ///.
     public var foregroundGrace: Duration = .milliseconds(500)
     /// The limits of bundle downloads, which may go on in the background past
     /// ``fetchDeadline``.
@@ -74,18 +74,18 @@ public struct JourneyConfiguration: Sendable, Equatable {
     /// the cache first, or nothing without fresh authorisation.
     public var startup: StartupPolicy = .askOriginFirst
     /// How old downloaded content may be and still serve a new presentation the origin could
-    /// not answer for: the last good version at any age (the default, seeds 002 and 004), or
-    /// at most an age (``StaleContentPolicy/strict``: 30 minutes, seed 000).
+    /// not answer for: the last good version at any age (the default), or
+    /// at most an age (``StaleContentPolicy/strict``: 30 minutes).
     public var staleContent: StaleContentPolicy = .lastGoodVersion
-    /// The host-wide context [seed 004's SDK-wide context], as JSON values: every presentation
+    /// The host-wide context, as JSON values: every presentation
     /// gets it under its own (``JourneyHost/present(contextValues:preload:)``, the
     /// presentation's value wins for a key in both); the content reads the merged object as
     /// `window.larder.context`, and every event captured in the presentation carries it, fixed
     /// when the event is created.
     public var context: [String: JSONValue] = [:]
     /// Whether content is loaded into the renderer hidden, ahead of a presentation, so that it
-    /// appears at once [seed 004's `preloadMedia`]: on by default (when the renderer and the
-    /// bundle support it, ``PresentationMode``). Off: direct presentation, the renderer loads
+    /// appears at once: on by default (when the renderer and the
+    /// bundle support it). Off: direct presentation, the renderer loads
     /// the content only when it is shown (lazy), and preparation reports its progress done as
     /// soon as the bundle is in the cache. A presentation may choose otherwise
     /// (``JourneyHost/present(contextValues:preload:)``).

@@ -4,7 +4,7 @@ import LarderFormat
 extension JourneyHost {
     /// Delivers queued captures in order (a bounded number of batches); events that could not
     /// be delivered stay queued. Delivery needs no fresh authorisation. A drain the host began
-    /// by itself (``CaptureDrain``) is waited out first.
+    /// by itself is waited out first.
     @discardableResult
     public func deliverCapturedEvents() async -> CaptureDelivery {
         await captures.drainTask?.value

@@ -2,7 +2,7 @@ import Foundation
 
 extension JourneyHost {
     /// Switches to another configuration, every field of it at once; what each change
-    /// invalidates is ``ConfigurationChange``'s decision:
+    /// invalidates:
     /// - key, journey, identity or origin (the scope): prepared content is discarded (so a
     ///   journey prepared for one person is never shown to another), an open presentation of
     ///   the old scope ends, late answers for the old scope are dropped, and the new scope is

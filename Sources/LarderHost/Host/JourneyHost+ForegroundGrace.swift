@@ -1,7 +1,7 @@
 import Foundation
 import LarderFormat
 
-/// Seed 001's foreground grace as the host applies it (``ForegroundGrace``): a presentation asked
+/// The foreground grace as the host applies it (``ForegroundGrace``): a presentation asked
 /// for just after the app came back waits it out; a trigger (``JourneyTriggers``) asks whether
 /// it is on and is suppressed meanwhile.
 extension JourneyHost {

@@ -2,7 +2,7 @@ import Foundation
 import LarderCache
 
 extension JourneyHost {
-    /// Signs the current scope out (the seeds' reset on logout).
+    /// Signs the current scope out (what an app calls when its user logs out).
     ///
     /// Ends an open presentation, discards prepared and staged content, forgets the scope's
     /// stored record (document, validator, backoff), and lets the cache drop the scope's

@@ -11,7 +11,7 @@ public enum LogoutExtent: Sendable, Equatable {
 }
 
 extension JourneyHost {
-    /// Signs out of the current scope (``logout()``) or of everything [seed 001]: then every
+    /// Signs out of the current scope (``logout()``) or of everything: then every
     /// host of this host's ``PresentationCoordinator`` (by default, every host of the process)
     /// signs out too (``PresentationCoordinator/logout(_:)``): each ends its presentation,
     /// releases what it prepared and staged, forgets the documents it verified and the

@@ -14,8 +14,8 @@ public struct PrefetchResult: Sendable {
 }
 
 extension JourneyHost {
-    /// Warms several journeys up in one call (seed 001 prefetches on a profile update; 004
-    /// preloads with progress): for each journey of this host's key, identity and origin, the
+    /// Warms several journeys up in one call (on a profile update, say, with one
+    /// progress): for each journey of this host's key, identity and origin, the
     /// configuration is fetched or revalidated and its bundle brought into the cache, so a
     /// first launch on a slow network prepares onboarding and paywall together instead of
     /// falling back to the embedded default.
@@ -25,7 +25,7 @@ extension JourneyHost {
     /// travels once); each follows the rules of a preparation: backoff and `Retry-After` per
     /// journey (never forced), a 304 answering the stored validator, denials discarding that
     /// journey's content. A journey still fresh from this host's own earlier request is not
-    /// asked again. Nothing is loaded into the renderer: ``prepare()`` then finds the current
+    /// asked again. Nothing is loaded into the renderer: ``prepare(forceRefresh:)`` then finds the current
     /// journey fresh in the cache. ``progressUpdates()`` reports one combined progress, 0…1,
     /// each journey an equal share.
     /// - Parameter journeys: journey ids.

@@ -3,7 +3,7 @@ import LarderCache
 import LarderFormat
 
 extension JourneyHost {
-    /// Prepares the journey: resolves its configuration (see ``resolveFlow()``) while the
+    /// Prepares the journey: resolves its configuration (see ``resolveFlow(forceRefresh:)``) while the
     /// renderer starts, and, for a capable renderer, loads it hidden until the first screen's
     /// essential assets resolved.
     ///
@@ -69,14 +69,13 @@ extension JourneyHost {
     ///   - context: string values, as ``present(contextValues:preload:)`` takes JSON values.
     ///   - preload: this presentation's preload switch (``present(contextValues:preload:)``).
     /// - Throws: ``HostError/Code/deadlineExceeded`` (retryable) when not ready in time, or
-    ///   what ``prepare()`` throws.
+    ///   what ``prepare(forceRefresh:)`` throws.
     @discardableResult
     public func present(context: [String: String] = [:], preload: Bool? = nil) async throws(HostError) -> PresentationSession {
         try await present(contextValues: context.mapValues(JSONValue.string), preload: preload)
     }
 
-    /// Shows the journey as ``present(context:preload:)`` does, with a context of JSON values
-    /// [seed 004's `additionalContext`].
+    /// Shows the journey as ``present(context:preload:)`` does, with a context of JSON values.
     /// - Parameters:
     ///   - contextValues: this presentation's context, merged over the host-wide context
     ///     (``JourneyConfiguration/context``; the presentation's value wins for a key in both):
@@ -84,11 +83,11 @@ extension JourneyHost {
     ///     the context of every event this session captures (the presentation-started event
     ///     included), over ``CaptureSettings/context``, fixed when each event is created.
     ///     Ignored when a session is already open.
-    ///   - preload: this presentation's preload switch [seed 004's `preloadMedia`], over
+    ///   - preload: this presentation's preload switch, over
     ///     ``JourneyConfiguration/preload``: true loads the content hidden and shows it once its
     ///     first screen's essential assets resolved (when the renderer and the bundle support
     ///     it), false loads it visible at once (direct presentation); nil as the preparation
-    ///     chose (``PresentationMode``).
+    ///     chose.
     /// - Throws: what ``present(context:preload:)`` throws.
     @discardableResult
     public func present(contextValues: [String: JSONValue], preload: Bool? = nil) async throws(HostError) -> PresentationSession {
@@ -111,7 +110,7 @@ extension JourneyHost {
     /// the bundle shown until then goes from the cache once nothing leases it, unless a scope
     /// still keeps it); content invalidated while shown is prepared again. The presentation's
     /// outcome is ``PresentationOutcome/endedByApp`` (unless the content asked for a purchase
-    /// or a restore: ``PresentationOutcomeRule``).
+    /// or a restore).
     public func dismiss() async { await close(.app) }
 
     /// Ends the open presentation as ``dismiss()`` describes (a preview as

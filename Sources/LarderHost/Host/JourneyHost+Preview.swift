@@ -13,10 +13,10 @@ extension JourneyHost {
     /// applies. The session has ``PresentationSession/preview`` set and revision 0; its
     /// captures carry `larder:preview: "true"` in their context. It ends with an outcome like
     /// any presentation (``waitForCompletion()``). Dismissal restores the prepared state
-    /// (``PreviewRule``): the next ``present(context:)`` shows the prepared revision. While
+    ///: the next ``present(context:preload:)`` shows the prepared revision. While
     /// it is open, ``prepare(forceRefresh:)`` returns the prepared content without loading it
     /// and a refresh stages a new revision. Another open presentation of this host is
-    /// dismissed first (replaced); one of another host, as ``present(context:)`` does.
+    /// dismissed first (replaced); one of another host, as ``present(context:preload:)`` does.
     /// - Throws: ``HostError/Code/bundleNotFound`` naming the digest when neither the cache
     ///   nor the origin has it, ``HostError/Code/unavailable`` when the origin cannot be
     ///   reached, ``HostError/Code/incompatible`` when this renderer cannot load it,

@@ -5,7 +5,7 @@ import LarderFormat
 extension JourneyHost {
     /// Tells the host whether the app is in the foreground. Refreshes run only in the
     /// foreground; coming back (a resume) refreshes at once when one is due, after any backoff,
-    /// and delivers queued captures (``CaptureDrain``).
+    /// and delivers queued captures.
     public func setForeground(_ isForeground: Bool) async {
         guard !lifecycle.isDisposed, isForeground != origin.schedule.foreground else { return }
         guard isForeground else { return await schedule { $0.backgrounded() } }
@@ -18,7 +18,7 @@ extension JourneyHost {
     /// Asks the origin now (an explicit retry), subject to backoff and `Retry-After` unless
     /// `force`d. Prepared content follows a new revision; an open presentation keeps what it
     /// shows and the new revision is staged for after dismissal. With nothing prepared, only
-    /// the stored state is renewed: the next ``prepare()`` finds it fresh.
+    /// the stored state is renewed: the next ``prepare(forceRefresh:)`` finds it fresh.
     /// - Parameter force: ask even during a backoff or `Retry-After`: for a user's explicit
     ///   action only (a pull to refresh, a retry button); the host never forces by itself.
     ///   The request still carries `If-None-Match`, and a failure sets the backoff as usual.

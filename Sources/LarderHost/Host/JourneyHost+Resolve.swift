@@ -6,8 +6,8 @@ import LarderTransport
 extension JourneyHost {
     /// Resolves the flow, walking the fallback chain: fresh cache, a live fetch with a hard
     /// deadline, the stale cache, the embedded default.
-    /// - Parameter forceRefresh: skip the fresh cache and ask the origin (seed 002's
-    ///   `forceRefresh: true`, behind a pull to refresh): without a live answer within the
+    /// - Parameter forceRefresh: skip the fresh cache and ask the origin (behind a
+    ///   pull to refresh): without a live answer within the
     ///   deadline (or during a backoff, which still holds) the rest of the chain serves the
     ///   flow, its ``PreparedJourney/fallbackReason`` saying why.
     /// - Returns: the flow, loaded nowhere (``PreparedJourney/preloaded`` is false).

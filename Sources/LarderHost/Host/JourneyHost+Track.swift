@@ -2,7 +2,7 @@ import Foundation
 import LarderFormat
 
 extension JourneyHost {
-    /// Queues an event of the app's own [seed 002] (a paywall button outside the flow, a
+    /// Queues an event of the app's own (a paywall button outside the flow, a
     /// purchase the store confirmed) with the captured answers: the same queue, order,
     /// attribution and delivery. It belongs to the open presentation, or, when none is open,
     /// to the prepared revision with no session.

@@ -2,8 +2,7 @@ import Foundation
 import LarderCache
 import LarderFormat
 
-/// A published revision of a journey, chosen by the app: by its number or by its bundle
-/// [seed 001: `showFlow(with:)` takes a published version's id].
+/// A published revision of a journey, chosen by the app: by its number or by its bundle.
 public enum JourneyVersion: Sendable, Hashable, CustomStringConvertible {
     /// The revision of this number.
     case revision(Int64)
@@ -19,7 +18,7 @@ public enum JourneyVersion: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension JourneyHost {
-    /// Presents a chosen published revision of the journey in production [seed 001]: unlike a
+    /// Presents a chosen published revision of the journey in production: unlike a
     /// QA ``preview(bundle:context:)``, it needs the origin's authorisation of the key (the
     /// journey's document answered in this launch, fresh, or asked now), the revision must be
     /// one the origin published for the journey (the current document, or its history at
@@ -29,7 +28,7 @@ extension JourneyHost {
     /// Outside the freshness rules otherwise: the stored record, ``status()`` and the prepared
     /// content stay as they were, and nothing of the bundle is kept for the scope beyond the
     /// session's own lease. It ends like any presentation (``waitForCompletion()``), and its
-    /// dismissal restores the prepared state (``PreviewRule``). Another open presentation of
+    /// dismissal restores the prepared state. Another open presentation of
     /// this host is dismissed first (replaced); one of another host, as
     /// ``present(context:preload:)`` does.
     /// - Parameters:

@@ -5,16 +5,16 @@ extension JourneyHost {
     /// call to it; a view only decides where its surface appears.
     public var renderer: any JourneyRenderer { driver.renderer }
 
-    /// The group of hosts this one presents one at a time with (seed 001). A view that puts up
+    /// The group of hosts this one presents one at a time with. A view that puts up
     /// a window of its own before the content shows (a loading state) keeps one such window at
     /// a time per group, as the host keeps one presentation.
     public nonisolated var coordinator: PresentationCoordinator { seat.coordinator }
 
     /// Returns once a presentation asked for now may appear: at once, or at the end of the
     /// foreground grace when the app came back to the foreground (``setForeground(_:)``) less
-    /// than ``JourneyConfiguration/foregroundGrace`` ago (``ForegroundGrace``, seed 001).
+    /// than ``JourneyConfiguration/foregroundGrace`` ago.
     ///
-    /// ``present(context:)`` waits the same grace before it shows the content; a view that puts
+    /// ``present(context:preload:)`` waits the same grace before it shows the content; a view that puts
     /// up a window of its own first (an overlay with a loading state) waits here, so nothing of
     /// the journey appears within the grace.
     /// - Throws: ``HostError/Code/cancelled`` when the waiting task is cancelled.

@@ -3,28 +3,31 @@ import LarderCache
 import LarderFormat
 import LarderTransport
 
+// How it is built: the host performs; it decides nothing itself. Its stateful rules are state
+// machines whose events return actions, which it performs in one place per machine and whose
+// tasks it keeps (HostLifecycle: generation, disposal, the shared preparation, authorisation
+// this launch, the embedded default; PresentationStage: what is prepared, staged and shown,
+// and the open session; RefreshSchedule; CaptureDrain). The rest of its state lives in
+// components it owns, plain types isolated to it (no hop off the actor), none of which reads
+// another's and each of which changes only through its own methods: HostObservation,
+// OriginLink (with the refresh schedule), RendererDriver and CaptureLane. Each other rule is
+// one pure decision (FallbackChain, FreshnessPolicy, FreshnessRenewal, Backoff, DenialRule,
+// StagingRule, DismissalRule, PresentationOutcomeRule, PresentationMode, RendererGate,
+// RendererTermination, DocumentTrust, ConfigurationChange); Docs/HostRules.md maps each rule
+// to its file and tests.
+
 /// Prepares, presents and refreshes one journey for one presentation surface.
 ///
-/// `prepare()` fetches the configuration (with its ETag) and starts the renderer in parallel,
-/// then keeps one hidden renderer ready within the freshness window; `present()` shows it at
-/// once, offline too. Every rule of freshness, denial, backoff and configuration change is
-/// described on the method it applies to; time, network and renderer are injected.
+/// ``prepare(forceRefresh:)`` fetches the configuration (with its ETag) and starts the
+/// renderer in parallel, then keeps one hidden renderer ready within the freshness window;
+/// ``present(context:preload:)`` shows it at once, offline too. Every rule of freshness,
+/// denial, backoff and configuration change is described on the method it applies to; time,
+/// network and renderer are injected.
 ///
-/// The host performs; it decides nothing itself. Its stateful rules are state machines whose
-/// events return actions, which it performs in one place per machine and whose tasks it keeps
-/// (``HostLifecycle``: generation, disposal, the shared preparation, authorisation this
-/// launch, the embedded default; ``PresentationStage``: what is prepared, staged and shown,
-/// and the open session; ``RefreshSchedule``; ``CaptureDrain``). The rest of its state lives
-/// in components it owns, plain types isolated to it (no hop off the actor), none of which
-/// reads another's and each of which changes only through its own methods:
-/// ``HostObservation``, ``OriginLink`` (with the refresh schedule), ``RendererDriver`` and
-/// ``CaptureLane``. Each other rule is one pure decision (``FallbackChain``,
-/// ``FreshnessPolicy``, ``FreshnessRenewal``, ``Backoff``, ``DenialRule``, ``StagingRule``,
-/// ``DismissalRule``, ``PresentationOutcomeRule``, ``PresentationMode``, ``RendererGate``,
-/// ``RendererTermination``, ``DocumentTrust``, ``ConfigurationChange``); Docs/HostRules.md
-/// maps each rule to its file and tests. Hosts sharing a ``PresentationCoordinator``
-/// (by default, all of the process) present one at a time, and a logout of everything, the
-/// app's foreground and a memory warning reach all of them through it.
+/// Hosts sharing a ``PresentationCoordinator`` (by default, all of the process) present one
+/// at a time, and a logout of everything, the app's foreground and a memory warning reach all
+/// of them through it. <doc:HostingAJourney> walks through a journey's life with a runnable
+/// example.
 public actor JourneyHost {
     let cache: LarderCache
     let clock: any HostClock
@@ -61,8 +64,14 @@ public actor JourneyHost {
     ///   - coordinator: the hosts it presents one at a time with: by default every host of
     ///     the process.
     ///   - connectivity: whether the network is reachable: on its return, queued captures are
-    ///     delivered without any call (``CaptureDrain``). The platform's monitor by default;
+    ///     delivered without any call. The platform's monitor by default;
     ///     nil: only the other triggers deliver.
+    ///   - configuration: the journey, key, person, origin, trusted keys and policies.
+    ///   - cache: the cache the host installs bundles into and leases them from.
+    ///   - renderer: shows the content: ``HeadlessRenderer``, a WebKitGTK renderer, or another
+    ///     ``JourneyRenderer``.
+    ///   - transport: how requests are sent; the platform's HTTP client unless a test swaps it.
+    ///   - clock: the host's time, which tests drive by hand.
     /// - Throws: ``HostError/Code/storage`` when the state cannot be opened.
     public init(
         configuration: JourneyConfiguration, cache: LarderCache, renderer: any JourneyRenderer, storage: String,
@@ -129,7 +138,7 @@ public actor JourneyHost {
     /// The current presentation state, then every change, until the host is disposed.
     public func presentationUpdates() -> AsyncStream<PresentationState> { observation.presentationUpdates() }
 
-    /// Progress (0…1) of the latest ``prepare()`` or ``prefetch(journeys:)``: its current
+    /// Progress (0…1) of the latest ``prepare(forceRefresh:)`` or ``prefetch(journeys:)``: its current
     /// value, then every rise, until the host is disposed. Each operation starts at 0, rises
     /// as its bundles download (a warm-up gives each journey an equal share) and ends at 1 when
     /// it succeeds; content already cached goes from 0 to 1 at once. For a progress bar.

@@ -1,7 +1,7 @@
 import Foundation
 import LarderSystem
 
-/// Keeps one presentation on screen at a time among the hosts that share it [seed 001]:
+/// Keeps one presentation on screen at a time among the hosts that share it:
 /// presenting a flow while another host's flow is shown dismisses that one first (its outcome:
 /// ``PresentationOutcome/replaced``).
 ///
@@ -51,8 +51,8 @@ public final class PresentationCoordinator: Sendable {
     /// How many members the group has (for tests and diagnostics).
     var memberCount: Int { members.withLock { $0.count } }
 
-    /// Signs every member of the group out [seed 001: "When the user logs out (reset()), all
-    /// experience caches are cleared"], one after another: each ends its presentation, releases
+    /// Signs every member of the group out (when the user logs out, every journey's
+    /// cache is cleared), one after another: each ends its presentation, releases
     /// what it prepared and staged, forgets the documents it verified and the authorisation it
     /// got in this launch, and forgets the scope's stored record (with ``LogoutExtent/everything``,
     /// every scope's, and every bundle of its cache but the embedded default); trigger routers

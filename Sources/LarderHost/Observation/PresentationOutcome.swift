@@ -1,6 +1,7 @@
 import Foundation
 
-/// How a presentation ended [seed 004], decided by ``PresentationOutcomeRule``.
+/// How a presentation ended: what the content said, how the presentation was closed, and
+/// whether the content asked for a purchase or a restore during it.
 public enum PresentationOutcome: String, Sendable, Equatable, CaseIterable {
     /// The content reached the end of the flow: it sent `{"type":"complete"}`.
     case completed

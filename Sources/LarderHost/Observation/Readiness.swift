@@ -26,7 +26,7 @@ public struct PreparedJourney: Sendable, Equatable {
     public var renewed: Date?
     /// The configuration document it was resolved from (nil for the embedded default). Only
     /// content neither stale nor removed counts as authorised by it
-    /// (``JourneyHost/freshness(of:in:)``).
+    /// (`JourneyHost.freshness(of:in:)`).
     public var document: JourneyDocument?
     /// True when it came from the cache because the origin could not be asked (offline,
     /// failing, backing off): shown, but not fresh.

@@ -17,7 +17,7 @@ public enum RetryAfter {
     }
 
     /// The date an HTTP-date names, in any of the three forms recipients must accept
-    /// (``HTTPDate``); `now` places a two-digit rfc850 year.
+    ///; `now` places a two-digit rfc850 year.
     public static func httpDate(_ text: String, now: Date) -> Date? {
         HTTPDate.parse(text, now: now)
     }

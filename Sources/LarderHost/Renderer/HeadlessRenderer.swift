@@ -116,7 +116,7 @@ public final class HeadlessRenderer: JourneyRenderer {
     ///   - visible: whether the content is visible at once (direct presentation).
     /// - Throws: ``HostError/Code/renderer`` whose ``HostError/resource`` names the bundle path
     ///   or font URL that failed, with the cache's error (a corrupt object gives
-    ///   ``CacheError/Code/corruptObject``); ``HostError/Code/disposed`` after ``stop()``.
+    ///   `CacheError.Code.corruptObject`); ``HostError/Code/disposed`` after ``stop()``.
     public func load(_ content: RenderContent, visible: Bool) async throws(HostError) {
         try storage.withLock { (storage) throws(HostError) in
             try Self.requireRunning(storage)

@@ -44,7 +44,7 @@ public struct PresentationSession: Sendable, Hashable {
     public var bundle: Digest
     /// The presentation's context as JSON values: the host-wide context
     /// (``JourneyConfiguration/context``) under what the app passed to
-    /// ``JourneyHost/present(contextValues:preload:)`` (or ``JourneyHost/present(context:)``).
+    /// ``JourneyHost/present(contextValues:preload:)`` (or ``JourneyHost/present(context:preload:)``).
     /// The content reads it as `window.larder.context` once shown, and hears it in a
     /// `larder:context` event.
     public var contextValues: [String: JSONValue]
@@ -140,8 +140,8 @@ public final class RendererBridge: Sendable {
 
 /// A renderer of journey content (a web view on devices, ``HeadlessRenderer`` on Linux).
 ///
-/// A renderer that advertises both ``Manifest/Capability/prepare`` and
-/// ``Manifest/Capability/visibility`` gets prepared presentation: the host loads it hidden,
+/// A renderer that advertises both `Manifest.Capability.prepare` and
+/// `Manifest.Capability.visibility` gets prepared presentation: the host loads it hidden,
 /// waits until the first screen's essential assets resolved, reuses it for showing and resets
 /// it while hidden after dismissal. Any other renderer gets direct presentation: it is loaded
 /// only when visible.
@@ -159,7 +159,9 @@ public protocol JourneyRenderer: AnyObject, Sendable {
 
     /// Loads content and returns once the first screen's essential assets resolved through
     /// the cache.
-    /// - Parameter visible: false for hidden preparation (content must not record a visit).
+    /// - Parameters:
+    ///   - visible: false for hidden preparation (content must not record a visit).
+    ///   - content: the leased bundle and the document to open.
     /// - Throws: ``HostError/Code/renderer`` naming the resource that failed.
     func load(_ content: RenderContent, visible: Bool) async throws(HostError)
 

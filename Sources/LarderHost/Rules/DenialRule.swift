@@ -1,4 +1,4 @@
-/// Denial and removal (DESIGN.md Host; seeds 000 and 002): a 401 or 403 discards the scope's
+/// Denial and removal: a 401 or 403 discards the scope's
 /// content at once; a 404 is confirmed by a second one in a row, and then discards it too, or,
 /// under ``RemovedJourneyPolicy/keepServing``, keeps the cached revision in service, flagged
 /// removed. A discard ends an open presentation of the current scope and drops what is

@@ -1,4 +1,6 @@
-/// What dismissal does with the staged and the shown content (DESIGN.md Host; seed 000).
+/// What dismissal does with the staged and the shown content: a revision staged while the
+/// presentation was open becomes the prepared one; otherwise the renderer resets to the first
+/// screen, is unloaded, or content is prepared afresh.
 ///
 /// A pure decision over values; ``PresentationStage`` applies it when a session is dismissed
 /// (``JourneyHost/dismiss()``), and the host performs the stage's actions, then publishes the

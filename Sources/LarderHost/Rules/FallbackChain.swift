@@ -1,11 +1,11 @@
 import Foundation
 
-/// The fallback chain (DESIGN.md Host; seed 004): fresh cache, then a live fetch within the
+/// The fallback chain: fresh cache, then a live fetch within the
 /// fetch deadline, then the stale cache, then the embedded default.
 ///
 /// Two pure decisions over values; ``JourneyHost`` performs what they return. Denied content
 /// is never part of the chain: a denial ends it. A forced refresh (``JourneyHost/prepare(forceRefresh:)``,
-/// seed 002's `forceRefresh: true`) skips the first link: it needs a live answer, and without
+/// behind a pull to refresh) skips the first link: it needs a live answer, and without
 /// one it falls back along the rest of the chain (``fallbackReason(forced:failure:)``).
 enum FallbackChain {
     /// The first link: what to do before asking the origin.

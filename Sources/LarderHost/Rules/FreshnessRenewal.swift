@@ -1,6 +1,6 @@
 import Foundation
 
-/// Which answers renew freshness (DESIGN.md Host; seeds 000 and 002): a 200 authorises a new
+/// Which answers renew freshness: a 200 authorises a new
 /// document and a 304 the stored one, both renewed now; a failure, a backoff, a denial or an
 /// unconfirmed 404 renews nothing and schedules no retry: the next present, resume or explicit
 /// retry asks again after the backoff.

@@ -1,6 +1,6 @@
 import LarderFormat
 
-/// Direct versus prepared presentation (DESIGN.md Host; seed 000): content is loaded hidden
+/// Direct versus prepared presentation: content is loaded hidden
 /// ahead of time only when both the renderer supports preparation and the bundle declares
 /// ``Manifest/Capability/prepare`` and ``Manifest/Capability/visibility``
 /// (``RendererGate/presentationModes``); otherwise the renderer loads it when it becomes
@@ -24,8 +24,8 @@ enum PresentationMode: Sendable, Equatable {
         rendererSupportsPreparation && bundleCapabilities.isSuperset(of: RendererGate.presentationModes) ? .prepared : .direct
     }
 
-    /// The mode of one presentation [seed 004: `preloadMedia` per session overrides the
-    /// configured default]: what the presentation asked for, else what the preparation chose
+    /// The mode of one presentation (a presentation's own preload switch overrides the
+    /// configured default): what the presentation asked for, else what the preparation chose
     /// (``JourneyConfiguration/preload`` and ``of(rendererSupportsPreparation:bundleCapabilities:)``).
     /// - Parameters:
     ///   - prepared: the prepared content is presented prepared (loaded hidden ahead).

@@ -1,4 +1,4 @@
-/// The outcome of a presentation from what happened in it [seed 004].
+/// The outcome of a presentation from what happened in it.
 ///
 /// A pure decision over values; ``PresentationStage`` records the session's purchase and
 /// restore requests and takes it when the session ends (``Ending``), and the host publishes

@@ -1,5 +1,5 @@
-/// What a preview (``JourneyHost/preview(bundle:context:)``) decides (seed 001: a given
-/// version presented for QA, never recorded as the journey's revision).
+/// What a preview (``JourneyHost/preview(bundle:context:)``) decides: a given
+/// version presented for QA, never recorded as the journey's revision.
 ///
 /// Pure decisions over values; ``PresentationStage`` applies the dismissal one, the host the
 /// error code.

@@ -1,8 +1,8 @@
 import Foundation
 import LarderFormat
 
-/// Whether a trigger may present its journey to a person again [seed 001: "reentry policies
-/// control how often a experience appears"]: a pure decision over the trigger's policy, when
+/// Whether a trigger may present its journey to a person again (a reentry
+/// policy controls how often a journey appears): a pure decision over the trigger's policy, when
 /// the journey was last shown to that person by a trigger (remembered across restarts, forgotten
 /// by a logout) and the time.
 enum ReentryRule {

@@ -1,8 +1,7 @@
 /// What a host does when the origin confirms a journey is gone (a second consecutive 404).
 ///
-/// The two seed SDKs disagree: the Journeys host discards the content, the funnel SDK keeps
-/// rendering a flow deleted on the server, so a mistaken unpublish does not empty every
-/// device. Either way ``JourneyStatus`` records what happened and when.
+/// Apps differ: discarding the content follows the server at once; keeping on rendering a
+/// flow deleted on the server means a mistaken unpublish does not empty every device. Either way ``JourneyStatus`` records what happened and when.
 public enum RemovedJourneyPolicy: String, Sendable, Equatable, CaseIterable {
     /// Discard the scope's content, as for a 401 or 403 (the default).
     case discard

@@ -1,7 +1,8 @@
 import LarderFormat
 
 /// Whether a renderer can load a bundle, by the renderer protocol and capabilities the
-/// bundle's manifest declares (DESIGN.md: content is gated on the renderer it was built for).
+/// bundle's manifest declares: content is only loaded by a renderer that implements what it
+/// was built for.
 ///
 /// A bundle built for a newer protocol than the renderer implements is never loaded.
 /// ``Manifest/Capability/prepare`` and ``Manifest/Capability/visibility`` choose how content is

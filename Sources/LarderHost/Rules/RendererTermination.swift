@@ -2,9 +2,9 @@
 /// the content it held is gone, so nothing may count as loaded, and an open presentation
 /// shows nothing any more.
 ///
-/// One pure decision over the stage's state; ``PresentationStage`` applies it and
+/// One pure decision over the stage's state; `PresentationStage` applies it and
 /// ``JourneyHost`` performs what the stage returns. The next
-/// ``JourneyHost/prepare()`` (or ``JourneyHost/present(context:)``) loads the prepared content
+/// ``JourneyHost/prepare(forceRefresh:)`` (or ``JourneyHost/present(context:preload:)``) loads the prepared content
 /// again from the cache, as after a memory warning.
 public enum RendererTermination: Sendable, Equatable {
     /// A presentation was open: it ends (the app hears `presentation` go hidden), and the

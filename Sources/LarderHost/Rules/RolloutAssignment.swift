@@ -1,6 +1,6 @@
 import LarderFormat
 
-/// Which side of a staged rollout (``JourneyDocument/Rollout``) an identity is on: its bucket
+/// Which side of a staged rollout (`JourneyDocument.Rollout`) an identity is on: its bucket
 /// (0–99, a stable hash of the journey and the identity's id), the rollout's percentage, and
 /// whether that put it on the new bundle or the previous one. Carried by prepared and presented
 /// results and by every capture, so an experiment's two sides can be told apart. Nil outside a
@@ -8,9 +8,9 @@ import LarderFormat
 public struct RolloutAssignment: Sendable, Hashable, Codable {
     /// The bundle an identity is assigned.
     public enum Side: String, Sendable, Hashable, Codable {
-        /// The document's ``JourneyDocument/bundle``: the bucket is below the percentage.
+        /// The document's `JourneyDocument.bundle`: the bucket is below the percentage.
         case new
-        /// The rollout's ``JourneyDocument/Rollout/previous`` bundle.
+        /// The rollout's `JourneyDocument.Rollout.previous` bundle.
         case previous
     }
 

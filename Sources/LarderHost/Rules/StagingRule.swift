@@ -1,4 +1,4 @@
-/// Staging (DESIGN.md Host; seed 000): a revision published while a presentation is open never
+/// Staging: a revision published while a presentation is open never
 /// replaces what is on screen; it is staged, replacing any revision staged before, and shown
 /// after dismissal. With no presentation open it is prepared at once.
 ///

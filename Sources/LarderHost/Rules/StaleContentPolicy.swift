@@ -2,13 +2,12 @@
 /// answer (offline, failing, backing off, no answer within the fetch deadline) or, under
 /// ``StartupPolicy/cacheFirst``, before it answers.
 ///
-/// The seeds disagree, so both readings are expressible. The funnel and flow-session SDKs
-/// (seeds 002, 004) show "the last known-good version" offline whatever its age, which is the
-/// default. The Journeys host (seed 000) says "content older than 30 minutes requires a
-/// successful fetch before a new presentation": ``strict``, past which the fallback chain goes on
+/// Apps differ, so both are expressible: show the last known-good version offline whatever its
+/// age, the default; or require a successful fetch before a new presentation once content is
+/// older than 30 minutes: ``strict``, past which the fallback chain goes on
 /// to the embedded default or throws. An open presentation is never ended for age either way.
 public enum StaleContentPolicy: Sendable, Equatable {
-    /// The last good version, at any age (seeds 002, 004; the default).
+    /// The last good version, at any age (the default).
     case lastGoodVersion
     /// Content older than this (since the origin last authorised it) is not shown without a
     /// successful fetch.

@@ -1,8 +1,7 @@
 /// What a new launch shows before the origin has answered in it.
 ///
-/// The seeds disagree. The Journeys host (seed 000) requires fresh authorisation for new
-/// presentations after a restart; the funnel and flow-session SDKs (seeds 002, 004) render the
-/// cached copy at once and revalidate it in the background. Once the origin has authorised the
+/// Apps differ: some require fresh authorisation for new presentations after a restart;
+/// others render the cached copy at once and revalidate it in the background. Once the origin has authorised the
 /// scope in this launch, the freshness window decides as usual whatever the policy.
 public enum StartupPolicy: String, Sendable, Equatable, CaseIterable {
     /// Ask the origin first, within ``JourneyConfiguration/fetchDeadline``; when it cannot
@@ -12,12 +11,11 @@ public enum StartupPolicy: String, Sendable, Equatable, CaseIterable {
     /// stale-content policy allows (``StaleContentPolicy``: by default any), before and after the
     /// origin answered in this launch (its bundle complete, its document still trusted; a
     /// denial or a signed expiry stops it): a new revision replaces it for the next
-    /// presentation, never the one open (seeds 002, 004: "A cached copy for this flow key is
-    /// rendered immediately, if there is one").
+    /// presentation, never the one open.
     case cacheFirst = "cache-first"
     /// No new presentation of downloaded content without fresh authorisation in this launch:
     /// when the origin cannot answer the cached revision is not shown (the embedded default,
-    /// which the app ships, still is), and the live link's error is thrown (seed 000).
+    /// which the app ships, still is), and the live link's error is thrown.
     case requireAuthorisation = "require-authorisation"
 }
 

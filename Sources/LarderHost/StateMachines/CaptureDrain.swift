@@ -1,7 +1,7 @@
 import Foundation
 
-/// When queued captures are delivered without being asked (seed 002: "Analytics queue up on
-/// the device and drain when the connection returns"): after a dismissal, on returning to the
+/// When queued captures are delivered without being asked (captures queue up on
+/// the device and drain when the connection returns): after a dismissal, on returning to the
 /// foreground, after a successful answer from the origin that follows a failure (a request to
 /// the origin or a delivery that failed), and when the connectivity signal says the network
 /// came back (``ConnectivitySignal``), with no call of the app's. Each run delivers at most

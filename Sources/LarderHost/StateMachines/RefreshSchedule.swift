@@ -1,7 +1,7 @@
 import Foundation
 
-/// When the host next asks the origin by itself (DESIGN.md Host: one refresh scheduled when
-/// due while in the foreground): the one refresh task kept (a timer, or a refresh under way),
+/// When the host next asks the origin by itself (one refresh scheduled when due, and only
+/// while in the foreground): the one refresh task kept (a timer, or a refresh under way),
 /// when the next refresh is due, whether the app is in the foreground (refreshes run only
 /// there; one due in the background waits for the resume), and when the app last came back
 /// (``ForegroundGrace``).

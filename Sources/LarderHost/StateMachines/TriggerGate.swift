@@ -1,7 +1,7 @@
 import Foundation
 import LarderFormat
 
-/// The trigger router's gate [seed 001]: what an app event does, one trigger at a time. The
+/// The trigger router's gate: what an app event does, one trigger at a time. The
 /// event must match a published trigger; the trigger's reentry policy must let its journey
 /// appear to this person again (``ReentryRule``); no presentation may be open, neither another
 /// host's nor one a trigger is still bringing up (one at a time: a trigger never replaces what

@@ -3,13 +3,13 @@ import LarderCache
 import LarderFormat
 import LarderTransport
 
-/// App events that present journeys [seed 001: "Event triggers – a experience appears when the
-/// user fires a specific event via trigger()"]: a trigger router over several ``JourneyHost``s,
+/// App events that present journeys (an app calls ``trigger(_:properties:)`` with an event,
+/// and the journey the origin maps it to appears): a trigger router over several ``JourneyHost``s,
 /// one per journey, all of one origin, key and person.
 ///
 /// The origin publishes which event presents which journey, and how often one person may see
 /// it (`larder publish … --journey <id> --trigger <event> --reentry once|always|<duration>`), in
-/// its triggers document (``TriggerDocument``): signed, versioned and revalidated with ETags
+/// its triggers document (`TriggerDocument`): signed, versioned and revalidated with ETags
 /// like a journey's, and kept in the router's storage for offline use. ``trigger(_:properties:)``
 /// answers with a typed decision (``TriggerDecision``): shown, suppressed (reentry, another
 /// presentation open, the foreground grace, no content, denied) or no match. Reentry is
@@ -65,6 +65,13 @@ public actor JourneyTriggers {
     ///     reentry, each host's own state); created when missing.
     ///   - renderer: makes the renderer of the host of a journey, when it is first needed.
     ///   - connectivity: as ``JourneyHost/init(configuration:cache:renderer:storage:transport:clock:captureSink:coordinator:connectivity:)``.
+    ///   - cache: the cache every host of the router uses.
+    ///   - transport: how requests are sent; the platform's HTTP client unless a test swaps it.
+    ///   - clock: the router's and its hosts' time, which tests drive by hand.
+    ///   - captureSink: where its hosts' captured events go; nil posts them to the capture
+    ///     endpoint.
+    ///   - coordinator: the hosts its hosts present one at a time with: by default every host of
+    ///     the process.
     /// - Throws: ``HostError/Code/storage`` when the state cannot be opened.
     public init(
         configuration: JourneyConfiguration, cache: LarderCache, storage: String, renderer: @escaping @Sendable (String) -> any JourneyRenderer,
@@ -105,7 +112,7 @@ public actor JourneyTriggers {
     /// ``JourneyHost/present(contextValues:preload:)`` does (offline: its cache, then its
     /// embedded default).
     /// - Parameters:
-    ///   - event: the event's name (``EventName``: `checkout_started`, `paywall:closed`).
+    ///   - event: the event's name (`EventName`: `checkout_started`, `paywall:closed`).
     ///   - properties: added to the presentation's context with `larder:trigger` (the event),
     ///     over the host-wide context: the content reads them, and its captures carry them.
     /// - Returns: what happened: shown (the journey and its session), suppressed (why), or

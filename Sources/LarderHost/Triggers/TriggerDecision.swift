@@ -1,5 +1,5 @@
-/// What ``JourneyTriggers/trigger(_:properties:)`` did with an app event [seed 001's
-/// `TriggerHandle`: `flowShown`, `suppressed(reason)`, `noMatch`].
+/// What ``JourneyTriggers/trigger(_:properties:)`` did with an app event: shown,
+/// suppressed (and why), or no trigger matched.
 public enum TriggerDecision: Sendable, Equatable {
     /// The event presents `journey`, and it is on screen in `session` (its end:
     /// ``JourneyHost/waitForCompletion()`` of ``JourneyTriggers/host(for:)``).

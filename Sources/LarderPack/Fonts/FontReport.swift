@@ -15,7 +15,7 @@ public struct PackedFontFace: Sendable, Equatable {
     public struct Subset: Sendable, Equatable {
         public var name: String
         /// Its `unicode-range` as written: the characters of the subset the font maps, merged
-        /// past 256 ranges (``UnicodeRanges/coalesced(within:limit:)``); nil: the whole face.
+        /// past 256 ranges (`UnicodeRanges.coalesced(within:limit:)`); nil: the whole face.
         public var ranges: UnicodeRanges?
         /// The packed file.
         public var path: String

@@ -6,7 +6,7 @@ import Foundation
 public struct FontProblem: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     /// The bytes of font a WOFF or WOFF2 file decodes to, when that is over the limit the
-    /// packer keeps (``FontPipeline/conversionLimit``); nil for every other problem.
+    /// packer keeps (16 MiB); nil for every other problem.
     public var decodedBytes: UInt64?
     public init(_ message: String, decodedBytes: UInt64? = nil) {
         self.message = message
