@@ -96,7 +96,8 @@ final class ProgressBar: Sendable {
             state.lastDrawTime = now
             return true
         }
-        if due { Console.progress("\r\u{1B}[K" + line) }
+        // Written over the line drawn last; the end of a longer earlier line is erased after it.
+        if due { Console.progress("\r" + line + "\u{1B}[K") }
     }
 
     private static func percent(of line: String) -> Substring? {
