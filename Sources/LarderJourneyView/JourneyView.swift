@@ -81,6 +81,8 @@ public final class JourneyView {
     package private(set) var renderer: WebKitRenderer?
     /// The session on show.
     public private(set) var session: PresentationSession?
+    /// Whether the result of a flow the person saw is still to come (``result()`` gives it).
+    package var isResultPending: Bool { stage.resultPending }
     /// The attempt the error page was made for.
     private var errorPageAttempt = 0
     /// The overlay window, while the view is presented in one.

@@ -60,8 +60,15 @@ struct JourneyViewStage {
     private(set) var attempt = 0
     /// The session the view opened and has not seen end.
     private(set) var openSession: String?
+    /// The attempt whose content was on screen when the view left, before the host's answer
+    /// named its session: the person saw the flow, so its end is a result like any other.
+    private(set) var leftWhileShown: Int?
     /// The error the error state is about.
     private(set) var error: HostError?
+
+    /// Whether a presentation's result is still to come: a session the view opened, or one
+    /// whose content was on screen when the view left.
+    var resultPending: Bool { openSession != nil || leftWhileShown != nil }
 
     /// The page the view shows in its phase.
     var page: Page {
@@ -99,6 +106,12 @@ struct JourneyViewStage {
 
     /// The host presented `session` in answer to attempt `attempt`.
     mutating func presented(session: String, attempt: Int) -> [Action] {
+        if attempt == leftWhileShown {
+            // Its dismissal is already on its way to the host, after this presentation.
+            leftWhileShown = nil
+            openSession = session
+            return [.awaitEnd(session: session)]
+        }
         guard attempt == self.attempt, phase == .loading else {
             // Late: the view left (or tried again) meanwhile; a session opened all the same ends.
             return [.dismissHost]
@@ -111,6 +124,10 @@ struct JourneyViewStage {
     /// The host could not present in attempt `attempt` (not ready within the presentation
     /// deadline, nothing to show, the renderer failed).
     mutating func presentFailed(_ error: HostError, attempt: Int) -> [Action] {
+        if attempt == leftWhileShown {
+            leftWhileShown = nil
+            return [.endWithoutResult]
+        }
         guard attempt == self.attempt, phase == .loading else { return [] }
         phase = .failed
         self.error = error
@@ -163,6 +180,12 @@ struct JourneyViewStage {
 
     private mutating func leave() -> [Action] {
         switch phase {
+        case .loading where page == .content:
+            // The host already shows the content, but its answer (the session) has not come:
+            // the presentation is let finish and then dismissed, and its result follows.
+            leftWhileShown = attempt
+            phase = .idle
+            return [.dismissHost]
         case .loading:
             phase = .idle
             return [.cancelPresenting, .dismissHost, .endWithoutResult]

@@ -89,8 +89,9 @@ final class WindowSession {
     private func waitUntilClosed() async {
         guard !isClosed else { return }
         await withCheckedContinuation { closed = $0 }
-        // The dismissal's result (ended-by-app) follows the window's closing.
-        if run.result == nil, view.session != nil || run.session != nil { run.result = await view.result() }
+        // The dismissal's result (ended-by-app) follows the window's closing, also when the
+        // window closed as the flow appeared, before the host's answer named its session.
+        if run.result == nil, view.session != nil || run.session != nil || view.isResultPending { run.result = await view.result() }
     }
 
     private func finish() {

@@ -63,6 +63,27 @@ import Testing
         #expect(stage.phase == .idle)
     }
 
+    /// The window closed (SIGTERM, its close button) in the instant between the host putting the
+    /// flow on screen and its answer naming the session: the person saw the flow, so the
+    /// presentation ends by dismissal and its result is delivered, not "nothing was shown".
+    @Test func leavingWhileTheContentIsShownBeforeTheAnswerStillDeliversTheResult() {
+        var stage = JourneyViewStage()
+        _ = stage.mapped()
+        _ = stage.placed()
+        #expect(Self.words(stage.dismissed()) == ["dismiss", "show empty", "close"], "the presentation is let finish: no cancel")
+        #expect(stage.resultPending)
+        #expect(Self.words(stage.presented(session: "s1", attempt: 1)) == ["await s1"], "the dismissal is already queued after it")
+        #expect(Self.words(stage.ended(Self.result("s1", .endedByApp), failure: nil)) == ["deliver ended-by-app"])
+        #expect(!stage.resultPending)
+        // Had the host failed instead, whoever waits gets nil.
+        var failing = JourneyViewStage()
+        _ = failing.mapped()
+        _ = failing.placed()
+        _ = failing.unmapped()
+        #expect(Self.words(failing.presentFailed(HostError(.renderer, "gone"), attempt: 1)) == ["no result"])
+        #expect(!failing.resultPending)
+    }
+
     @Test func aFailureShowsTheErrorStateAndTryAgainPresentsAgain() {
         var stage = JourneyViewStage()
         _ = stage.mapped()
