@@ -10,7 +10,8 @@
 # Tools/powerloss.sh), python3-venv and moto's S3 server in /opt/larder-moto (the S3
 # publishing tests, Tools/s3), with s3cmd and rclone (the references of `larder-bench publish`), and
 # the accessibility stack (at-spi2-core, python3-pyatspi, dbus-daemon's dbus-run-session: the journey
-# window's tests read and press it as a screen reader does, Tools/atspi). Idempotent, and quiet when nothing
+# window's tests read and press it as a screen reader does, Tools/atspi), and gdb (the power-loss explorer
+# saves a hung checker's thread stacks; its self-test checks that). Idempotent, and quiet when nothing
 # is missing. Needs root or sudo only when something must be installed. The nginx package's
 # own system service is never started.
 set -euo pipefail
@@ -19,7 +20,7 @@ packages=(pkg-config zlib1g-dev libdeflate-dev libarchive-dev libssl-dev libsqli
   libharfbuzz-dev libwoff-dev libbrotli-dev iproute2
   fonts-font-awesome fonts-dejavu-core fonts-mathjax libjs-bootstrap4 libjs-jquery-ui-theme-base libjs-mathjax sphinx-rtd-theme-common python3-doc
   fuse3 libfuse3-dev e2fsprogs btrfs-progs gcc s3cmd rclone python3-venv
-  at-spi2-core python3-pyatspi dbus-daemon)
+  at-spi2-core python3-pyatspi dbus-daemon gdb)
 
 missing=()
 for package in "${packages[@]}"; do
