@@ -35,8 +35,11 @@ enum HangReport {
                 return "(gdb did not finish in \(Int(timeout)) s)"
             }
             child.wait(until: Date().addingTimeInterval(5))
-            return String(decoding: output, as: UTF8.self)
-                .split(separator: "\n").filter { $0.hasPrefix("#") || $0.hasPrefix("Thread ") }.joined(separator: "\n")
+            let lines = String(decoding: output, as: UTF8.self).split(separator: "\n")
+            let stacks = lines.filter { $0.hasPrefix("#") || $0.hasPrefix("Thread ") }
+            // A machine that forbids ptrace (a container without the capability): say so.
+            guard !stacks.isEmpty else { return "(gdb could not read the stacks: \(lines.last ?? "no output"))" }
+            return stacks.joined(separator: "\n")
         } catch {
             return "(cannot start gdb: \(error))"
         }
