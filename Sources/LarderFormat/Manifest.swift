@@ -25,6 +25,9 @@ public struct Manifest: Sendable, Equatable {
         case prepare
         /// It is told when it becomes visible and hidden.
         case visibility
+        /// It waits for the page to declare its first screen drawn (the page runtime's
+        /// `larder.ready()`), within its deadline, before it reports the page ready.
+        case ready
 
         public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
     }

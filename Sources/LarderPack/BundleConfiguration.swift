@@ -2,7 +2,7 @@ import LarderFormat
 
 /// The optional `larder.json` at the root of a source folder:
 /// `{"name": "...", "entry": "index.html", "renderer": {"protocol": 1, "capabilities": [...]},
-/// "exclude": ["test/"], "include": ["jax/**", {"pattern": "config/*.js", "essential": true}]}`.
+/// "exclude": ["test/"], "include": ["jax/**", {"pattern": "config/*.js", "essential": true}], "runtime": true}`.
 ///
 /// Without it a bundle is named after its folder, starts at `index.html`, and targets renderer
 /// protocol 1 with both `prepare` and `visibility`; nothing is excluded or included.
@@ -30,6 +30,9 @@ public struct BundleConfiguration: Sendable, Equatable {
     public var include: [Include] = []
     /// How fonts are converted and split (`"fonts"`).
     public var fonts = FontSettings()
+    /// Whether the packer adds the page runtime (``PageRuntime``) as `larder.js` (`"runtime"`;
+    /// off unless asked, so a folder packed without it packs as before).
+    public var runtime = false
 
     public init(name: String, entry: String = "index.html", renderer: Manifest.Renderer = .init()) {
         self.name = name
@@ -87,6 +90,8 @@ public struct BundleConfiguration: Sendable, Equatable {
             case ("include", .array(let items)):
                 include = try items.map { (item) throws(PackError) in try Self.include(item, invalid) }
             case ("fonts", .object(let settings)): fonts = try FontSettings(parsing: settings)
+            case ("runtime", .bool(let flag)): runtime = flag
+            case ("runtime", _): throw invalid(key, "expected true or false, found \(field.kindName)")
             case ("fonts", _): throw invalid(key, "expected an object, found \(field.kindName)")
             case ("exclude", _), ("include", _): throw invalid(key, "expected an array, found \(field.kindName)")
             case ("name", _), ("entry", _): throw invalid(key, "expected a string, found \(field.kindName)")

@@ -53,6 +53,7 @@ extension BundlePlan {
             }
         }
         var tree = try SourceTree.scan(root: source, excluding: configuration.exclude, output: output)
+        let runtime = try addRuntime(configuration, to: &tree)
         var byExtension = Dictionary(uniqueKeysWithValues: tree.files.map { ($0.path, MediaType.classify($0.path)) })
         let isExcluded = { (path: String) in configuration.exclude.contains { $0.covers(file: path) } }
         guard let entryRole = byExtension[configuration.entry] else {
@@ -74,7 +75,8 @@ extension BundlePlan {
         var errors: [PackError] = []
         var analyses: [String: FileAnalysis] = [:]
         let collectCharacters = configuration.fonts.splitsFaces
-        let binaries = tree.files.filter { !isText($0.path) }
+        if let runtime { analyses[runtime.path] = runtime.analysis }
+        let binaries = tree.files.filter { !isText($0.path) && analyses[$0.path] == nil }
         let classes = byExtension
         let binaryResults = binaries.parallelMap { file in
             Result { () throws(PackError) in try FileAnalysis.analyse(file, role: classes[file.path]!.role, knownPaths: []) }
@@ -162,6 +164,8 @@ extension BundlePlan {
 
         // Roots: the entry, and what `include` declares loaded at run time.
         var roots: [(path: String, isEssential: Bool)] = [(configuration.entry, true)]
+        // The runtime is loaded by script (an import), which the analysis does not follow.
+        if let runtime { roots.append((runtime.path, true)) }
         var matchedIncludes = Set<Int>()
         for file in tree.files {
             var covered = false
@@ -216,7 +220,7 @@ extension BundlePlan {
             tree: tree, manifest: manifest, unreferenced: unreferenced, remoteReferences: remote,
             rewrittenFontReferences: analyses.values.reduce(0) { $0 + $1.edits.count }, warnings: warnings,
             fonts: fontPlan.report, analyses: analyses,
-            generatedFiles: Dictionary(uniqueKeysWithValues: fontPlan.derived.map { ($0.path, $0.bytes) }))
+            generatedFiles: Dictionary(uniqueKeysWithValues: fontPlan.derived.map { ($0.path, $0.bytes) } + (runtime.map { [($0.path, $0.bytes)] } ?? [])))
     }
 
     /// Files reached from the roots through any reference, and the essential subset: the

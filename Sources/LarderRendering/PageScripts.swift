@@ -1,4 +1,5 @@
 import Foundation
+import LarderFormat
 
 /// The JavaScript LarderWebKit runs in pages. Its own code runs in an isolated script world
 /// (``world``): the page cannot see or change it, and it sees the page's DOM.
@@ -101,9 +102,13 @@ package enum PageScripts {
     /// started is decided (and, refused, reported) before the answer. Returns the document,
     /// each face with its status, range and whether it was needed, the `@font-face` rules with
     /// their sources, and what ``observer`` saw.
-    package static func readiness(essentialFonts: [String]) -> String {
+    ///
+    /// With `waitsForPage` (the bundle lists ``Manifest/Capability/ready``) it first waits for
+    /// the page to declare its first screen drawn: the page runtime's `larder.ready()` sets
+    /// ``readyAttribute`` on the root element and dispatches ``readyEvent`` on the document.
+    package static func readiness(essentialFonts: [String], waitsForPage: Bool = false) -> String {
         let essential = "[" + essentialFonts.map(quoted).joined(separator: ",") + "]"
-        return """
+        return (waitsForPage ? pageReady : "") + """
             // A document whose parser stopped (it started a navigation while loading, which was
             // refused) reads "loaded" and never settles ready: the faces' own loads decide then.
             const fontsReady = () => document.fonts.status === "loaded" ? Promise.resolve() : document.fonts.ready;
@@ -178,6 +183,23 @@ package enum PageScripts {
             };
             """
     }
+
+    /// The attribute `larder.ready()` sets on the root element.
+    package static let readyAttribute = "data-larder-ready"
+    /// The event `larder.ready()` dispatches on the document.
+    package static let readyEvent = "larder:ready"
+    /// The event dispatched on the document once a reset loaded the entry again.
+    package static let resetEvent = "larder:reset"
+
+    /// Waits until the page declared its first screen drawn (``readyAttribute``, or
+    /// ``readyEvent`` once it does).
+    static let pageReady = """
+        await new Promise((resolve) => {
+          if (document.documentElement && document.documentElement.hasAttribute(\(quoted(readyAttribute)))) return resolve();
+          document.addEventListener(\(quoted(readyEvent)), () => resolve(), { once: true });
+        });
+
+        """
 
     /// A statement that dispatches `name` as a `CustomEvent` on `target` with `detail` (JSON).
     package static func dispatch(_ name: String, on target: String, detail json: String) -> String {

@@ -5,7 +5,8 @@ import LarderHost
 public struct RendererConfiguration: Sendable {
     /// The page's size in CSS pixels.
     public var viewport: Viewport
-    /// What the renderer advertises; the default gets prepared presentation.
+    /// What the renderer advertises; the default gets prepared presentation, and waits for a
+    /// page whose bundle lists ``Manifest/Capability/ready`` to call `larder.ready()`.
     public var capabilities: Set<Manifest.Capability>
     /// The longest a load (or a reset's load) may take to become ready.
     public var loadTimeout: Duration
@@ -21,7 +22,7 @@ public struct RendererConfiguration: Sendable {
 
     /// Creates a configuration.
     public init(
-        viewport: Viewport = .phone, capabilities: Set<Manifest.Capability> = [.prepare, .visibility],
+        viewport: Viewport = .phone, capabilities: Set<Manifest.Capability> = [.prepare, .visibility, .ready],
         loadTimeout: Duration = .seconds(10), remote: RemotePolicy = .blockAll, webProcessMemoryLimit: Int = 1024
     ) {
         self.viewport = viewport

@@ -60,13 +60,16 @@ extension RendererCore {
             throw overrun(attempt, document: document, waiting: error.message)
         }
         let essentialFonts = content?.manifest.files.filter { $0.role == .font && $0.essential }.map { FontURL(digest: $0.digest).description } ?? []
+        let waitsForPage = waitsForPageReady
         let answer = await engine.callAsyncJavaScript(
-            PageScripts.readiness(essentialFonts: essentialFonts), world: PageScripts.world, timeout: max(deadline - clock.now, .milliseconds(1)))
+            PageScripts.readiness(essentialFonts: essentialFonts, waitsForPage: waitsForPage), world: PageScripts.world,
+            timeout: max(deadline - clock.now, .milliseconds(1)))
         guard self.attempt === attempt else { throw attempt.failure ?? HostError(.cancelled, "another load replaced this one") }
         let readiness: PageReadiness
         switch answer {
         case .failure(let error):
-            throw overrun(attempt, document: document, waiting: "waiting for fonts and the page failed: \(error.message)")
+            let waited = waitsForPage ? "waiting for the page's larder.ready() (its bundle lists 'ready'), fonts and the page" : "waiting for fonts and the page"
+            throw overrun(attempt, document: document, waiting: "\(waited) failed: \(error.message)")
         case .success(let bytes):
             do { readiness = try PageReadiness(json: try JSONValue.parse(bytes)) } catch let error as HostError {
                 throw error
@@ -83,6 +86,13 @@ extension RendererCore {
         return PageLoadReport(
             document: document, requests: attempt.requests.map(\.record), fonts: readiness.fonts, blocked: attempt.blocked,
             dialogs: attempt.dialogs, readyAfter: clock.now - attempt.started)
+    }
+
+    /// Whether the load waits for the page's `larder.ready()`: the bundle lists
+    /// ``Manifest/Capability/ready`` and the renderer advertises it.
+    var waitsForPageReady: Bool {
+        guard let content, configuration.capabilities.contains(.ready) else { return false }
+        return content.manifest.renderer.capabilities.contains(.ready)
     }
 
     /// The page was not ready by the deadline: whatever it is doing (a script that never

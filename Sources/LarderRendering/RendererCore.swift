@@ -133,8 +133,8 @@ public final class RendererCore {
         _ = try await evaluateInPage(PageScripts.dispatch("larder:visibility", on: "document", detail: detail.jsonText))
     }
 
-    /// Hides the page and loads the entry document again, hidden, until ready. With nothing
-    /// loaded there is nothing to reset.
+    /// Hides the page and loads the entry document again, hidden, until ready, then tells it
+    /// (a `larder:reset` event on the document). With nothing loaded there is nothing to reset.
     /// - Throws: what ``load(_:visible:)`` throws; the content is then unloaded.
     nonisolated(nonsending) public func reset() async throws(HostError) {
         try requireRunning()
@@ -149,6 +149,7 @@ public final class RendererCore {
             lastLoad = report
             resets += 1
             state = .loaded(visible: false, document: content.manifest.entry)
+            _ = try await evaluateInPage(PageScripts.dispatch(PageScripts.resetEvent, on: "document", detail: "{}"))
         } catch {
             self.content = nil
             throw error

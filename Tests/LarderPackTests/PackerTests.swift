@@ -102,7 +102,14 @@ import Testing
         #expect(manifests.values.allSatisfy { $0.files.allSatisfy { !$0.path.hasSuffix(".ttf") } })
         #expect(manifests["onboarding"]!.files.filter { $0.role == .document }.count >= 3)
         #expect(manifests["legacy-prompt"]?.renderer.capabilities == [])
-        #expect(manifests["paywall"]?.renderer.capabilities == [.prepare, .visibility])
+        // The paywall draws its plans by script and says when: the renderer waits for it.
+        #expect(manifests["paywall"]?.renderer.capabilities == [.prepare, .visibility, .ready])
+        #expect(manifests["onboarding"]?.renderer.capabilities == [.prepare, .visibility])
+        // Each sample speaks through the page runtime the packer adds, the same bytes in each:
+        // the archive holds it once per bundle and the cache once.
+        let runtimes = Set(manifests.values.compactMap { $0.file(at: PageRuntime.path)?.digest })
+        #expect(runtimes == [SHA256Hasher.hash(PageRuntime.scriptBytes)])
+        #expect(manifests.values.allSatisfy { $0.file(at: PageRuntime.path)?.essential == true })
     }
 
     /// The same sources in two folders, written in another order with other mtimes and
