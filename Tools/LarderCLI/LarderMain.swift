@@ -10,6 +10,7 @@ let rootSpec = CommandSpec(
     options: [OptionSpec(names: ["--version"], value: nil, help: "Show the version.")],
     discussion: """
         SUBCOMMANDS:
+          init                    Create a new flow's source folder, with the page runtime.
           pack                    Pack a source folder into a content-hashed bundle archive.
           inspect                 Show a bundle archive's manifest.
           verify                  Recompute and check every digest in a bundle archive.
@@ -26,6 +27,7 @@ let rootSpec = CommandSpec(
 /// The subcommands; `render` and `journey` reach the web engine through `engine`.
 func commands(engine: any WebEngineRunner) -> [String: (spec: CommandSpec, run: ([String]) -> ExitCode)] {
     [
+        "init": (InitCommand.spec, InitCommand.run),
         "pack": (PackCommand.spec, PackCommand.run),
         "inspect": (InspectCommand.spec, InspectCommand.run),
         "verify": (VerifyCommand.spec, VerifyCommand.run),
