@@ -112,7 +112,7 @@ let package = Package(
         // without loading WebKitGTK; it hands `render` and `journey --renderer webkit` to
         // `larder-webkit` (found next to it), the same commands with the engine.
         .target(
-            name: "LarderCLI", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderS3", "LarderSystem"],
+            name: "LarderCLI", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderS3", "LarderSystem", "LarderRendering"],
             path: "Tools/LarderCLI"),
         .executableTarget(name: "larder", dependencies: ["LarderCLI"], path: "Tools/larder"),
         .executableTarget(

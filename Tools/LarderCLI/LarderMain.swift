@@ -19,6 +19,7 @@ let rootSpec = CommandSpec(
           cache                   List, inspect, verify, repair and evict a device cache.
           journey                 Prepare or present a journey and show what the host did.
           render                  Render a flow's entry screen in the web engine and write a PNG.
+          preview                 Serve a flow on 127.0.0.1 as a device loads it, reloading on every change.
           keys                    Generate the key pair a publisher signs journey documents with.
 
           See 'larder help <subcommand>' for detailed help.
@@ -37,6 +38,7 @@ func commands(engine: any WebEngineRunner) -> [String: (spec: CommandSpec, run: 
         "journey": (JourneyCommand.spec, { JourneyCommand.run($0, engine: engine) }),
         "render": (RenderCommand.spec, { RenderCommand.run($0, engine: engine) }),
         "keys": (KeysCommand.spec, KeysCommand.run),
+        "preview": (PreviewCommand.spec, PreviewCommand.run),
     ]
 }
 
