@@ -16,10 +16,16 @@ import Testing
         let pid: pid_t
         let base: String
 
-        init(sample: String) throws {
+        /// A preview of a copy of `sample`, or of a folder of `files`.
+        init(sample: String, files: [String: String] = [:]) throws {
             scratch = try Scratch()
             folder = scratch.path + "/" + sample
-            try FileManager.default.copyItem(atPath: sampleBundles + "/" + sample, toPath: folder)
+            if files.isEmpty {
+                try FileManager.default.copyItem(atPath: sampleBundles + "/" + sample, toPath: folder)
+            } else {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                for (path, text) in files { try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/" + path)) }
+            }
             output = try CaptureFile()
             pid = try CLI.spawn([CLI.executable, "preview", folder, "--port", "0"], stdout: output.path, stderr: output.path)
             var found: String?
@@ -119,6 +125,43 @@ import Testing
         // A message the host would refuse is refused with the host's words.
         let refused = String(decoding: try CLI.shell(#"curl -s --max-time 10 -X POST --data '{"type":"teleport"}' '\#(preview.base)__larder/bridge'"#), as: UTF8.self)
         #expect(refused == #"{"refusal":"field 'type' names an unknown bridge message type 'teleport'"}"#)
+    }
+
+    /// A flow that presses the panel's buttons itself (the frame and the panel share the
+    /// preview's origin) and writes what its runtime heard into the panel's page.
+    static let pressingFlow = """
+        <!doctype html><html><head><script type="module">
+        import { larder } from "./larder.js";
+        const shell = parent.document;
+        const result = (key, value) => shell.body.setAttribute("data-" + key, JSON.stringify(value));
+        larder.on("reset", () => result("reset", "heard"));
+        if (!sessionStorage.getItem("ran")) {
+          sessionStorage.setItem("ran", "1");
+          const seen = [];
+          larder.on("visibility", (detail) => seen.push(detail));
+          larder.on("context", (context) => seen.push(context));
+          shell.getElementById("hide").click();
+          const held = larder.track("held_while_hidden");
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          const before = await (await fetch("/__larder/log")).text();
+          shell.getElementById("context").value = '{"plan":"pro"}';
+          shell.getElementById("set-context").click();
+          shell.getElementById("show").click();
+          await held;
+          const after = await (await fetch("/__larder/log")).text();
+          result("visibility", { seen, heldWhileHidden: !before.includes("held_while_hidden"), sentOnShow: after.includes("held_while_hidden"), plan: larder.context.plan });
+          shell.getElementById("reset").click();
+        }
+        </script></head><body>Pressing</body></html>
+        """
+
+    @Test func thePanelHidesShowsResetsAndSetsTheContext() throws {
+        let preview = try Preview(sample: "pressing", files: ["larder.json": #"{"runtime": true}"#, "index.html": Self.pressingFlow])
+        let shell = try preview.chromium("/?live=0")
+        let expected = #"{"seen":[{"visible":false},{"plan":"pro"},{"plan":"pro"},{"visible":true,"session":"preview-1","journey":"preview","revision":1}],"heldWhileHidden":true,"sentOnShow":true,"plan":"pro"}"#
+        let escaped = expected.replacingOccurrences(of: "\"", with: "&quot;")
+        #expect(shell.contains("data-visibility=\"\(escaped)\""), "\(shell.prefix(1200))")
+        #expect(shell.contains(#"data-reset="&quot;heard&quot;""#), "\(shell.prefix(1200))")
     }
 
     @Test func aPackErrorIsShownWithItsPlace() throws {
