@@ -164,6 +164,27 @@ import Testing
         #expect(shell.contains(#"data-reset="&quot;heard&quot;""#), "\(shell.prefix(1200))")
     }
 
+    /// A page without a host (the preview's bridge removed): the runtime simulates.
+    static let plainBrowserFlow = """
+        <!doctype html><html><head><script>delete window.webkit;</script><script type="module">
+        import { larder } from "./larder.js";
+        const simulated = [];
+        addEventListener("larder:simulated", (event) => simulated.push(event.detail.type));
+        const results = await Promise.all([larder.purchase("com.example.plus"), larder.capture({ a: 1 }, { event: "e1" }), larder.track("shown_in_browser", { k: "v" })]);
+        const refused = await larder.track("Bad").then(() => "accepted", (error) => error.name + ": " + error.message);
+        document.body.setAttribute("data-result", JSON.stringify({ simulated, results: [results[0] ?? null, results[1], results[2].startsWith("track/")], refused, visible: larder.visible }));
+        </script></head><body>Plain</body></html>
+        """
+
+    @Test func withoutAHostTheRuntimeSimulatesAndRefusesBadNames() throws {
+        let preview = try Preview(sample: "plain", files: ["larder.json": #"{"runtime": true}"#, "index.html": Self.plainBrowserFlow])
+        let page = try preview.chromium("/flow/index.html")
+        let expected = #"{"simulated":["purchase","capture","capture"],"results":[null,"e1",true],"refused":"LarderError: 'Bad' is not an event name: use lowercase letters, digits, '_' and ':', starting with a letter (at most 100)","visible":true}"#
+        #expect(page.contains("data-result=\"\(expected.replacingOccurrences(of: "\"", with: "&quot;"))\""), "\(page.prefix(1200))")
+        // Nothing reached the bridge.
+        #expect(try preview.get("/__larder/log") == "[]")
+    }
+
     @Test func aPackErrorIsShownWithItsPlace() throws {
         let preview = try Preview(sample: "onboarding")
         _ = try preview.edit("screen-2.html") { $0.replacingOccurrences(of: "<body", with: "<body><img src=\"images/missing.png\"") }
