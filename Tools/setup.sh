@@ -11,8 +11,8 @@
 # publishing tests, Tools/s3), with s3cmd and rclone (the references of `larder-bench publish`), and
 # the accessibility stack (at-spi2-core, python3-pyatspi, dbus-daemon's dbus-run-session: the journey
 # window's tests read and press it as a screen reader does, Tools/atspi), and gdb (the power-loss explorer
-# saves a hung checker's thread stacks; its self-test checks that), and node-typescript (tsc checks the page
-# runtime's types, Runtime/larder.d.ts) and chromium (headless, it loads `larder preview` in the tests). Idempotent, and quiet when nothing
+# saves a hung checker's thread stacks; its self-test checks that), and node-typescript with nodejs (tsc checks the page
+# runtime's types, Runtime/larder.d.ts, and node reads what larder.js exports) and chromium (headless, it loads `larder preview` in the tests). Idempotent, and quiet when nothing
 # is missing. Needs root or sudo only when something must be installed. The nginx package's
 # own system service is never started.
 set -euo pipefail
@@ -22,7 +22,7 @@ packages=(pkg-config zlib1g-dev libdeflate-dev libarchive-dev libssl-dev libsqli
   fonts-font-awesome fonts-dejavu-core fonts-mathjax libjs-bootstrap4 libjs-jquery-ui-theme-base libjs-mathjax sphinx-rtd-theme-common python3-doc
   fuse3 libfuse3-dev e2fsprogs btrfs-progs gcc s3cmd rclone python3-venv
   at-spi2-core python3-pyatspi dbus-daemon gdb
-  node-typescript chromium)
+  nodejs node-typescript chromium)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -71,6 +71,41 @@ import Testing
         for line in 2...6 { #expect(text.contains("misused.ts(\(line),"), "line \(line) passed: \(text)") }
     }
 
+    /// The members `larder.d.ts` declares for `Larder` are exactly those of the object
+    /// `larder.js` exports (read by Node, with a stub document), and so are the exports.
+    @Test func theTypesDeclareExactlyWhatTheScriptExports() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("larder-keys-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { removeFolder(folder) }
+        try Data(PageRuntime.scriptBytes).write(to: URL(fileURLWithPath: folder + "/larder.mjs"))
+        try Data("""
+            globalThis.document = { visibilityState: "visible", addEventListener() {}, dispatchEvent() { return true; }, documentElement: { setAttribute() {} } };
+            globalThis.addEventListener = () => {};
+            globalThis.dispatchEvent = () => true;
+            const module = await import("./larder.mjs");
+            console.log(JSON.stringify({ larder: Object.getOwnPropertyNames(module.larder).sort(), exports: Object.keys(module).sort() }));
+            """.utf8).write(to: URL(fileURLWithPath: folder + "/keys.mjs"))
+        let node = try run("/usr/bin/node", ["keys.mjs"], in: folder)
+        #expect(node.status == 0, "\(String(decoding: node.output, as: UTF8.self))")
+        let read = try #require(try JSONSerialization.jsonObject(with: node.output) as? [String: [String]])
+
+        let types = PageRuntime.types
+        let body = try #require(types.range(of: "export interface Larder {")).upperBound
+        let end = try #require(types[body...].range(of: "\n}")).lowerBound
+        var declared: [String] = []
+        for line in types[body..<end].split(separator: "\n") {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            guard !text.hasPrefix("/") && !text.hasPrefix("*") else { continue }
+            let name = (text.hasPrefix("readonly ") ? text.dropFirst(9) : text[...]).prefix { $0.isLetter }
+            if !name.isEmpty { declared.append(String(name)) }
+        }
+        #expect(declared.sorted() == read["larder"], "declared \(declared.sorted()), exported \(read["larder"] ?? [])")
+        #expect(read["exports"] == ["LarderError", "default", "larder"])
+        for export in ["export declare class LarderError", "export declare const larder", "export default larder"] {
+            #expect(types.contains(export), "\(export)")
+        }
+    }
+
     private func run(_ tool: String, _ arguments: [String], in folder: String) throws -> (status: Int32, output: Data) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
