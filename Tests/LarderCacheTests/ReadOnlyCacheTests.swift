@@ -1,8 +1,9 @@
 import Foundation
+@testable import LarderCache
 import LarderFormat
+import LarderSQLite
 import LarderTestSupport
 import Testing
-@testable import LarderCache
 
 /// A read-only cache (``LarderCache/Mode/readOnly``) answers every question a read-write one
 /// does, refuses every change with ``CacheError/Code/readOnly``, and leaves the folder byte for
@@ -55,7 +56,7 @@ import Testing
             }),
             ("an index being created", {
                 try FileManager.default.createDirectory(atPath: fixture.root, withIntermediateDirectories: true)
-                try SQLiteDatabase(path: index).execute("PRAGMA journal_mode=WAL")
+                try SQLiteDatabase<SQLiteError>(path: index).execute("PRAGMA journal_mode=WAL")
             }),
         ]
         for (name, make) in cases {
