@@ -170,8 +170,9 @@ final class CacheIndex {
     /// - Parameter placed: the objects this install moved into the store; they (and objects of
     ///   the bundle back from quarantine) are added to the stored totals.
     func insertBundle(
-        _ manifest: Manifest, bytes: [UInt8], digest: Digest, embedded: Bool, now: Int64, placed: Set<Digest>
+        _ verified: VerifiedManifest, embedded: Bool, now: Int64, placed: Set<Digest>
     ) throws(CacheError) {
+        let (manifest, bytes, digest) = (verified.manifest, verified.bytes, verified.digest)
         var sizes: [Digest: Int64] = [:]
         for file in manifest.files { sizes[file.digest] = file.size }
         let restored = try releaseFromQuarantine(Set(sizes.keys))

@@ -127,7 +127,7 @@ import Testing
             ("install(archiveAt:)", { _ = try $0.install(archiveAt: archivePath) }),
             ("install(from:)", { _ = try $0.install { (_) throws(FormatError) in 0 } }),
             ("importEmbeddedDefault", { _ = try $0.importEmbeddedDefault(archiveAt: archivePath) }),
-            ("install(manifestBytes:)", { _ = try $0.install(manifestBytes: filled.manifest.canonicalBytes, expected: filled.complete, objectFiles: [:]) }),
+            ("install(_:objectFiles:)", { _ = try $0.install(VerifiedManifest(filled.manifest), objectFiles: [:]) }),
             ("lease", { _ = try $0.lease(filled.complete) }),
             ("retain", { _ = try $0.retain(scope: "user", keeping: [filled.complete]) }),
             ("setPinned", { try $0.setPinned(filled.complete, false) }),
