@@ -24,7 +24,7 @@ extension OriginPublisher {
     ) throws(PackFailure) -> PublishReport {
         if let journey {
             guard JourneyPublication.isValidJourneyID(journey.id) else {
-                throw PackFailure([PackError(.invalidConfiguration, "journey id '\(journey.id)' may use only letters, digits, '_', '-' and '.', and may not end in '.history'")])
+                throw PackFailure([PackError(.invalidIdentifier, "journey id '\(journey.id)' may use only letters, digits, '_', '-' and '.', and may not end in '.history'")])
             }
             if let key = journey.key {
                 throw PackFailure([
@@ -276,6 +276,8 @@ extension PublishError {
             return PackError(.originTransfer, description)
         case .sourceMismatch:
             return PackError(.invalidSource, message, path: path, cause: cause)
+        case .invalidIdentifier:
+            return PackError(.invalidIdentifier, message, path: path, cause: cause)
         default:
             let error = formatError
             return PackError(error.code == .io || error.code == .noSpace ? .outputFailed : .invalidConfiguration, error.detail, path: error.path, cause: error)

@@ -99,10 +99,10 @@ public enum OriginPublisher {
     public static func publish(archives: [String], to origin: String, journey: JourneyPublication?) throws(PackFailure) -> PublishReport {
         if let journey {
             guard JourneyPublication.isValidJourneyID(journey.id) else {
-                throw PackFailure([PackError(.invalidConfiguration, "journey id '\(journey.id)' may use only letters, digits, '_', '-' and '.', and may not end in '.history'")])
+                throw PackFailure([PackError(.invalidIdentifier, "journey id '\(journey.id)' may use only letters, digits, '_', '-' and '.', and may not end in '.history'")])
             }
             if let key = journey.key, !JourneyPublication.isValidName(key) {
-                throw PackFailure([PackError(.invalidConfiguration, "key '\(key)' may use only letters, digits, '_', '-' and '.'")])
+                throw PackFailure([PackError(.invalidIdentifier, "key '\(key)' may use only letters, digits, '_', '-' and '.'")])
             }
         }
         do throws(Folder.CreationError) {

@@ -24,6 +24,20 @@ import Testing
         #expect(json.stdout.contains(#""location":"larder.json:2:11","message":"malformed JSON: unexpected character""#), "\(json.stdout)")
     }
 
+    /// A journey id or key an origin cannot serve is the command line's fault (64), chosen by
+    /// the error's code, not its words; nothing is written.
+    @Test(arguments: [["--journey", "../x"], ["--journey", "j", "--key", "a b"]])
+    func anIdentifierTheOriginCannotServeIsAUsageError(_ options: [String]) throws {
+        let scratch = try Scratch()
+        try Self.write("<p>", to: scratch.path + "/src/index.html")
+        let pack = try CLI.run(["pack", scratch.path + "/src", "-o", scratch.path + "/out", "--json"])
+        let archive = try #require((try JSONSerialization.jsonObject(with: Data(pack.stdout.utf8)) as? [String: Any])?["archivePath"] as? String)
+        let publish = try CLI.run(["publish", archive, "--origin", scratch.path + "/origin"] + options)
+        #expect(publish.status == 64, "\(publish)")
+        #expect(publish.stderr.contains("may use only letters, digits"), "\(publish.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path + "/origin/journeys"))
+    }
+
     /// `publish` over a damaged journey document said only "malformed JSON at byte 0 (malformed
     /// JSON at byte 0 …)", and `journey history` did not say which file either.
     @Test func aDamagedOriginFileIsNamed() throws {
