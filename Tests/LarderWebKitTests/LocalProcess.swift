@@ -12,16 +12,8 @@ enum LocalProcess {
 
     /// Starts `arguments`; returns its pid.
     static func start(_ arguments: [String]) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd: Int32 in 0...2 { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let status = withCleanSpawnAttributes(defaulting: []) { posix_spawn(&pid, arguments[0], &actions, $0, &argv, environ) }
-        guard status == 0 else { throw Failure(description: "cannot start \(arguments[0]): \(String(cString: strerror(status)))") }
-        return pid
+        let spawn = Spawn(command: arguments, standardInput: .null, standardOutput: .null, standardError: .null, signals: .clean(defaulting: []))
+        do { return try spawn.start() } catch { throw Failure(description: error.description) }
     }
 
     /// Runs `arguments` to its end; past `limit` (scaled) it is killed.
@@ -41,7 +33,7 @@ enum LocalProcess {
             }
             usleep(20_000)
         }
-        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return ChildExit.code(waitStatus: status)
     }
 
     /// Ends a process this test started and reaps it.
