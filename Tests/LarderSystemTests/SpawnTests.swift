@@ -24,7 +24,8 @@ import Testing
         // No child of another test keeps the write end (and the end of file) from this one.
         for end in ends { #expect(fcntl(end, F_SETFD, FD_CLOEXEC) == 0) }
         defer { close(ends[0]) }
-        let spawn = Spawn("/bin/sh", arguments: ["-c", "printf 'hello %s' \"$0\"", "pipe"], standardInput: .null, standardOutput: .descriptor(ends[1]))
+        let spawn = Spawn(
+            "/bin/sh", arguments: ["-c", "printf 'hello %s' \"$0\"", "pipe"], standardInput: .null, standardOutput: .descriptor(ends[1]))
         let pid = try spawn.start()
         close(ends[1])  // the child holds its copy: the end of file comes when it exits
         #expect(readToEnd(ends[0]) == "hello pipe")
@@ -35,6 +36,18 @@ import Testing
         #expect(try ChildExit.wait(for: Spawn(command: ["/bin/sh", "-c", "exit 3"]).start()) == 3)
         let killed = try Spawn(command: ["/bin/sh", "-c", "kill -TERM $$"], signals: .clean(defaulting: [SIGTERM])).start()
         #expect(try ChildExit.wait(for: killed) == 128 + SIGTERM)
+    }
+
+    @Test func aChildPastItsDeadlineIsKilled() throws {
+        let quick = try Spawn(command: ["/bin/sh", "-c", "exit 5"]).start()
+        #expect(try ChildExit.wait(for: quick, killingAfter: .now + .seconds(30)) == 5)
+        let started = ContinuousClock.now
+        let slow = try Spawn(command: ["/bin/sleep", "30"]).start()
+        #expect(try ChildExit.wait(for: slow, killingAfter: .now + .milliseconds(200)) == 128 + SIGKILL)
+        #expect(ContinuousClock.now - started < .seconds(20))
+        let stopped = try Spawn(command: ["/bin/sleep", "30"]).start()
+        ChildExit.kill(stopped)
+        #expect(throws: Errno(rawValue: ECHILD)) { try ChildExit.wait(for: stopped) }
     }
 
     @Test func aMissingExecutableIsATypedError() throws {
