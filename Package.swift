@@ -123,12 +123,12 @@ let package = Package(
             name: "larder-bench",
             dependencies: [
                 "LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderWebKit", "LarderSystem",
-                "LarderTestSupport",
+                "LarderToolSupport",
             ],
             path: "Tools/larder-bench"),
         // The power-loss explorer's workload, checker and state builder (Tools/powerloss.sh).
         .executableTarget(
-            name: "larder-powerloss", dependencies: ["LarderSQLite", "LarderCache", "LarderHost", "LarderTransport", "LarderFormat", "LarderSystem", "LarderTestSupport"],
+            name: "larder-powerloss", dependencies: ["LarderSQLite", "LarderCache", "LarderHost", "LarderTransport", "LarderFormat", "LarderSystem", "LarderToolSupport"],
             path: "Tools/powerloss/larder-powerloss"),
 
         // Small programs that use the libraries as an app does (Tools/examples.sh, which the test
@@ -145,12 +145,17 @@ let package = Package(
             name: "larder-fuzz",
             dependencies: [
                 "CLibFuzzer", "LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderSystem",
-                "LarderTestSupport", "CArchive", "CZlib", "LarderEgress", "LarderS3", "CFontTools",
+                "LarderToolSupport", "CArchive", "CZlib", "LarderEgress", "LarderS3", "CFontTools",
             ],
             path: "Tools/fuzz/larder-fuzz"),
 
+        // What the tools share with the tests, apart from the test library (no shipped tool links
+        // that): a seeded generator, an archive builder that writes what Larder never would, and
+        // the real-world web content Debian packages.
+        .target(name: "LarderToolSupport", dependencies: ["LarderFormat", "CArchive", "CZlib"], path: "Tools/LarderToolSupport"),
         .target(
-            name: "LarderTestSupport", dependencies: ["LarderFormat", "LarderCache", "LarderPack", "LarderHost", "LarderSystem", "CArchive", "CZlib"],
+            name: "LarderTestSupport",
+            dependencies: ["LarderToolSupport", "LarderFormat", "LarderCache", "LarderPack", "LarderHost", "LarderSystem", "CZlib"],
             path: "Tests/LarderTestSupport"),
         .testTarget(name: "LarderSystemTests", dependencies: ["LarderSystem"]),
         .testTarget(name: "LarderSQLiteTests", dependencies: ["LarderSQLite", "LarderSystem"]),
