@@ -17,7 +17,7 @@ extension LarderCache {
     /// digest; objects already stored are reused. Nothing is visible until the bundle commits.
     /// - Parameters:
     ///   - verified: the manifest, checked against the digest it was fetched for
-    ///     (``VerifiedManifest/init(decoding:expecting:)``).
+    ///     (`VerifiedManifest(decoding:expecting:)` in LarderFormat).
     ///   - objectFiles: a file for every object ``missingObjects(of:)`` names (more is fine).
     ///   - adopting: move the files into the cache instead of copying them (they must be on the
     ///     cache's file system, as its `downloads/` are; others are copied); each is hashed
