@@ -99,10 +99,10 @@ public enum OriginPublisher {
     public static func publish(archives: [String], to origin: String, journey: JourneyPublication?) throws(PackFailure) -> PublishReport {
         if let journey {
             guard JourneyPublication.isValidJourneyID(journey.id) else {
-                throw PackFailure([PackError(.invalidConfiguration, "journey id '\(journey.id)' may use only letters, digits, '_', '-' and '.', and may not end in '.history'")])
+                throw PackFailure([PackError(.invalidIdentifier, "journey id '\(journey.id)' may use only letters, digits, '_', '-' and '.', and may not end in '.history'")])
             }
             if let key = journey.key, !JourneyPublication.isValidName(key) {
-                throw PackFailure([PackError(.invalidConfiguration, "key '\(key)' may use only letters, digits, '_', '-' and '.'")])
+                throw PackFailure([PackError(.invalidIdentifier, "key '\(key)' may use only letters, digits, '_', '-' and '.'")])
             }
         }
         do throws(Folder.CreationError) {
@@ -137,8 +137,8 @@ public enum OriginPublisher {
         -> PublishReport.Bundle
     {
         let reader = try ArchiveReader(path: archive)
-        let (manifest, manifestBytes) = try BundleVerifier.readManifest(from: reader)
-        let digest = SHA256Hasher.hash(manifestBytes)
+        let verified = try BundleVerifier.readManifest(from: reader)
+        let (manifest, digest) = (verified.manifest, verified.digest)
         if let named = BundleVerifier.digestFromFileName(archive), named != digest {
             throw FormatError(.digestMismatch, "the manifest hashes to \(digest), but the archive is named \(named)", path: archive)
         }
@@ -183,7 +183,7 @@ public enum OriginPublisher {
         }
         let manifestPath = "bundles/\(digest.hex)/manifest.json"
         try FormatError.typed { try FileManager.default.createDirectory(atPath: origin + "/bundles/" + digest.hex, withIntermediateDirectories: true) }
-        if try writeIfMissing(manifestBytes, to: manifestPath, in: origin) { written.append(manifestPath) }
+        if try writeIfMissing(verified.bytes, to: manifestPath, in: origin) { written.append(manifestPath) }
         let archivePath = "bundles/\(digest.hex).tar.gz"
         if !FileManager.default.fileExists(atPath: origin + "/" + archivePath) {
             let input = try ReadableFile(path: archive)

@@ -145,7 +145,7 @@ enum JourneyCommand {
         if name == "prefetch" { return JourneyPrefetch.run(Array(arguments.dropFirst())) }
         if name == "trigger" { return JourneyTrigger.run(Array(arguments.dropFirst())) }
         guard let (action, subSpec) = subcommands[name] else {
-            return Console.usageError(UsageError(message: "Unknown subcommand '\(name)'", command: spec))
+            return Console.usageError(UsageError(message: "Unknown subcommand '\(name)'" + CommandTree.larder.child("journey")!.hint(name), command: spec))
         }
         let parsed: ParsedArguments
         let configuration: JourneyConfiguration

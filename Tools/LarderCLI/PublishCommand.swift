@@ -196,7 +196,7 @@ enum PublishCommand {
             // After the journey's document: a trigger never names a journey not yet published.
             if let triggers { triggersReport = try PublishTriggers.publish(triggers, origin: origin) }
         } catch {
-            if error.errors.contains(where: { $0.message.contains("may use only") }) {
+            if error.errors.contains(where: { $0.code == .invalidIdentifier }) {
                 return usage(UsageError(message: error.errors[0].message, command: spec))
             }
             let status: ExitCode =
