@@ -34,8 +34,10 @@ extension OriginPublisher {
         }
         var report = PublishReport(bundles: [], journey: nil, changed: [])
         do throws(PublishError) {
+            let patches = journey.map { PatchSource.journey($0.id, on: target) }
             for archive in archives {
-                report.bundles.append(try sendBundle(archive, to: target, staging: staging, changed: &report.changed, repaired: &report.repaired))
+                report.bundles.append(
+                    try sendBundle(archive, to: target, staging: staging, patches: patches, changed: &report.changed, repaired: &report.repaired))
             }
             if let journey, let last = report.bundles.last {
                 var changed = report.changed
@@ -139,7 +141,8 @@ extension OriginPublisher {
     /// Verifies one archive into `staging` and sends its files in the safe order; for a bundle
     /// the target has a manifest of, only what the target lost of it since.
     private static func sendBundle(
-        _ archive: String, to target: some PublishTarget, staging: String, changed: inout [String], repaired: inout [String]
+        _ archive: String, to target: some PublishTarget, staging: String, patches: PatchSource?, changed: inout [String],
+        repaired: inout [String]
     ) throws(PublishError) -> PublishReport.Bundle {
         let (manifest, manifestBytes) = try PublishError.local { () throws(FormatError) -> (Manifest, [UInt8]) in
             try BundleVerifier.readManifest(from: try ArchiveReader(path: archive))
@@ -166,7 +169,7 @@ extension OriginPublisher {
         var staged: [String] = []
         let bundle = try PublishError.local { () throws(FormatError) -> PublishReport.Bundle in
             // A scratch copy, removed after the upload: nothing in it needs to survive a power cut.
-            try publishBundle(archive, to: folder, changed: &staged, durable: false)
+            try publishBundle(archive, to: folder, changed: &staged, durable: false, patches: patches)
         }
         let wanted = lost.map(Set.init) ?? Set(staged)
         let objects = staged.filter { wanted.contains($0) && $0.hasPrefix("objects/") && !$0.hasSuffix(".gz") }
@@ -174,6 +177,9 @@ extension OriginPublisher {
         let sentObjects = try send(objects, from: folder, to: target)
         var sent = sentObjects
         sent += try send(compressed, from: folder, to: target)
+        // Patches, then their index, before the archive and the manifest that completes the bundle.
+        sent += try send(staged.filter { wanted.contains($0) && $0.hasPrefix("patches/") }, from: folder, to: target)
+        sent += try send(staged.filter { wanted.contains($0) && $0.hasSuffix("/patches.json") }, from: folder, to: target)
         for path in ["bundles/\(digest.hex).tar.gz", manifestPath] where wanted.contains(path) {
             sent += try send([path], from: folder, to: target)
         }
@@ -198,7 +204,7 @@ extension OriginPublisher {
                 guard let content = OriginContent(path: path) else { throw PublishError(.local, "not a file of an origin", path: folder + "/" + path) }
                 let name = (path as NSString).lastPathComponent
                 var sha256 = digests[path]
-                if sha256 == nil, content == .object { sha256 = try PublishError.local { () throws(FormatError) -> Digest in try Digest(hex: name) } }
+                if sha256 == nil, content == .object || content == .patch { sha256 = try PublishError.local { () throws(FormatError) -> Digest in try Digest(hex: name) } }
                 return .success(try target.putIfAbsent(path, from: folder + "/" + path, sha256: sha256, content: content))
             } catch {
                 failed.withLock { $0 = true }
