@@ -53,8 +53,8 @@ extension OriginPublisher {
     }
 
     /// Uploads an existing origin folder (what `larder publish --origin <folder>` wrote) to a
-    /// target in the same safe order: every object, every gzip copy, every archive, every
-    /// manifest, then each journey's history and document where the folder's revision is
+    /// target in the same safe order: every object, every gzip copy, the patches and patch
+    /// index of each bundle sent, every archive, every manifest, then each journey's history and document where the folder's revision is
     /// newer than the target's. The access maps stay behind: they are nginx's (a CDN gates
     /// keys its own way).
     ///
@@ -104,13 +104,27 @@ extension OriginPublisher {
             let compressed = objects.filter { $0.hasSuffix(".gz") }.map { "objects/" + $0 }
             let sentArchives = Set(archives.filter { !complete.contains($0) } + lost.filter { $0.hasSuffix(".tar.gz") }).sorted()
             let sentManifests = Set(manifests.map(\.path).filter { !complete.contains($0) } + lost.filter { $0.hasSuffix("/manifest.json") }).sorted()
+            // The patch index of each bundle sent, and the patches it names that the folder has.
+            var sentIndexes: [String] = []
+            var sentPatches = Set<String>()
+            for bundle in manifests where !complete.contains(bundle.path) {
+                let path = PatchIndex.path(bundle: bundle.digest)
+                guard FileManager.default.fileExists(atPath: folder + "/" + path) else { continue }
+                let (index, digest) = try OriginFolderCheck.patchIndex(path, in: folder)
+                digests[path] = digest
+                sentIndexes.append(path)
+                for entry in index.entries where FileManager.default.fileExists(atPath: folder + "/" + PatchIndex.path(of: entry.patch)) {
+                    sentPatches.insert(PatchIndex.path(of: entry.patch))
+                }
+            }
+            let patches = sentPatches.sorted()
             // Every file is checked before the first is sent, the journeys' files too.
             let journeys = try files(in: folder, "journeys").filter { $0.hasSuffix(".json") && !$0.hasSuffix(".history.json") && !$0.hasPrefix(".") }
             let localJourneys = try journeys.map { file throws(PublishError) -> (String, JourneyState) in
                 let id = String(file.dropLast(".json".count))
                 return (id, try JourneyState.read(journey: id, from: LocalFolderTarget(folder: folder)))
             }
-            let toCheck = (plain + compressed + sentArchives).filter { digests[$0] == nil }
+            let toCheck = (plain + compressed + patches + sentArchives).filter { digests[$0] == nil }
             let checked = toCheck.parallelMap(width: Processors.active) { path -> Result<Digest, PublishError> in
                 do throws(PublishError) { return .success(try OriginFolderCheck.check(path, in: folder)) } catch { return .failure(error) }
             }
@@ -121,7 +135,7 @@ extension OriginPublisher {
                 }
             }
             var written = 0
-            for group in [plain, compressed, sentArchives, sentManifests] {
+            for group in [plain, compressed, patches, sentIndexes, sentArchives, sentManifests] {
                 let sent = try send(group, from: folder, to: target, digests: digests)
                 report.changed += sent
                 if group == plain { written = sent.count }

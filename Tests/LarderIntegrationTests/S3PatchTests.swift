@@ -43,4 +43,23 @@ import Testing
         let bytes = try #require(report["bytes"] as? [String: Int])
         #expect(bytes["objects"] == 0 && (report["bytesDownloaded"] as? Int ?? .max) <= 2_500, "\(update.stdout)")
     }
+
+    @Test func anOriginFolderUploadCarriesItsPatches() async throws {
+        let s3 = try S3Fixture()
+        let (first, second) = try PatchFetchTests.Revisions.pack(in: s3.work)
+        let site = s3.work.path + "/site"
+        let journey = JourneyPublication(id: "patchflow", key: nil)
+        _ = try OriginPublisher.publish(archives: [first.archivePath], to: site, journey: journey)
+        _ = try OriginPublisher.publish(archives: [second.archivePath], to: site, journey: journey)
+        let index = try PatchIndex(decoding: [UInt8](try Data(contentsOf: URL(fileURLWithPath: site + "/" + PatchIndex.path(bundle: second.bundleDigest)))))
+        let entry = try #require(index.entries.first)
+
+        let uploaded = try await s3.publish(["--from", site])
+        #expect(uploaded.status == 0, "\(uploaded)")
+        #expect(s3.get(PatchIndex.path(bundle: second.bundleDigest)).map { [UInt8]($0) } == index.bytes)
+        #expect(s3.get(PatchIndex.path(of: entry.patch)).map { SHA256Hasher.hash([UInt8]($0)) } == entry.patch)
+        let puts = s3.puts
+        let order = ["/patches/", "/patches.json", "/\(second.bundleDigest.hex)/manifest.json"].map { part in puts.firstIndex { $0.contains(part) } ?? -1 }
+        #expect(order.allSatisfy { $0 >= 0 } && order == order.sorted(), "\(puts)")
+    }
 }
