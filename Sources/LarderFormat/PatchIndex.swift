@@ -33,6 +33,17 @@ public struct PatchIndex: Sendable, Equatable {
         }
 
         public static func < (lhs: Entry, rhs: Entry) -> Bool { (lhs.to, lhs.from) < (rhs.to, rhs.from) }
+
+        /// The bytes this entry adds to an index's canonical JSON, its separating comma
+        /// included (about 290).
+        public var encodedSize: Int { json.canonicalBytes.count + 1 }
+
+        var json: JSONValue {
+            .object([
+                "from": .string(from.description), "fromSize": .int(fromSize), "to": .string(to.description),
+                "patch": .string(patch.description), "size": .int(size),
+            ])
+        }
     }
 
     /// The only format: ``ZstdPatch``.
@@ -57,13 +68,7 @@ public struct PatchIndex: Sendable, Equatable {
     public var bytes: [UInt8] {
         JSONValue.object([
             "format": .string(Self.format), "version": .int(Self.version),
-            "patches": .array(
-                entries.map { entry in
-                    .object([
-                        "from": .string(entry.from.description), "fromSize": .int(entry.fromSize), "to": .string(entry.to.description),
-                        "patch": .string(entry.patch.description), "size": .int(entry.size),
-                    ])
-                }),
+            "patches": .array(entries.map(\.json)),
         ]).canonicalBytes
     }
 

@@ -5,7 +5,7 @@ import LarderSystem
 /// Writes a new bundle's patches and its patch index into an origin folder (or the staging
 /// folder of an upload): for each object that replaces an object of the same path in an earlier
 /// revision, a patch from each such object (``ZstdPatch``) kept when
-/// ``PatchPolicy/keeps(patchSize:objectTravel:)`` says so, at `patches/<patch hex>`; then
+/// ``PatchPolicy/keeps(patchSize:entrySize:objectTravel:)`` says so, at `patches/<patch hex>`; then
 /// `bundles/<bundle hex>/patches.json` (``PatchIndex``) when any was kept. Both before the
 /// manifest, so nothing that makes the bundle reachable is written before them.
 enum PatchWriter {
@@ -48,11 +48,12 @@ enum PatchWriter {
                     if error.code == .limitExceeded { continue }  // too large a window for a device: fetched whole
                     throw PublishError(.local, "could not make a patch to \(file.path): \(error)", path: objectPath)
                 }
-                guard PatchPolicy.keeps(patchSize: patch.count, objectTravel: travel) else { continue }
                 let digest = SHA256Hasher.hash(patch)
+                let entry = PatchIndex.Entry(from: old.digest, fromSize: old.size, to: file.digest, patch: digest, size: Int64(patch.count))
+                guard PatchPolicy.keeps(patchSize: patch.count, entrySize: entry.encodedSize, objectTravel: travel) else { continue }
                 let path = PatchIndex.path(of: digest)
                 if try writeIfAbsent(patch, at: path, in: folder, durable: durable) { written.append(path) }
-                entries.append(PatchIndex.Entry(from: old.digest, fromSize: old.size, to: file.digest, patch: digest, size: Int64(patch.count)))
+                entries.append(entry)
             }
         }
         guard !entries.isEmpty else { return written }

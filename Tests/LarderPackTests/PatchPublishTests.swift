@@ -65,8 +65,12 @@ struct PatchPublishTests {
         #expect(try OriginPublisher.publish(archives: [second.archivePath], to: origin, journey: nil).changed.isEmpty)
     }
 
-    @Test(arguments: [(99, 200, true), (100, 200, false), (100, 199, false), (0, 1, true), (1, 1, false)] as [(Int, Int64, Bool)])
-    func aPatchIsKeptUnderHalfTheObjectsTravel(_ patch: Int, _ travel: Int64, _ kept: Bool) {
-        #expect(PatchPolicy.keeps(patchSize: patch, objectTravel: travel) == kept)
+    /// The patch and its index entry together under half of what the object moves whole.
+    @Test(arguments: [
+        (99, 0, 200, true), (100, 0, 200, false), (100, 0, 199, false), (0, 0, 1, true), (1, 0, 1, false), (40, 290, 661, true),
+        (40, 290, 660, false),
+    ] as [(Int, Int, Int64, Bool)])
+    func aPatchIsKeptUnderHalfTheObjectsTravel(_ patch: Int, _ entry: Int, _ travel: Int64, _ kept: Bool) {
+        #expect(PatchPolicy.keeps(patchSize: patch, entrySize: entry, objectTravel: travel) == kept)
     }
 }
