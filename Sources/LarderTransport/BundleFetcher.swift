@@ -28,6 +28,19 @@ public struct FetchResult: Sendable, Equatable {
     /// missing, damaged, of a base gone from the cache, making other bytes, past a limit; or
     /// an index that could not be read (once).
     public var patchFallbacks = 0
+
+    public init(
+        bundle: Digest, source: Source, bytesDownloaded: Int64, requests: Int, bytesByKind: FetchBytes = FetchBytes(), patchesApplied: Int = 0,
+        patchFallbacks: Int = 0
+    ) {
+        self.bundle = bundle
+        self.source = source
+        self.bytesDownloaded = bytesDownloaded
+        self.requests = requests
+        self.bytesByKind = bytesByKind
+        self.patchesApplied = patchesApplied
+        self.patchFallbacks = patchFallbacks
+    }
 }
 
 /// The bytes a fetch received, by kind; they add up to ``FetchResult/bytesDownloaded``.
