@@ -152,6 +152,32 @@ import Testing
         #expect(String(decoding: try lease.data(at: "MathJax.js"), as: UTF8.self).contains("// revision 2: one line more"))
     }
 
+    @Test func aDamagedIndexIsOneFallbackAndEveryObjectComesWhole() async throws {
+        let setup = try Revisions()
+        try Data("{\"format\":\"zstd\",\"patches\":[".utf8).write(
+            to: URL(fileURLWithPath: setup.origin.root + "/" + PatchIndex.path(bundle: setup.second.bundleDigest)))
+        let (cache, fetcher) = try await setup.cacheWithFirst()
+        try setup.origin.clearAccessLog()
+        let update = try await fetcher.fetch(setup.second.bundleDigest)
+        #expect(update.patchesApplied == 0 && update.patchFallbacks == 1)
+        #expect(setup.origin.accessLog.filter { $0.contains(" /patches/") }.isEmpty)
+        try setup.expectSecondInstalled(cache)
+    }
+
+    @Test func aPatchPastTheDevicesLimitsIsNotApplied() async throws {
+        let setup = try Revisions()
+        let cache = try setup.work.cache()
+        var configuration = BundleFetcher.Configuration.patching
+        configuration.patchLimits = PatchLimits(maximumPatchBytes: 1 << 20, maximumWindowLog: 27, maximumOutputBytes: 1 << 20)
+        _ = try await BundleFetcher(cache: cache, origin: setup.origin.base, configuration: configuration).fetch(setup.first.bundleDigest)
+        // The patch's frame asks for a window of the object's size (63 kB, a single-segment
+        // frame), past what this device allows: the header says so before anything is decoded.
+        configuration.patchLimits.maximumWindowLog = 15
+        let update = try await BundleFetcher(cache: cache, origin: setup.origin.base, configuration: configuration).fetch(setup.second.bundleDigest)
+        #expect(update.patchesApplied == 0 && update.patchFallbacks == 1, "\(update)")
+        try setup.expectSecondInstalled(cache)
+    }
+
     @Test func withPatchesOffNothingChanges() async throws {
         let setup = try Revisions()
         let cache = try setup.work.cache()
