@@ -19,7 +19,7 @@ extension BundleDiff {
     public func total(_ patched: PatchedDownload) -> Int64 { manifestSize + patched.indexSize + patched.patched.transfer + patched.whole.transfer }
 
     /// Computes ``withPatches``: for each lacked object whose path the old bundle has with other
-    /// bytes, the patch publish would write (``ZstdPatch``, kept by
+    /// bytes, the patch publish would write (`ZstdPatch`, kept by
     /// ``PatchPolicy/keeps(patchSize:entrySize:objectTravel:)`` against the object's wire size).
     /// - Parameters:
     ///   - old: the manifest of the bundle a device has.

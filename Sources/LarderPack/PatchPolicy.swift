@@ -12,14 +12,14 @@ public enum PatchPolicy {
     /// the index never makes an update move more than it would without patches.
     public static let keptFraction = 0.5
 
-    /// The bounds a patch is made within: the ones every device applies (``PatchLimits``).
+    /// The bounds a patch is made within: the ones every device applies (`PatchLimits`).
     public static let limits = PatchLimits()
 
     /// Whether a patch is worth publishing for an object whose fetch moves `objectTravel` bytes.
     /// - Parameters:
     ///   - patchSize: the patch's bytes.
     ///   - entrySize: the bytes its entry adds to the patch index
-    ///     (``PatchIndex/Entry/encodedSize``), 0 to judge the patch alone.
+    ///     (`PatchIndex.Entry.encodedSize`), 0 to judge the patch alone.
     public static func keeps(patchSize: Int, entrySize: Int = 0, objectTravel: Int64) -> Bool {
         Double(patchSize + entrySize) < Double(objectTravel) * keptFraction
     }
