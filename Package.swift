@@ -81,7 +81,8 @@ let package = Package(
                 .linkedLibrary("brotlienc"), .linkedLibrary("brotlidec"), .linkedLibrary("z"), .linkedLibrary("stdc++"),
             ]),
         .target(name: "LarderPack", dependencies: ["LarderFormat", "LarderSystem", "CFontTools"]),
-        .target(name: "LarderCache", dependencies: ["LarderFormat", "LarderSystem", "CSQLite"]),
+        .target(name: "LarderSQLite", dependencies: ["CSQLite", "LarderSystem"]),
+        .target(name: "LarderCache", dependencies: ["LarderFormat", "LarderSystem", "LarderSQLite"]),
         .target(
             name: "LarderTransport",
             dependencies: ["LarderCache", "LarderFormat", "LarderSystem", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
@@ -92,7 +93,7 @@ let package = Package(
         .target(
             name: "LarderHost",
             dependencies: [
-                "LarderCache", "LarderTransport", "LarderFormat", "LarderSystem", .target(name: "CGIO", condition: .when(platforms: [.linux])),
+                "LarderCache", "LarderSQLite", "LarderTransport", "LarderFormat", "LarderSystem", .target(name: "CGIO", condition: .when(platforms: [.linux])),
             ]),
         // The egress filter's rules (its request parser, which addresses it connects to, which
         // peers it serves), free of any engine so the fuzz targets can link them.
@@ -126,12 +127,12 @@ let package = Package(
             name: "larder-bench",
             dependencies: [
                 "LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderWebKit", "LarderSystem",
-                "LarderTestSupport",
+                "LarderToolSupport",
             ],
             path: "Tools/larder-bench"),
         // The power-loss explorer's workload, checker and state builder (Tools/powerloss.sh).
         .executableTarget(
-            name: "larder-powerloss", dependencies: ["LarderCache", "LarderHost", "LarderTransport", "LarderFormat", "LarderSystem", "LarderTestSupport"],
+            name: "larder-powerloss", dependencies: ["LarderSQLite", "LarderCache", "LarderHost", "LarderTransport", "LarderFormat", "LarderSystem", "LarderToolSupport"],
             path: "Tools/powerloss/larder-powerloss"),
 
         // Small programs that use the libraries as an app does (Tools/examples.sh, which the test
@@ -148,22 +149,28 @@ let package = Package(
             name: "larder-fuzz",
             dependencies: [
                 "CLibFuzzer", "LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderSystem",
-                "LarderTestSupport", "CArchive", "CZlib", "LarderEgress", "LarderS3", "CFontTools",
+                "LarderToolSupport", "CArchive", "CZlib", "LarderEgress", "LarderS3", "CFontTools",
             ],
             path: "Tools/fuzz/larder-fuzz"),
 
+        // What the tools share with the tests, apart from the test library (no shipped tool links
+        // that): a seeded generator, an archive builder that writes what Larder never would, and
+        // the real-world web content Debian packages.
+        .target(name: "LarderToolSupport", dependencies: ["LarderFormat", "CArchive", "CZlib"], path: "Tools/LarderToolSupport"),
         .target(
-            name: "LarderTestSupport", dependencies: ["LarderFormat", "LarderCache", "LarderPack", "LarderHost", "LarderSystem", "CArchive", "CZlib"],
+            name: "LarderTestSupport",
+            dependencies: ["LarderToolSupport", "LarderFormat", "LarderCache", "LarderPack", "LarderHost", "LarderSystem", "CZlib"],
             path: "Tests/LarderTestSupport"),
         .testTarget(name: "LarderSystemTests", dependencies: ["LarderSystem"]),
+        .testTarget(name: "LarderSQLiteTests", dependencies: ["LarderSQLite", "LarderSystem"]),
         .testTarget(name: "LarderFormatTests", dependencies: ["LarderFormat", "LarderTestSupport", "CArchive", "CZlib", "CCrypto"]),
         .testTarget(name: "LarderPackTests", dependencies: ["LarderPack", "LarderTestSupport"]),
         .testTarget(
             name: "LarderCLITests", dependencies: ["larder", "larder-webkit", "LarderFormat", "LarderCache", "LarderSystem", "LarderTestSupport", "LarderJourneyView"]),
-        .testTarget(name: "LarderCacheTests", dependencies: ["LarderCache", "LarderSystem", "LarderTestSupport", "CArchive"]),
+        .testTarget(name: "LarderCacheTests", dependencies: ["LarderCache", "LarderSQLite", "LarderSystem", "LarderTestSupport", "CArchive"]),
         .testTarget(
             name: "LarderHostTests",
-            dependencies: ["LarderHost", "LarderCache", "LarderTransport", "LarderFormat", "LarderPack", "LarderSystem", "LarderTestSupport"]),
+            dependencies: ["LarderHost", "LarderCache", "LarderSQLite", "LarderTransport", "LarderFormat", "LarderPack", "LarderSystem", "LarderTestSupport"]),
         // With the journey view's tests: every test that drives the web engine runs one at a time.
         .testTarget(
             name: "LarderWebKitTests",
@@ -176,7 +183,7 @@ let package = Package(
         .testTarget(
             name: "LarderIntegrationTests",
             dependencies: [
-                "larder", "LarderTransport", "LarderCache", "LarderPack", "LarderFormat", "LarderHost", "LarderS3", "LarderSystem", "LarderTestSupport",
+                "larder", "LarderTransport", "LarderCache", "LarderSQLite", "LarderPack", "LarderFormat", "LarderHost", "LarderS3", "LarderSystem", "LarderTestSupport",
             ]),
     ]
 )

@@ -1,4 +1,5 @@
 import LarderFormat
+import LarderSQLite
 
 /// One bundle as the index knows it.
 public struct CachedBundle: Sendable, Equatable {
@@ -24,7 +25,7 @@ public struct CachedBundle: Sendable, Equatable {
 /// go, never one row per object at a random place in a big tree. How many objects the bundles
 /// use, and their bytes, are running totals in `counters` (see `CacheIndex+Objects.swift`).
 final class CacheIndex {
-    let database: SQLiteDatabase
+    let database: IndexDatabase
 
     /// 2: no `objects` table (a view of `files` instead), object sizes in `files`, a
     /// `quarantined` table and stored totals in `counters`.
@@ -34,7 +35,7 @@ final class CacheIndex {
     ///   (SQLite does not wait for that switch), so processes opening a new cache at once
     ///   take turns.
     init(path: String, setupLock: String) throws(CacheError) {
-        database = try SQLiteDatabase(path: path)
+        database = try IndexDatabase(path: path)
         try setUp(setupLock: setupLock)
     }
 
@@ -47,14 +48,14 @@ final class CacheIndex {
         if let path, let existing = try Self.openForReading(path) {
             database = existing
         } else {
-            database = try SQLiteDatabase(path: ":memory:")
+            database = try IndexDatabase(path: ":memory:")
             try createTables()
         }
     }
 
     /// The index at `path` opened read-only, or nil when it has no tables yet.
-    private static func openForReading(_ path: String) throws(CacheError) -> SQLiteDatabase? {
-        let database = try SQLiteDatabase(readingOnly: path)
+    private static func openForReading(_ path: String) throws(CacheError) -> IndexDatabase? {
+        let database = try IndexDatabase(readingOnly: path)
         try database.execute("PRAGMA mmap_size=268435456")
         try database.execute("PRAGMA cache_size=-16384")
         let tables = try database.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'")
@@ -131,7 +132,7 @@ final class CacheIndex {
         return record(digest, query, offset: 0)
     }
 
-    private func record(_ digest: Digest, _ row: Statement, offset: Int32) -> CachedBundle {
+    private func record(_ digest: Digest, _ row: Statement<CacheError>, offset: Int32) -> CachedBundle {
         CachedBundle(
             digest: digest, name: row.text(offset), size: row.int(offset + 1), fileCount: Int(row.int(offset + 2)),
             installedAt: row.int(offset + 3), lastUsed: row.int(offset + 4), pinned: row.int(offset + 5) != 0,
@@ -169,8 +170,9 @@ final class CacheIndex {
     /// - Parameter placed: the objects this install moved into the store; they (and objects of
     ///   the bundle back from quarantine) are added to the stored totals.
     func insertBundle(
-        _ manifest: Manifest, bytes: [UInt8], digest: Digest, embedded: Bool, now: Int64, placed: Set<Digest>
+        _ verified: VerifiedManifest, embedded: Bool, now: Int64, placed: Set<Digest>
     ) throws(CacheError) {
+        let (manifest, bytes, digest) = (verified.manifest, verified.bytes, verified.digest)
         var sizes: [Digest: Int64] = [:]
         for file in manifest.files { sizes[file.digest] = file.size }
         let restored = try releaseFromQuarantine(Set(sizes.keys))

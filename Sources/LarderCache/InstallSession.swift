@@ -40,7 +40,8 @@ final class InstallSession {
     /// Makes the staged objects durable, moves them into place and commits the bundle row: the
     /// bundle is visible only once every object it needs is in the store. Once per session.
     /// - Parameter staged: the staged file of each object this install wrote.
-    func commit(_ manifest: Manifest, bytes manifestBytes: [UInt8], digest: Digest, embedded: Bool, staged: [Digest: String]) throws(CacheError) {
+    func commit(_ verified: VerifiedManifest, embedded: Bool, staged: [Digest: String]) throws(CacheError) {
+        let manifest = verified.manifest
         precondition(!committed, "an install session commits once")
         committed = true
         try StagingArea.synchronize(stagings)
@@ -67,7 +68,7 @@ final class InstallSession {
                     for file in manifest.files where !File.exists(store.objectPath(file.digest)) {
                         throw CacheError(.storage, "object vanished before the bundle committed; install again", digest: file.digest)
                     }
-                    try index.insertBundle(manifest, bytes: manifestBytes, digest: digest, embedded: embedded, now: now, placed: placed)
+                    try index.insertBundle(verified, embedded: embedded, now: now, placed: placed)
                 }
             }
         } catch {

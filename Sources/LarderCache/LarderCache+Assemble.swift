@@ -12,31 +12,24 @@ extension LarderCache {
         return Set(sizes.keys).subtracting(try reusableObjects(sizes))
     }
 
-    /// Installs a bundle from its manifest bytes and files holding the objects the cache lacks
+    /// Installs a bundle from its checked manifest and files holding the objects the cache lacks
     /// (downloaded one by one). Each file is hashed as it is copied in and must match its
     /// digest; objects already stored are reused. Nothing is visible until the bundle commits.
     /// - Parameters:
-    ///   - manifestBytes: the canonical manifest; it must hash to `expected`.
+    ///   - verified: the manifest, checked against the digest it was fetched for
+    ///     (`VerifiedManifest(decoding:expecting:)` in LarderFormat).
     ///   - objectFiles: a file for every object ``missingObjects(of:)`` names (more is fine).
     ///   - adopting: move the files into the cache instead of copying them (they must be on the
     ///     cache's file system, as its `downloads/` are; others are copied); each is hashed
     ///     once moved, where no one else writes. The caller's files are gone afterwards.
-    ///   - expected: the bundle digest the manifest must hash to.
-    /// - Throws: ``CacheError/Code/bundleDigestMismatch``, or ``CacheError/Code/invalidBundle``
-    ///   naming the object that is missing or does not match.
+    /// - Throws: ``CacheError/Code/invalidBundle`` naming the object that is missing or does
+    ///   not match.
     public func install(
-        manifestBytes: [UInt8], expected: Digest, objectFiles: [Digest: String], adopting: Bool = false
+        _ verified: VerifiedManifest, objectFiles: [Digest: String], adopting: Bool = false
     ) throws(CacheError) -> InstallResult {
-        let digest = SHA256Hasher.hash(manifestBytes)
-        guard digest == expected else {
-            throw CacheError(.bundleDigestMismatch, "the manifest hashes to \(digest), not to the digest it was fetched for", digest: expected)
-        }
-        let manifest: Manifest
-        do { manifest = try Manifest(decoding: manifestBytes) } catch {
-            throw CacheError(.invalidBundle, "the manifest was refused", digest: digest, cause: error)
-        }
+        let (manifest, digest) = (verified.manifest, verified.digest)
         try requireWritable("install a bundle")
-        return try coalesced(manifest, digest: digest, embedded: false) { () throws(CacheError) in
+        return try coalesced(verified, embedded: false) { () throws(CacheError) in
             let session = try InstallSession(cache: self)
             let staging = session.stagings[0]
             var sizes: [Digest: (size: Int64, path: String)] = [:]
@@ -58,7 +51,7 @@ extension LarderCache {
                 }
                 bytesWritten += size
             }
-            try session.commit(manifest, bytes: manifestBytes, digest: digest, embedded: false, staged: staged)
+            try session.commit(verified, embedded: false, staged: staged)
             return InstallResult(
                 bundle: digest, name: manifest.name, alreadyPresent: false, objectsWritten: staged.count,
                 bytesWritten: bytesWritten, evicted: [])

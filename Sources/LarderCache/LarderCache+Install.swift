@@ -57,29 +57,28 @@ extension LarderCache {
     func install(expected: Digest?, embedded: Bool, from source: @escaping ArchiveReader.Source) throws(CacheError) -> InstallResult {
         try requireWritable("install a bundle")
         let reader: ArchiveReader
-        let manifest: Manifest
-        let manifestBytes: [UInt8]
+        let verified: VerifiedManifest
         do {
             reader = try ArchiveReader(limits: configuration.limits, source: source)
-            (manifest, manifestBytes) = try BundleVerifier.readManifest(from: reader)
+            verified = try BundleVerifier.readManifest(from: reader)
         } catch {
             throw CacheError(.invalidBundle, "the archive was refused", cause: error)
         }
-        let digest = SHA256Hasher.hash(manifestBytes)
-        if let expected, expected != digest {
+        if let expected, expected != verified.digest {
             throw CacheError(
-                .bundleDigestMismatch, "the manifest hashes to \(digest), not to the digest it was fetched for", digest: expected)
+                .bundleDigestMismatch, "the manifest hashes to \(verified.digest), not to the digest it was fetched for", digest: expected)
         }
-        return try coalesced(manifest, digest: digest, embedded: embedded) { () throws(CacheError) in
-            try writeBundle(manifest, bytes: manifestBytes, digest: digest, embedded: embedded, reader: reader)
+        return try coalesced(verified, embedded: embedded) { () throws(CacheError) in
+            try writeBundle(verified, embedded: embedded, reader: reader)
         }
     }
 
     /// Runs an install unless the bundle is already complete, sharing the work with an install
     /// of the same bundle already running in this process; evicts to the budget afterwards.
     func coalesced(
-        _ manifest: Manifest, digest: Digest, embedded: Bool, _ work: () throws(CacheError) -> InstallResult
+        _ verified: VerifiedManifest, embedded: Bool, _ work: () throws(CacheError) -> InstallResult
     ) throws(CacheError) -> InstallResult {
+        let (manifest, digest) = (verified.manifest, verified.digest)
         if let existing = try bundle(digest), existing.complete, !embedded || existing.embedded {
             return InstallResult(bundle: digest, name: manifest.name, alreadyPresent: true, objectsWritten: 0, bytesWritten: 0, evicted: [])
         }
@@ -104,8 +103,9 @@ extension LarderCache {
     }
 
     private func writeBundle(
-        _ manifest: Manifest, bytes manifestBytes: [UInt8], digest: Digest, embedded: Bool, reader: ArchiveReader
+        _ verified: VerifiedManifest, embedded: Bool, reader: ArchiveReader
     ) throws(CacheError) -> InstallResult {
+        let (manifest, digest) = (verified.manifest, verified.digest)
         // Two writers, each with its own staging folder: creating files is most of an install's
         // cost, and two threads in two folders let the kernel do it in parallel.
         let session = try InstallSession(cache: self, stagingFolders: 2)
@@ -191,7 +191,7 @@ extension LarderCache {
         } catch {
             throw CacheError(.invalidBundle, "the archive was refused", digest: digest, cause: error)
         }
-        try session.commit(manifest, bytes: manifestBytes, digest: digest, embedded: embedded, staged: staged)
+        try session.commit(verified, embedded: embedded, staged: staged)
         return InstallResult(
             bundle: digest, name: manifest.name, alreadyPresent: false, objectsWritten: staged.count, bytesWritten: bytesWritten,
             evicted: [])

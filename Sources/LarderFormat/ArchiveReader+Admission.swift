@@ -6,16 +6,19 @@ extension ArchiveReader.Limits {
     /// ``maximumTotalBytes``. The compression ratio is checked while writing
     /// (``admitsRatio(uncompressed:compressed:)``, by ``GzipMemberWriter``); every other rule
     /// (paths, the name, the number of files) is one ``Manifest`` keeps when it is made.
-    /// - Parameters:
-    ///   - manifestBytes: the manifest's canonical bytes.
-    ///   - manifest: the manifest the archive will hold.
+    /// - Parameter verified: the manifest the archive will hold, with its canonical bytes.
     /// - Throws: ``FormatError`` with ``FormatError/Code/limitExceeded`` naming the limit.
     /// - Complexity: O(n) in the number of files.
-    public func admit(_ manifest: Manifest, manifestBytes: [UInt8]) throws(FormatError) {
-        guard manifestBytes.count <= Manifest.maximumBytes else {
+    public func admit(_ verified: VerifiedManifest) throws(FormatError) {
+        try admit(verified.manifest, manifestSize: verified.bytes.count)
+    }
+
+    /// ``admit(_:)`` for a manifest whose canonical encoding has `manifestSize` bytes.
+    package func admit(_ manifest: Manifest, manifestSize: Int) throws(FormatError) {
+        guard manifestSize <= Manifest.maximumBytes else {
             throw FormatError(
                 .limitExceeded,
-                "the manifest would have \(manifestBytes.count) bytes and readers accept at most \(Manifest.maximumBytes) "
+                "the manifest would have \(manifestSize) bytes and readers accept at most \(Manifest.maximumBytes) "
                     + "(16 MiB): pack fewer files or shorter paths, or split the bundle",
                 entry: Manifest.entryName)
         }
@@ -34,7 +37,7 @@ extension ArchiveReader.Limits {
                 "the archive would hold \(entries) entries (the manifest, \(manifest.files.count) files and "
                     + "\(folders.count) folders) and readers accept at most \(maximumEntries): split the bundle")
         }
-        let bytes = Int64(manifestBytes.count) + manifest.totalSize
+        let bytes = Int64(manifestSize) + manifest.totalSize
         guard bytes <= maximumTotalBytes else {
             throw FormatError(
                 .limitExceeded,

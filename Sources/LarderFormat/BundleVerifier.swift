@@ -21,9 +21,9 @@ public enum BundleVerifier {
     /// The largest manifest accepted, in bytes.
     public static let maximumManifestBytes = Manifest.maximumBytes
 
-    /// Reads and decodes the manifest, which must be the first entry.
-    /// - Returns: the manifest and its exact bytes.
-    public static func readManifest(from reader: ArchiveReader) throws(FormatError) -> (Manifest, [UInt8]) {
+    /// Reads, decodes and hashes the manifest, which must be the first entry.
+    /// - Returns: the manifest with its exact bytes and the bundle digest they hash to.
+    public static func readManifest(from reader: ArchiveReader) throws(FormatError) -> VerifiedManifest {
         guard let first = try reader.next() else {
             throw FormatError(.missingEntry, "the archive is empty; '\(Manifest.entryName)' must come first", entry: Manifest.entryName)
         }
@@ -33,7 +33,7 @@ public enum BundleVerifier {
         }
         let bytes = try reader.readAll(limit: maximumManifestBytes)
         do throws(FormatError) {
-            return (try Manifest(decoding: bytes), bytes)
+            return try VerifiedManifest(decoding: bytes)
         } catch {
             throw FormatError(error.code, error.message, entry: Manifest.entryName, field: error.field)
         }
@@ -68,8 +68,8 @@ public enum BundleVerifier {
         var report = VerificationReport()
         do throws(FormatError) {
             let reader = try ArchiveReader(limits: limits, displayName: path, source: source)
-            let (manifest, bytes) = try readManifest(from: reader)
-            let digest = SHA256Hasher.hash(bytes)
+            let verified = try readManifest(from: reader)
+            let (manifest, digest) = (verified.manifest, verified.digest)
             report.manifest = manifest
             report.bundleDigest = digest
             if let expected, expected != digest {

@@ -37,6 +37,9 @@ public struct BundleConfiguration: Sendable, Equatable {
         self.renderer = renderer
     }
 
+    /// The fields `larder.json` may have.
+    static let fields = ["name", "entry", "renderer", "exclude", "include", "fonts"]
+
     /// Parses `larder.json`; absent fields take the defaults.
     /// - Throws: ``PackError`` with code ``PackError/Code/invalidConfiguration`` naming the field.
     public init(parsing bytes: [UInt8], defaultName: String) throws(PackError) {
@@ -76,7 +79,7 @@ public struct BundleConfiguration: Sendable, Equatable {
                         self.renderer.capabilities = capabilities
                     case ("protocol", _): throw invalid("renderer.protocol", "expected an integer from 1 to 1000")
                     case ("capabilities", _): throw invalid("renderer.capabilities", "expected an array of strings")
-                    default: throw invalid("renderer.\(rendererKey)", "unknown field")
+                    default: throw invalid("renderer.\(rendererKey)", "unknown field" + ClosestName.hint(rendererKey, among: ["protocol", "capabilities"]))
                     }
                 }
             case ("exclude", .array(let items)):
@@ -91,7 +94,7 @@ public struct BundleConfiguration: Sendable, Equatable {
             case ("exclude", _), ("include", _): throw invalid(key, "expected an array, found \(field.kindName)")
             case ("name", _), ("entry", _): throw invalid(key, "expected a string, found \(field.kindName)")
             case ("renderer", _): throw invalid(key, "expected an object, found \(field.kindName)")
-            default: throw invalid(key, "unknown field")
+            default: throw invalid(key, "unknown field" + ClosestName.hint(key, among: Self.fields))
             }
         }
     }
@@ -110,7 +113,7 @@ public struct BundleConfiguration: Sendable, Equatable {
                 case ("essential", .bool(let flag)): essential = flag
                 case ("pattern", _): throw invalid("include.pattern", "expected a string")
                 case ("essential", _): throw invalid("include.essential", "expected true or false")
-                default: throw invalid("include.\(key)", "unknown field")
+                default: throw invalid("include.\(key)", "unknown field" + ClosestName.hint(key, among: ["pattern", "essential"]))
                 }
             }
             guard let pattern else { throw invalid("include", "an object needs a \"pattern\"") }

@@ -14,9 +14,7 @@ public struct LocalFolderTarget: PublishTarget {
     public var name: String { folder }
 
     public func size(of path: String) throws(PublishError) -> Int64? {
-        var status = stat()
-        guard stat(folder + "/" + path, &status) == 0 else { return nil }
-        return Int64(status.st_size)
+        do { return try FileStatus.of(folder + "/" + path).size } catch { return nil }
     }
 
     /// Copies `source` (read where it is: a symbolic link is refused) into place; a file of
@@ -73,14 +71,14 @@ public struct LocalFolderTarget: PublishTarget {
     }
 
     public func changingMutableFiles<T>(_ body: () throws(PublishError) -> T) throws(PublishError) -> T {
-        let lock = try PublishError.local { () throws(FormatError) -> OriginLock in try OriginLock(origin: folder) }
+        let lock = try PublishError.local { () throws(FormatError) -> FileLock in try OriginLock.acquire(origin: folder) }
         return try withExtendedLifetime(lock) { () throws(PublishError) -> T in try body() }
     }
 
     private func size(ofLocal source: String) throws(PublishError) -> Int64 {
-        var status = stat()
-        guard lstat(source, &status) == 0 else { throw PublishError(.local, "cannot stat the file to publish", path: source) }
-        return Int64(status.st_size)
+        do { return try FileStatus.ofLink(source).size } catch {
+            throw PublishError(.local, "cannot stat the file to publish: \(error)", path: source)
+        }
     }
 
     /// Replaces a journey's document. Static servers derive ETags from mtime (in seconds) and

@@ -58,10 +58,9 @@ extension OriginPublisher {
                     path: target.name + "/" + manifestPath))
         }
         let manifest = try PublishError.local { () throws(FormatError) -> Manifest in
-            guard SHA256Hasher.hash(stored.bytes) == bundle else {
+            do throws(FormatError) { return try VerifiedManifest(decoding: stored.bytes, expecting: bundle).manifest } catch where error.code == .digestMismatch {
                 throw FormatError(.digestMismatch, "the manifest on the origin does not hash to \(bundle); publish its archive again", path: target.name + "/" + manifestPath)
             }
-            return try Manifest(decoding: stored.bytes)
         }
         let lost = try lostFiles(neededFiles(of: manifest, digest: bundle, archiveSize: nil), on: target)
         guard let first = lost.first else { return }

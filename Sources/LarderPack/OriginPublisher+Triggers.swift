@@ -60,7 +60,7 @@ extension OriginPublisher {
     ///   target's own errors.
     public static func publishTriggers(_ publication: TriggerPublication, target: some PublishTarget) throws(PublishError) -> TriggerPublishReport {
         guard JourneyPublication.isValidJourneyID(publication.journey) else {
-            throw PublishError(.format, "journey id '\(publication.journey)' may use only letters, digits, '_', '-' and '.', and may not end in '.history'")
+            throw PublishError(.invalidIdentifier, "journey id '\(publication.journey)' may use only letters, digits, '_', '-' and '.', and may not end in '.history'")
         }
         if let bad = publication.events.first(where: { !EventName.isValid($0) }) {
             throw PublishError(.format, "--trigger: " + EventName.rule(for: bad))

@@ -24,7 +24,7 @@ extension OriginPublisher {
     ) throws(PackFailure) -> PublishReport {
         if let journey {
             guard JourneyPublication.isValidJourneyID(journey.id) else {
-                throw PackFailure([PackError(.invalidConfiguration, "journey id '\(journey.id)' may use only letters, digits, '_', '-' and '.', and may not end in '.history'")])
+                throw PackFailure([PackError(.invalidIdentifier, "journey id '\(journey.id)' may use only letters, digits, '_', '-' and '.', and may not end in '.history'")])
             }
             if let key = journey.key {
                 throw PackFailure([
@@ -158,15 +158,15 @@ extension OriginPublisher {
         _ archive: String, to target: some PublishTarget, staging: String, patches: PatchSource?, changed: inout [String],
         repaired: inout [String]
     ) throws(PublishError) -> PublishReport.Bundle {
-        let (manifest, manifestBytes) = try PublishError.local { () throws(FormatError) -> (Manifest, [UInt8]) in
+        let verified = try PublishError.local { () throws(FormatError) -> VerifiedManifest in
             try BundleVerifier.readManifest(from: try ArchiveReader(path: archive))
         }
-        let digest = SHA256Hasher.hash(manifestBytes)
+        let (manifest, digest) = (verified.manifest, verified.digest)
         let manifestPath = "bundles/\(digest.hex)/manifest.json"
         var lost: [String]?
         if let stored = try target.size(of: manifestPath) {
             var missing = try lostFiles(neededFiles(of: manifest, digest: digest, archiveSize: try localSize(archive)), on: target)
-            if stored != Int64(manifestBytes.count) { missing.append(manifestPath) }
+            if stored != Int64(verified.bytes.count) { missing.append(manifestPath) }
             guard !missing.isEmpty else { return PublishReport.Bundle(name: manifest.name, digest: digest, objectsWritten: 0, filesWritten: 0) }
             lost = missing
         }
@@ -296,6 +296,8 @@ extension PublishError {
             return PackError(.originTransfer, description)
         case .sourceMismatch:
             return PackError(.invalidSource, message, path: path, cause: cause)
+        case .invalidIdentifier:
+            return PackError(.invalidIdentifier, message, path: path, cause: cause)
         default:
             let error = formatError
             return PackError(error.code == .io || error.code == .noSpace ? .outputFailed : .invalidConfiguration, error.detail, path: error.path, cause: error)

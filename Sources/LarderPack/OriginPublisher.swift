@@ -102,10 +102,10 @@ public enum OriginPublisher {
     public static func publish(archives: [String], to origin: String, journey: JourneyPublication?) throws(PackFailure) -> PublishReport {
         if let journey {
             guard JourneyPublication.isValidJourneyID(journey.id) else {
-                throw PackFailure([PackError(.invalidConfiguration, "journey id '\(journey.id)' may use only letters, digits, '_', '-' and '.', and may not end in '.history'")])
+                throw PackFailure([PackError(.invalidIdentifier, "journey id '\(journey.id)' may use only letters, digits, '_', '-' and '.', and may not end in '.history'")])
             }
             if let key = journey.key, !JourneyPublication.isValidName(key) {
-                throw PackFailure([PackError(.invalidConfiguration, "key '\(key)' may use only letters, digits, '_', '-' and '.'")])
+                throw PackFailure([PackError(.invalidIdentifier, "key '\(key)' may use only letters, digits, '_', '-' and '.'")])
             }
         }
         do throws(Folder.CreationError) {
@@ -135,8 +135,9 @@ public enum OriginPublisher {
 
     /// Verifies an archive entry by entry while writing its objects, then its manifest and
     /// the archive itself.
-    /// - Parameter durable: false for a staging folder removed after the upload: nothing is
-    ///   flushed to disk.
+    /// - Parameters:
+    ///   - durable: false for a staging folder removed after the upload: nothing is flushed to
+    ///     disk.
     ///   - patches: the earlier revisions to write patches from (``PatchWriter``), before the
     ///     manifest; nil for none.
     static func publishBundle(
@@ -144,8 +145,8 @@ public enum OriginPublisher {
     ) throws(FormatError) -> PublishReport.Bundle
     {
         let reader = try ArchiveReader(path: archive)
-        let (manifest, manifestBytes) = try BundleVerifier.readManifest(from: reader)
-        let digest = SHA256Hasher.hash(manifestBytes)
+        let verified = try BundleVerifier.readManifest(from: reader)
+        let (manifest, digest) = (verified.manifest, verified.digest)
         if let named = BundleVerifier.digestFromFileName(archive), named != digest {
             throw FormatError(.digestMismatch, "the manifest hashes to \(digest), but the archive is named \(named)", path: archive)
         }
@@ -196,7 +197,7 @@ public enum OriginPublisher {
                 throw error.formatError
             }
         }
-        if try writeIfMissing(manifestBytes, to: manifestPath, in: origin) { written.append(manifestPath) }
+        if try writeIfMissing(verified.bytes, to: manifestPath, in: origin) { written.append(manifestPath) }
         let archivePath = "bundles/\(digest.hex).tar.gz"
         if !FileManager.default.fileExists(atPath: origin + "/" + archivePath) {
             let input = try ReadableFile(path: archive)

@@ -46,6 +46,9 @@ public struct PackError: Error, Sendable, CustomStringConvertible {
         public static let remoteReference = Code("remote-reference")
         /// A file or folder name that is not valid UTF-8, too long, not NFC or otherwise unsafe.
         public static let invalidName = Code("invalid-name")
+        /// A journey id or publishable key with characters an origin does not serve: a fault
+        /// of the command line, not of the files.
+        public static let invalidIdentifier = Code("invalid-identifier")
         /// Two names that differ only in Unicode normalization.
         public static let conflictingNames = Code("conflicting-names")
         /// A file that cannot be read, or is a link, device, FIFO or socket.

@@ -5,8 +5,8 @@ import LarderSystem
 /// before an archive is written, and its compression ratio while it is written.
 extension Packer {
     /// - Throws: ``PackFailure`` with ``PackError/Code/limitExceeded`` naming the limit.
-    static func admit(_ manifest: Manifest, manifestBytes: [UInt8], limits: ArchiveReader.Limits) throws(PackFailure) {
-        do throws(FormatError) { try limits.admit(manifest, manifestBytes: manifestBytes) } catch {
+    static func admit(_ verified: VerifiedManifest, limits: ArchiveReader.Limits) throws(PackFailure) {
+        do throws(FormatError) { try limits.admit(verified) } catch {
             throw PackFailure([PackError(.limitExceeded, error.message)])
         }
     }

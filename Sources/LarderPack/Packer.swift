@@ -72,11 +72,11 @@ public enum Packer {
         func failure(_ error: FormatError) -> PackFailure {
             PackFailure([PackError(.outputFailed, error.message, path: error.entry ?? error.path ?? outputFolder, cause: error)])
         }
-        let manifest = plan.manifest
-        let manifestBytes = manifest.canonicalBytes
-        try admit(manifest, manifestBytes: manifestBytes, limits: options.limits)
+        let verified = VerifiedManifest(plan.manifest)
+        let manifest = verified.manifest
+        try admit(verified, limits: options.limits)
         try createOutputFolder(outputFolder)
-        let bundleDigest = SHA256Hasher.hash(manifestBytes)
+        let bundleDigest = verified.digest
         let destination = outputFolder + "/" + bundleDigest.hex + ".tar.gz"
         let archiveHasher = SHA256Hasher()
         let output: AtomicFileWriter
@@ -89,7 +89,7 @@ public enum Packer {
         var starts: [(offset: UInt64, path: String)] = []
         do throws(FormatError) {
             let tar = try TarWriter(modificationTime: options.modificationTime) { (bytes) throws(FormatError) in try gzip.write(bytes) }
-            try tar.addFile(path: Manifest.entryName, bytes: manifestBytes)
+            try tar.addFile(path: Manifest.entryName, bytes: verified.bytes)
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
             defer { buffer.deallocate() }
             for file in plan.tree.files {

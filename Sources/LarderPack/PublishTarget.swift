@@ -114,6 +114,8 @@ public struct PublishError: Error, Sendable, CustomStringConvertible {
         /// A file's content breaks Larder's formats (a damaged history or document, a revision
         /// that cannot follow): the ``PublishError/cause`` says which.
         public static let format = Code("format")
+        /// A journey id or publishable key with characters an origin does not serve.
+        public static let invalidIdentifier = Code("invalid-identifier")
         /// A file at an immutable path is not what it should be (another size).
         public static let damaged = Code("damaged")
         /// The object store refused the credentials (unknown key, bad signature, expired token,

@@ -1,8 +1,5 @@
 import LarderFormat
 import LarderSystem
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// One file of a source folder.
 public struct SourceFile: Sendable, Equatable {
@@ -64,12 +61,12 @@ public struct SourceTree: Sendable {
     public static func configurationBytes(root: String) throws(PackFailure) -> [UInt8]? {
         try requireFolder(root)
         let location = root + "/" + BundleConfiguration.fileName
-        var info = stat()
-        guard lstat(location, &info) == 0 else {
-            if errno == ENOENT { return nil }
-            throw PackFailure([PackError(.unreadableFile, "cannot read file information: \(Errno.current)", path: BundleConfiguration.fileName)])
+        let status: FileStatus
+        do { status = try FileStatus.ofLink(location) } catch {
+            if error == .notFound { return nil }
+            throw PackFailure([PackError(.unreadableFile, "cannot read file information: \(error)", path: BundleConfiguration.fileName)])
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
+        guard status.kind == .regular else {
             throw PackFailure([PackError(.unreadableFile, "not a regular file (a link, folder or device)", path: BundleConfiguration.fileName)])
         }
         do {
@@ -82,36 +79,29 @@ public struct SourceTree: Sendable {
     /// Throws ``PackError/Code/invalidSource`` naming `root` unless it is a folder, saying what
     /// is there instead (nothing, a file, an archive already packed).
     private static func requireFolder(_ root: String) throws(PackFailure) {
-        var info = stat()
-        guard stat(root, &info) == 0 else {
-            let error = Errno.current
+        let status: FileStatus
+        do { status = try FileStatus.of(root) } catch {
             let message =
                 error == .notFound || error == .notAFolder
                 ? "no such source folder; give the folder that holds the bundle's files"
                 : "cannot open the source folder: \(error)"
             throw PackFailure([PackError(.invalidSource, message, path: root)])
         }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+        guard status.kind == .folder else {
             let packed = root.hasSuffix(".tar.gz") ? " (an archive is packed already: 'larder inspect' shows it)" : ""
             throw PackFailure([
                 PackError(
-                    .invalidSource, "this is \(FileKind(mode: info.st_mode).description), not a source folder; give the folder that holds "
+                    .invalidSource, "this is \(status.kind.description), not a source folder; give the folder that holds "
                         + "the bundle's files\(packed)", path: root)
             ])
         }
     }
 
     private mutating func walk(folder: String, prefix: String, exclude: [GlobPattern], output: String?, errors: inout [PackError]) {
-        guard let directory = opendir(folder) else {
-            errors.append(PackError(.unreadableFile, "cannot open folder: \(Errno.current)", path: prefix.isEmpty ? folder : prefix))
+        var entries: [[UInt8]]
+        do { entries = try Folder.rawNames(folder) } catch {
+            errors.append(PackError(.unreadableFile, "cannot open folder: \(error)", path: prefix.isEmpty ? folder : prefix))
             return
-        }
-        defer { closedir(directory) }
-        var entries: [[UInt8]] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
-            if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
-            entries.append(name)
         }
         entries.sort { $0.lexicographicallyPrecedes($1) }
         for nameBytes in entries {
@@ -133,10 +123,8 @@ public struct SourceTree: Sendable {
                 skipped.append(shownPath)
                 continue
             }
-            var info = stat()
-            let found = lstat(location, &info) == 0
-            let lstatError = Errno.current
-            let isFolder = found && (info.st_mode & S_IFMT) == S_IFDIR
+            let looked = Result { () throws(Errno) in try FileStatus.ofLink(location) }
+            let isFolder = if case .success(let found) = looked { found.kind == .folder } else { false }
             if exclude.contains(where: { $0.matches(path, isFolder: isFolder) }) {
                 excluded.append(path)
                 continue
@@ -145,20 +133,23 @@ public struct SourceTree: Sendable {
                 errors.append(PackError(.invalidName, error.message + "; rename it", path: path, cause: error))
                 continue
             }
-            guard found else {
-                errors.append(PackError(.unreadableFile, "cannot read file information: \(lstatError)", path: path))
+            let info: FileStatus
+            switch looked {
+            case .success(let found): info = found
+            case .failure(let error):
+                errors.append(PackError(.unreadableFile, "cannot read file information: \(error)", path: path))
                 continue
             }
-            switch info.st_mode & S_IFMT {
-            case S_IFDIR:
+            switch info.kind {
+            case .folder:
                 walk(folder: location, prefix: path + "/", exclude: exclude, output: output, errors: &errors)
-            case S_IFREG:
-                guard access(location, R_OK) == 0 else {
-                    errors.append(PackError(.unreadableFile, "file is not readable: \(Errno.current)", path: path))
+            case .regular:
+                do { try File.checkReadable(location) } catch {
+                    errors.append(PackError(.unreadableFile, "file is not readable: \(error)", path: path))
                     continue
                 }
-                files.append(SourceFile(path: path, location: location, size: Int64(info.st_size)))
-            case S_IFLNK:
+                files.append(SourceFile(path: path, location: location, size: info.size))
+            case .symbolicLink:
                 errors.append(PackError(.unreadableFile, "symbolic links are not packed; copy the file in instead", path: path))
             default:
                 errors.append(PackError(.unreadableFile, "not a regular file (device, FIFO or socket)", path: path))

@@ -42,6 +42,11 @@ public enum File {
         try nothingOrErrno { chmod(path, mode) }
     }
 
+    /// Throws unless this process may read `path` (`access(2)` with `R_OK`).
+    public static func checkReadable(_ path: String) throws(Errno) {
+        try nothingOrErrno { access(path, R_OK) }
+    }
+
     /// Throws unless this process may write `path` (`access(2)` with `W_OK`).
     public static func checkWritable(_ path: String) throws(Errno) {
         try nothingOrErrno { access(path, W_OK) }

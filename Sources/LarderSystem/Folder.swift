@@ -19,6 +19,20 @@ public enum Folder {
         return names
     }
 
+    /// The names in a folder as the file system holds them (bytes, which need not be UTF-8),
+    /// without `.` and `..`, in the order `readdir(3)` gives them.
+    /// - Throws: ``Errno`` when the folder cannot be opened.
+    public static func rawNames(_ path: String) throws(Errno) -> [[UInt8]] {
+        guard let folder = opendir(path) else { throw Errno.current }
+        defer { closedir(folder) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            if name != [UInt8(ascii: ".")] && name != [UInt8(ascii: "."), UInt8(ascii: ".")] { names.append(name) }
+        }
+        return names
+    }
+
     /// Creates the folder at `path` (`mkdir(2)`) unless it exists.
     /// - Throws: ``Errno`` other than ``Errno/exists``.
     public static func create(_ path: String, permissions: mode_t = 0o755) throws(Errno) {

@@ -20,6 +20,10 @@ public struct OpenOptions: OptionSet, Sendable {
     public static let create = OpenOptions(rawValue: O_CREAT)
     /// `O_EXCL`: with ``create``, fails with ``Errno/exists`` when something is there.
     public static let exclusive = OpenOptions(rawValue: O_EXCL)
+    /// `O_TRUNC`: empties a file opened for writing.
+    public static let truncate = OpenOptions(rawValue: O_TRUNC)
+    /// `O_APPEND`: every write goes to the end of the file.
+    public static let append = OpenOptions(rawValue: O_APPEND)
     /// `O_NOFOLLOW`: refuses a symbolic link (`ELOOP`).
     public static let noFollow = OpenOptions(rawValue: O_NOFOLLOW)
     /// `O_NONBLOCK`: a FIFO without a writer or a device cannot block the open.

@@ -70,17 +70,17 @@ struct FetchWork: Sendable {
     /// (``LarderCache/holdObjects(of:)``): another process evicting a bundle that shares them
     /// (a font) cannot take them in between.
     private func download(_ bundle: Digest, claim: DownloadClaim) async throws(TransportError) -> FetchResult {
-        let (manifest, manifestBytes, manifestWire) = try await fetchManifest(bundle)
+        let (verified, manifestWire) = try await fetchManifest(bundle)
+        let manifest = verified.manifest
         let hold = try await blocking { () throws(CacheError) in try cache.holdObjects(of: manifest) }
         let outcome: Result<FetchResult, TransportError>
         do throws(TransportError) {
             if hold.missing.count == Set(manifest.files.map(\.digest)).count {
                 outcome = .success(
-                    try await fetchArchive(bundle, manifest: manifest, manifestBytes: manifestBytes.count, manifestWire: manifestWire, claim: claim))
+                    try await fetchArchive(bundle, manifest: manifest, manifestBytes: verified.bytes.count, manifestWire: manifestWire, claim: claim))
             } else {
                 outcome = .success(
-                    try await fetchObjects(
-                        manifest, bytes: manifestBytes, bundle: bundle, missing: hold.missing, manifestWire: manifestWire, claim: claim))
+                    try await fetchObjects(verified, missing: hold.missing, manifestWire: manifestWire, claim: claim))
             }
         } catch {
             outcome = .failure(error)
@@ -90,8 +90,9 @@ struct FetchWork: Sendable {
         return try outcome.get()
     }
 
-    /// The manifest, checked against the bundle digest and decoded within its limits.
-    private func fetchManifest(_ bundle: Digest) async throws(TransportError) -> (Manifest, [UInt8], Int64) {
+    /// The manifest, checked against the bundle digest and decoded within its limits, and the
+    /// bytes its answer took on the wire.
+    private func fetchManifest(_ bundle: Digest) async throws(TransportError) -> (VerifiedManifest, Int64) {
         let url = origin.appendingPathComponent("bundles/\(bundle.hex)/manifest.json")
         let request = HTTPRequest(
             url: url, timeout: configuration.requestTimeout, maximumBodyBytes: Int64(Manifest.maximumBytes),
@@ -100,12 +101,10 @@ struct FetchWork: Sendable {
         guard response.status == 200 else {
             throw TransportError(.unexpectedStatus, "the origin did not serve the manifest", url: url, status: response.status, digest: bundle)
         }
-        let bytes = [UInt8](response.body)
-        guard SHA256Hasher.hash(bytes) == bundle else {
-            throw TransportError(.digestMismatch, "the manifest does not hash to the bundle digest", url: url, digest: bundle)
-        }
         do {
-            return (try Manifest(decoding: bytes), bytes, response.wireBytes)
+            return (try VerifiedManifest(decoding: [UInt8](response.body), expecting: bundle), response.wireBytes)
+        } catch where error.code == .digestMismatch {
+            throw TransportError(.digestMismatch, "the manifest does not hash to the bundle digest", url: url, digest: bundle)
         } catch {
             throw TransportError(
                 error.code == .limitExceeded ? .tooLarge : .malformedDocument, "the manifest was refused: \(error)", url: url,
@@ -135,9 +134,9 @@ struct FetchWork: Sendable {
     }
 
     private func fetchObjects(
-        _ manifest: Manifest, bytes manifestBytes: [UInt8], bundle: Digest, missing: Set<Digest>, manifestWire: Int64,
-        claim: DownloadClaim
+        _ verified: VerifiedManifest, missing: Set<Digest>, manifestWire: Int64, claim: DownloadClaim
     ) async throws(TransportError) -> FetchResult {
+        let (manifest, bundle) = (verified.manifest, verified.digest)
         try await blocking(for: bundle) { () throws(CacheError) in try claim.createObjectsFolder() }
         var sizes: [Digest: Int64] = [:]
         for file in manifest.files { sizes[file.digest] = file.size }
@@ -145,7 +144,7 @@ struct FetchWork: Sendable {
         // an earlier attempt finished count as there.
         let download = ObjectDownload(transport: transport, origin: origin, claim: claim, configuration: configuration, deadline: deadline)
         let toDownload = missing.filter { DownloadFile.size(download.path(of: $0)) != sizes[$0] }
-        let space = InstallSpace(manifest, storing: toDownload, manifestBytes: manifestBytes.count)
+        let space = InstallSpace(manifest, storing: toDownload, manifestBytes: verified.bytes.count)
         if let free = InstallSpace.free(at: claim.objectsFolder), space.total > free {
             throw space.refusal(download: 0, free: free, url: nil, bundle: bundle)
         }
@@ -197,7 +196,7 @@ struct FetchWork: Sendable {
         try outcome.get()
         let downloaded = files
         try await install(bundle) { () throws(CacheError) in
-            try cache.install(manifestBytes: manifestBytes, expected: bundle, objectFiles: downloaded, adopting: true)
+            try cache.install(verified, objectFiles: downloaded, adopting: true)
         }
         return FetchResult(
             bundle: bundle, source: .objects, bytesDownloaded: bytes.manifest + bytes.objects + bytes.patches, requests: requests,

@@ -96,28 +96,19 @@ public final class VirtualDisplay: Sendable {
             kill -TERM "$server" 2>/dev/null
             wait "$server"
             """
-        // posix_spawn, not Foundation's Process: the watchdog outlives every call here.
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, lifeline[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, numbers[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // Xvfb must see the watchdog's SIGTERM whichever thread starts it.
-        let arguments = ["/bin/sh", "-c", script]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = withCleanSpawnAttributes(defaulting: [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD]) {
-            posix_spawn(&pid, "/bin/sh", &actions, $0, &argv, environ)
+        // posix_spawn, not Foundation's Process: the watchdog outlives every call here. Xvfb
+        // must see the watchdog's SIGTERM whichever thread starts it.
+        let watchdog = Spawn(
+            "/bin/sh", arguments: ["-c", script], standardInput: .descriptor(lifeline[0]), standardOutput: .descriptor(numbers[1]),
+            standardError: .null, signals: .clean(defaulting: [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD]))
+        let pid: pid_t
+        do { pid = try watchdog.start() } catch {
+            for end in [lifeline[0], lifeline[1], numbers[0], numbers[1]] { close(end) }
+            throw failure("cannot start the Xvfb watchdog: \(error.errno)")
         }
         close(lifeline[0])
         close(numbers[1])
         defer { close(numbers[0]) }
-        guard spawned == 0 else {
-            close(lifeline[1])
-            throw failure("cannot start the Xvfb watchdog: \(String(cString: strerror(spawned)))")
-        }
         let line = readLine(from: numbers[0], timeout: timeout)
         guard let line, let number = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             close(lifeline[1])  // the watchdog stops Xvfb if it did start

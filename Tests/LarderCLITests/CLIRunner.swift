@@ -58,28 +58,15 @@ enum CLI {
         _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment, stdout: String? = nil,
         stderr: String? = nil
     ) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdout ?? "/dev/null", O_WRONLY | O_APPEND, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, stderr ?? "/dev/null", O_WRONLY | O_APPEND, 0)
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        var envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in argv + envp { free(pointer) } }
-        var pid: pid_t = 0
-        let status = withCleanSpawnAttributes(defaulting: []) { posix_spawn(&pid, arguments[0], &actions, $0, &argv, &envp) }
-        guard status == 0 else { throw CLIError("cannot start \(arguments[0]): \(String(cString: strerror(status)))") }
-        return pid
+        let spawn = Spawn(
+            command: arguments, environment: environment, standardInput: .null, standardOutput: .appending(stdout ?? "/dev/null"),
+            standardError: .appending(stderr ?? "/dev/null"), signals: .clean(defaulting: []))
+        do { return try spawn.start() } catch { throw CLIError(error.description) }
     }
 
     /// Waits for `pid` and returns its exit status (128 + the signal when killed).
     static func wait(_ pid: pid_t) throws -> Int32 {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw CLIError("waitpid failed: \(String(cString: strerror(errno)))") }
-        }
-        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        do { return try ChildExit.wait(for: pid) } catch { throw CLIError("waitpid failed: \(error)") }
     }
 }
 

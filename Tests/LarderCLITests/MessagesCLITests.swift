@@ -24,6 +24,38 @@ import Testing
         #expect(json.stdout.contains(#""location":"larder.json:2:11","message":"malformed JSON: unexpected character""#), "\(json.stdout)")
     }
 
+    /// Under `--json` a failure of render, journey history or journey captures is one object
+    /// on stdout with the error's own code (not only its exit status's name).
+    @Test func failuresUnderJSONCarryTheErrorsCode() throws {
+        let scratch = try Scratch()
+        try FileManager.default.createDirectory(atPath: scratch.path + "/cache", withIntermediateDirectories: true)
+        let cases: [([String], String, Int32)] = [
+            (["render", "onboarding", "--cache", scratch.path + "/cache", "--screenshot", scratch.path + "/x.png", "--json"], "bundle-not-found", 66),
+            (["journey", "history", "--origin", scratch.path, "--journey", "j", "--json"], "journey-not-published", 66),
+        ]
+        for (arguments, code, status) in cases {
+            let result = try CLI.run(arguments)
+            #expect(result.status == status, "\(arguments): \(result)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(arguments)")
+            #expect((object["error"] as? [String: Any])?["code"] as? String == code, "\(arguments): \(result.stdout)")
+            #expect(object["status"] as? Int == Int(status))
+        }
+    }
+
+    /// A journey id or key an origin cannot serve is the command line's fault (64), chosen by
+    /// the error's code, not its words; nothing is written.
+    @Test(arguments: [["--journey", "../x"], ["--journey", "j", "--key", "a b"]])
+    func anIdentifierTheOriginCannotServeIsAUsageError(_ options: [String]) throws {
+        let scratch = try Scratch()
+        try Self.write("<p>", to: scratch.path + "/src/index.html")
+        let pack = try CLI.run(["pack", scratch.path + "/src", "-o", scratch.path + "/out", "--json"])
+        let archive = try #require((try JSONSerialization.jsonObject(with: Data(pack.stdout.utf8)) as? [String: Any])?["archivePath"] as? String)
+        let publish = try CLI.run(["publish", archive, "--origin", scratch.path + "/origin"] + options)
+        #expect(publish.status == 64, "\(publish)")
+        #expect(publish.stderr.contains("may use only letters, digits"), "\(publish.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path + "/origin/journeys"))
+    }
+
     /// `publish` over a damaged journey document said only "malformed JSON at byte 0 (malformed
     /// JSON at byte 0 …)", and `journey history` did not say which file either.
     @Test func aDamagedOriginFileIsNamed() throws {

@@ -1,7 +1,8 @@
 import Foundation
-import LarderFormat
-import Testing
 @testable import LarderCache
+import LarderFormat
+import LarderSQLite
+import Testing
 
 /// The stored totals (objects and bytes) are running counters, not a table: they must agree
 /// with the rows after every kind of change, and come back right after a crash left them off.
@@ -170,7 +171,7 @@ import Testing
     @Test func anIndexOfTheFirstSchemaIsRefusedWithAdviceToPurge() throws {
         let fixture = try CacheFixture()
         try FileManager.default.createDirectory(atPath: fixture.root, withIntermediateDirectories: true)
-        let old = try SQLiteDatabase(path: fixture.root + "/index.sqlite")
+        let old = try SQLiteDatabase<SQLiteError>(path: fixture.root + "/index.sqlite")
         try old.execute(
             """
             CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);

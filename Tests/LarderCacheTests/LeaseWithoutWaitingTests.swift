@@ -1,7 +1,8 @@
 import Foundation
-import LarderFormat
-import Testing
 @testable import LarderCache
+import LarderFormat
+import LarderSQLite
+import Testing
 
 /// A lease taken on a thread that must not wait: at once when the index is free, nil (nothing
 /// changed) while another connection holds its write lock, and the waiting lease still works.
@@ -15,7 +16,7 @@ import Testing
         free.release()
 
         // Another connection (as another process would) holds the write lock.
-        let other = try SQLiteDatabase(path: fixture.root + "/index.sqlite")
+        let other = try SQLiteDatabase<SQLiteError>(path: fixture.root + "/index.sqlite")
         try other.execute("BEGIN IMMEDIATE")
         let rowsBefore = try cache.index.withLock { (index) throws(CacheError) in try index.leases().count }
         let started = ContinuousClock.now

@@ -52,8 +52,7 @@ import Testing
 
         let files = try Self.download(hold.missing, of: Self.arrivingFiles, into: fixture.root + "-downloads")
         defer { try? FileManager.default.removeItem(atPath: fixture.root + "-downloads") }
-        let bytes = arriving.canonicalBytes
-        let installed = try cache.install(manifestBytes: bytes, expected: SHA256Hasher.hash(bytes), objectFiles: files)
+        let installed = try cache.install(VerifiedManifest(arriving), objectFiles: files)
         hold.release()
         #expect(try cache.bundle(installed.bundle)?.complete == true)
         #expect(try cache.verify().isClean)

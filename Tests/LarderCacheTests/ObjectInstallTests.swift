@@ -29,8 +29,7 @@ import Testing
         let cache = try fixture.open()
         let folder = fixture.root + "/downloads/parts"
         let (manifest, files) = try downloaded(["index.html": "<p>hi", "a.css": "p{}"], into: folder)
-        let result = try cache.install(
-            manifestBytes: manifest.canonicalBytes, expected: manifest.bundleDigest, objectFiles: files, adopting: adopting)
+        let result = try cache.install(VerifiedManifest(manifest), objectFiles: files, adopting: adopting)
         #expect(result.objectsWritten == 2)
         #expect(try cache.lease(result.bundle).data(at: "a.css") == Array("p{}".utf8))
         #expect(files.values.allSatisfy { FileManager.default.fileExists(atPath: $0) } == !adopting)
@@ -57,7 +56,7 @@ import Testing
         let targetMode = try target.map(mode)
         do {
             _ = try withWatchdog {
-                try cache.install(manifestBytes: manifest.canonicalBytes, expected: manifest.bundleDigest, objectFiles: files, adopting: adopting)
+                try cache.install(VerifiedManifest(manifest), objectFiles: files, adopting: adopting)
             }
             Issue.record("\(planted) was installed")
         } catch let error as CacheError {
@@ -80,7 +79,7 @@ import Testing
         try Data("p{color:red}".utf8).write(to: URL(fileURLWithPath: files[css]!))
         let before = fixture.fileList.filter { !$0.hasPrefix("downloads/") }
         do {
-            _ = try cache.install(manifestBytes: manifest.canonicalBytes, expected: manifest.bundleDigest, objectFiles: files, adopting: adopting)
+            _ = try cache.install(VerifiedManifest(manifest), objectFiles: files, adopting: adopting)
             Issue.record("a wrong object was installed")
         } catch {
             #expect(error.code == .invalidBundle)

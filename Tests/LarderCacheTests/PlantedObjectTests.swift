@@ -216,7 +216,7 @@ import Testing
         #expect(try cache.bundle(setup.bundle)?.complete == false)
         let copy = setup.scratch + "/font-\(UUID().uuidString)"
         try Data(Self.font).write(to: URL(fileURLWithPath: copy))
-        _ = try cache.install(manifestBytes: manifest.canonicalBytes, expected: setup.bundle, objectFiles: [Self.object: copy])
+        _ = try cache.install(VerifiedManifest(manifest), objectFiles: [Self.object: copy])
         #expect(try cache.lease(setup.bundle).data(at: Self.fontPath) == Self.font)
         #expect(try cache.verify().isClean)
     }

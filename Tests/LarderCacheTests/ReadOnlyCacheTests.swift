@@ -1,8 +1,9 @@
 import Foundation
+@testable import LarderCache
 import LarderFormat
+import LarderSQLite
 import LarderTestSupport
 import Testing
-@testable import LarderCache
 
 /// A read-only cache (``LarderCache/Mode/readOnly``) answers every question a read-write one
 /// does, refuses every change with ``CacheError/Code/readOnly``, and leaves the folder byte for
@@ -55,7 +56,7 @@ import Testing
             }),
             ("an index being created", {
                 try FileManager.default.createDirectory(atPath: fixture.root, withIntermediateDirectories: true)
-                try SQLiteDatabase(path: index).execute("PRAGMA journal_mode=WAL")
+                try SQLiteDatabase<SQLiteError>(path: index).execute("PRAGMA journal_mode=WAL")
             }),
         ]
         for (name, make) in cases {
@@ -126,7 +127,7 @@ import Testing
             ("install(archiveAt:)", { _ = try $0.install(archiveAt: archivePath) }),
             ("install(from:)", { _ = try $0.install { (_) throws(FormatError) in 0 } }),
             ("importEmbeddedDefault", { _ = try $0.importEmbeddedDefault(archiveAt: archivePath) }),
-            ("install(manifestBytes:)", { _ = try $0.install(manifestBytes: filled.manifest.canonicalBytes, expected: filled.complete, objectFiles: [:]) }),
+            ("install(_:objectFiles:)", { _ = try $0.install(VerifiedManifest(filled.manifest), objectFiles: [:]) }),
             ("lease", { _ = try $0.lease(filled.complete) }),
             ("retain", { _ = try $0.retain(scope: "user", keeping: [filled.complete]) }),
             ("setPinned", { try $0.setPinned(filled.complete, false) }),

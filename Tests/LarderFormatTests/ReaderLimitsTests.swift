@@ -18,13 +18,13 @@ import Testing
     @Test func theManifestAndEveryFolderAreEntries() throws {
         let all = try Self.manifest((1..<100_000).map { "f\($0)" })
         #expect(all.files.count == Manifest.maximumFiles)
-        #expect(throws: FormatError.self) { try ArchiveReader.Limits.default.admit(all, manifestBytes: all.canonicalBytes) }
+        #expect(throws: FormatError.self) { try ArchiveReader.Limits.default.admit(VerifiedManifest(all)) }
         let fewer = try Self.manifest((1..<99_999).map { "f\($0)" })
-        try ArchiveReader.Limits.default.admit(fewer, manifestBytes: fewer.canonicalBytes)
+        try ArchiveReader.Limits.default.admit(VerifiedManifest(fewer))
         // The same files in one folder: the folder is one more entry.
         let inFolder = try Self.manifest((1..<99_999).map { "d/\($0)" })
         do throws(FormatError) {
-            try ArchiveReader.Limits.default.admit(inFolder, manifestBytes: inFolder.canonicalBytes)
+            try ArchiveReader.Limits.default.admit(VerifiedManifest(inFolder))
             Issue.record("admitted 100,001 entries")
         } catch {
             #expect(error.code == .limitExceeded)
@@ -35,10 +35,9 @@ import Testing
 
     @Test func aManifestReadersCannotReadIsRefused() throws {
         let manifest = try Self.manifest(["a"])
-        let limit = [UInt8](repeating: 0x20, count: Manifest.maximumBytes)
-        try ArchiveReader.Limits.default.admit(manifest, manifestBytes: limit)
+        try ArchiveReader.Limits.default.admit(manifest, manifestSize: Manifest.maximumBytes)
         do throws(FormatError) {
-            try ArchiveReader.Limits.default.admit(manifest, manifestBytes: limit + [0x20])
+            try ArchiveReader.Limits.default.admit(manifest, manifestSize: Manifest.maximumBytes + 1)
             Issue.record("admitted a manifest over 16 MiB")
         } catch {
             #expect(error.code == .limitExceeded)
@@ -49,9 +48,9 @@ import Testing
     @Test func totalBytesAreTheManifestsAndTheFiles() throws {
         let manifest = try Self.manifest(["a"])
         let bytes = manifest.canonicalBytes
-        try ArchiveReader.Limits(maximumTotalBytes: Int64(bytes.count)).admit(manifest, manifestBytes: bytes)
+        try ArchiveReader.Limits(maximumTotalBytes: Int64(bytes.count)).admit(VerifiedManifest(manifest))
         #expect(throws: FormatError.self) {
-            try ArchiveReader.Limits(maximumTotalBytes: Int64(bytes.count) - 1).admit(manifest, manifestBytes: bytes)
+            try ArchiveReader.Limits(maximumTotalBytes: Int64(bytes.count) - 1).admit(VerifiedManifest(manifest))
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import LarderCache
 import LarderFormat
 @testable import LarderHost
+import LarderSQLite
 import LarderTestSupport
 import Testing
 
@@ -17,7 +18,7 @@ struct CaptureAssignmentTests {
         let path = folder.path + "/captures.sqlite"
         let created = Int64(bitPattern: Date(timeIntervalSince1970: 1_700_000_000).timeIntervalSinceReferenceDate.bitPattern)
         do {
-            let old = try SQLiteDatabase(path: path)
+            let old = try SQLiteDatabase<SQLiteError>(path: path)
             try old.execute(
                 """
                 PRAGMA journal_mode=WAL;

@@ -1,10 +1,11 @@
 import Foundation
 import LarderCache
 import LarderFormat
-import LarderTransport
-import LarderSystem
-import Testing
 @testable import LarderHost
+import LarderSQLite
+import LarderSystem
+import LarderTransport
+import Testing
 
 @Suite struct CaptureQueueTests {
     let folder: CaptureFolder
@@ -255,14 +256,14 @@ enum ForeignFile: String, CaseIterable, CustomTestStringConvertible {
         case .binary:
             try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: URL(fileURLWithPath: path))
         case .otherDatabase:
-            let database = try SQLiteDatabase(path: path)
+            let database = try SQLiteDatabase<SQLiteError>(path: path)
             try database.execute("CREATE TABLE notes(text TEXT); INSERT INTO notes VALUES('keep me');")
         case .newerSchema:
             do {
                 let queue = try CaptureQueue(path: path)
                 try queue.enqueue(captureEvent(1))
             }
-            let database = try SQLiteDatabase(path: path)
+            let database = try SQLiteDatabase<SQLiteError>(path: path)
             try database.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
         }
     }

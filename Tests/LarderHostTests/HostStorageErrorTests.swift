@@ -1,6 +1,7 @@
 import Foundation
 import LarderCache
 @testable import LarderHost
+import LarderSQLite
 import Testing
 
 /// The host's own files (its state and its capture queue) fail as ``HostStorageError``, carried
@@ -39,13 +40,15 @@ import Testing
     }
 
     /// What SQLite reports keeps its meaning: a full disk stays a full disk (the CLI's exit
-    /// status depends on it), a lock held too long stays busy.
+    /// status depends on it), a lock held too long stays busy, something other than a file in
+    /// the database's place is foreign.
     @Test(arguments: [
-        (CacheError.Code.diskFull, HostStorageError.Code.diskFull), (.readOnly, .readOnly), (.busy, .busy),
-        (.storage, .failed),
+        (SQLiteError.Code.full, HostStorageError.Code.diskFull), (.readOnly, .readOnly), (.busy, .busy),
+        (.foreignFile, .foreign), (.corrupt, .failed), (.notADatabase, .failed), (.io, .failed), (.failed, .failed),
     ])
-    func sqliteFailuresKeepTheirKind(_ sqlite: CacheError.Code, _ expected: HostStorageError.Code) {
-        let error = HostStorageError(sqlite: CacheError(sqlite, "database write failed: database or disk is full (13)"), path: "/state/host.sqlite")
+    func sqliteFailuresKeepTheirKind(_ sqlite: SQLiteError.Code, _ expected: HostStorageError.Code) {
+        let error = HostStorageError(
+            sqlite: SQLiteError(sqlite, "database write failed: database or disk is full (13)", path: "/state/host.sqlite"))
         #expect(error.code == expected)
         #expect(error.path == "/state/host.sqlite")
         #expect(error.description == "/state/host.sqlite: database write failed: database or disk is full (13)")

@@ -1,6 +1,7 @@
 import Foundation
 import LarderCache
 import LarderHost
+import LarderSQLite
 import Testing
 
 /// A host state written before denials and fitting revisions were recorded is upgraded in
@@ -15,7 +16,7 @@ struct HostStoreUpgradeTests {
         try FileManager.default.createDirectory(atPath: fixture.root + "/host", withIntermediateDirectories: true)
         let notBefore = Int64((fixture.clock.now.timeIntervalSince1970 + 600) * 1000)
         do {
-            let old = try SQLiteDatabase(path: fixture.root + "/host/host.sqlite")
+            let old = try SQLiteDatabase<SQLiteError>(path: fixture.root + "/host/host.sqlite")
             try old.execute(
                 """
                 PRAGMA journal_mode=WAL;

@@ -1,6 +1,7 @@
 import Foundation
 @testable import LarderCache
 import LarderHost
+import LarderSQLite
 import LarderTestSupport
 import Synchronization
 import Testing
@@ -100,7 +101,7 @@ import Testing
         let host = try fixture.host()
         _ = try await host.status()  // the host store exists
         // Another connection (as another process sharing the storage would) holds the write lock.
-        let other = try SQLiteDatabase(path: fixture.root + "/host/host.sqlite")
+        let other = try SQLiteDatabase<SQLiteError>(path: fixture.root + "/host/host.sqlite")
         try other.execute("BEGIN IMMEDIATE")
         var committed = false
         defer { if !committed { _ = try? other.execute("ROLLBACK") } }  // already ended: nothing to undo
@@ -135,7 +136,7 @@ import Testing
         let renderer = ScriptedRenderer()
         let host = try fixture.host(renderer)
         #expect(try await host.pendingCaptures().isEmpty)  // the capture queue exists
-        let other = try SQLiteDatabase(path: fixture.root + "/host/capture.sqlite")
+        let other = try SQLiteDatabase<SQLiteError>(path: fixture.root + "/host/capture.sqlite")
         try other.execute("BEGIN IMMEDIATE")
         var committed = false
         defer { if !committed { _ = try? other.execute("ROLLBACK") } }  // already ended: nothing to undo

@@ -379,18 +379,8 @@ private final class Spawned {
 
     init(_ arguments: [String]) throws {
         capture = NSTemporaryDirectory() + "fault-origin-\(UUID().uuidString).out"
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, capture, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let command = arguments
-        var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let status = posix_spawnp(&pid, command[0], &actions, nil, &argv, environ)
-        guard status == 0 else { throw IntegrationError("cannot start \(command[0]): \(String(cString: strerror(status)))") }
-        self.pid = pid
+        let spawn = Spawn(command: arguments, searchesPath: true, standardInput: .null, standardOutput: .truncating(capture))
+        do { pid = try spawn.start() } catch { throw IntegrationError(error.description) }
     }
 
     /// Waits for the process (each one here is bounded by its own `--max-time`).

@@ -1,5 +1,6 @@
 import Foundation
 import LarderCache
+import LarderSQLite
 import LarderTestSupport
 import Testing
 
@@ -20,7 +21,7 @@ import Testing
             if round % 2 == 1 {
                 // A host state written before denials and fitting revisions were recorded.
                 try FileManager.default.createDirectory(atPath: cache + "/host", withIntermediateDirectories: true)
-                let old = try SQLiteDatabase(path: cache + "/host/host.sqlite")
+                let old = try SQLiteDatabase<SQLiteError>(path: cache + "/host/host.sqlite")
                 try old.execute(
                     """
                     PRAGMA journal_mode=WAL;

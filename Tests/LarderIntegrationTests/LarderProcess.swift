@@ -85,23 +85,14 @@ enum LarderProcess {
 
     static func start(_ arguments: [String], launcher: [String] = [], environment extra: [String: String] = [:]) throws -> Running {
         let capture = FileManager.default.temporaryDirectory.appendingPathComponent("larder-run-\(UUID().uuidString)").path
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, capture + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, capture + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let command = launcher + [executable] + arguments
-        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
         var environment = ProcessInfo.processInfo.environment
         environment["COLUMNS"] = "80"
         environment.merge(extra) { $1 }
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in envp { free(pointer) } }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, command[0], &actions, nil, argv, envp)
-        guard status == 0 else { throw IntegrationError("cannot start \(command[0]): \(String(cString: strerror(status)))") }
+        let spawn = Spawn(
+            command: launcher + [executable] + arguments, environment: environment, standardInput: .null,
+            standardOutput: .truncating(capture + ".out"), standardError: .truncating(capture + ".err"))
+        let pid: pid_t
+        do { pid = try spawn.start() } catch { throw IntegrationError(error.description) }
         return Running(pid: pid, capture: capture, started: DispatchTime.now())
     }
 

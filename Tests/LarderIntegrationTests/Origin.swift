@@ -1,5 +1,6 @@
 import Foundation
 import LarderTestSupport
+import LarderSystem
 import LarderCache
 import LarderFormat
 import LarderPack
@@ -67,17 +68,10 @@ final class Origin: @unchecked Sendable {
     static func shell(_ arguments: [String]) throws -> String {
         let capture = FileManager.default.temporaryDirectory.appendingPathComponent("larder-shell-\(UUID().uuidString)").path
         defer { unlink(capture) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, capture, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let status = posix_spawnp(&pid, arguments[0], &actions, nil, &argv, environ)
-        guard status == 0 else { throw IntegrationError("cannot start \(arguments[0]): \(status)") }
+        let spawn = Spawn(
+            command: arguments, searchesPath: true, standardInput: .null, standardOutput: .truncating(capture), standardError: .standardOutput)
+        let pid: pid_t
+        do { pid = try spawn.start() } catch { throw IntegrationError(error.description) }
         var waitStatus: Int32 = 0
         while waitpid(pid, &waitStatus, 0) == -1 && errno == EINTR {}
         let output = (try? String(contentsOfFile: capture, encoding: .utf8)) ?? ""

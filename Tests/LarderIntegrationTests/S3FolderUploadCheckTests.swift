@@ -67,7 +67,7 @@ import Testing
         let secretText = "[default]\naws_secret_access_key = planted-secret-\(UUID().uuidString)\n"
         try Data(secretText.utf8).write(to: URL(fileURLWithPath: secret))
         let archives = try ["onboarding", "paywall"].map { try s3.work.pack(sampleBundles + "/" + $0) }
-        let (manifest, _) = try BundleVerifier.readManifest(from: try ArchiveReader(path: archives[0].archivePath))
+        let manifest = try BundleVerifier.readManifest(from: try ArchiveReader(path: archives[0].archivePath)).manifest
         let object = "objects/" + (try #require(manifest.files.first { $0.size > 256 })).digest.hex
         for (index, (name, plant)) in Self.plantings.enumerated() {
             let folder = s3.work.path + "/origin-\(index)/origin"

@@ -60,7 +60,7 @@ import Testing
     @Test func anObjectOfAnotherSizeAlreadyThereIsNotTrustedAndIsSentAgain() async throws {
         let s3 = try S3Fixture()
         let archive = try s3.packSmall("planted")
-        let (manifest, _) = try BundleVerifier.readManifest(from: try ArchiveReader(path: archive))
+        let manifest = try BundleVerifier.readManifest(from: try ArchiveReader(path: archive)).manifest
         let object = try #require(manifest.files.first).digest
         let planted = s3.work.path + "/planted.bin"
         let bytes = Array("not the object".utf8)

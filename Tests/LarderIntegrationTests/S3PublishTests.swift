@@ -59,7 +59,7 @@ import Testing
         // The list, then per bundle a HEAD of its manifest, of each object and of its archive
         // (what devices fetch, asked for in case the bucket lost some), then the journey's two files.
         let heads = try archives.map { archive in
-            let (manifest, _) = try BundleVerifier.readManifest(from: try ArchiveReader(path: archive))
+            let manifest = try BundleVerifier.readManifest(from: try ArchiveReader(path: archive)).manifest
             return 2 + Set(manifest.files.map(\.digest)).count
         }.reduce(0, +)
         #expect(s3.server.requests.count == 1 + heads + 2, "\(s3.server.requests)")

@@ -20,7 +20,7 @@ import Testing
     }
 
     static func firstObject(of archive: String) throws -> String {
-        let (manifest, _) = try BundleVerifier.readManifest(from: try ArchiveReader(path: archive))
+        let manifest = try BundleVerifier.readManifest(from: try ArchiveReader(path: archive)).manifest
         return "objects/" + (try #require(manifest.files.first)).digest.hex
     }
 

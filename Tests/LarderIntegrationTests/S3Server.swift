@@ -25,18 +25,12 @@ final class S3Server: @unchecked Sendable {
         guard FileManager.default.isExecutableFile(atPath: Self.python) else {
             throw IntegrationError("\(Self.python) is missing: run Tools/setup.sh (it installs moto)")
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, run + "/server.log", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let arguments = [Self.python, Self.script, run, "--auth"] + buckets.flatMap { ["--bucket", $0] }
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, Self.python, &actions, nil, argv, environ)
-        guard status == 0 else { throw IntegrationError("cannot start \(Self.python): \(String(cString: strerror(status)))") }
+        let arguments = [Self.script, run, "--auth"] + buckets.flatMap { ["--bucket", $0] }
+        let server = Spawn(
+            Self.python, arguments: arguments, standardInput: .null, standardOutput: .truncating(run + "/server.log"),
+            standardError: .standardOutput)
+        let pid: pid_t
+        do { pid = try server.start() } catch { throw IntegrationError(error.description) }
         self.pid = pid
         let deadline = Date().addingTimeInterval(60)
         var port: Int?

@@ -81,8 +81,9 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder + "/source", withIntermediateDirectories: true)
         try Data("<!doctype html><p>etags</p>".utf8).write(to: URL(fileURLWithPath: folder + "/source/index.html"))
         let packed = try Packer.pack(source: folder + "/source", into: folder + "/out")
-        let (manifest, manifestBytes) = try BundleVerifier.readManifest(from: try ArchiveReader(path: packed.archivePath))
-        var sizes = ["bundles/\(packed.bundleDigest.hex)/manifest.json": manifestBytes.count]
+        let verified = try BundleVerifier.readManifest(from: try ArchiveReader(path: packed.archivePath))
+        let manifest = verified.manifest
+        var sizes = ["bundles/\(packed.bundleDigest.hex)/manifest.json": verified.bytes.count]
         sizes["bundles/\(packed.bundleDigest.hex).tar.gz"] = try #require(FileManager.default.attributesOfItem(atPath: packed.archivePath)[.size] as? Int)
         for file in manifest.files { sizes["objects/" + file.digest.hex] = Int(file.size) }
         let stored = sizes

@@ -158,7 +158,10 @@ import Testing
               exec 3<&-
             done
             """
-        let status = try LocalProcess.run(["/bin/bash", "-c", script], within: .seconds(20))
+        let shell = try Spawn(
+            command: ["/bin/bash", "-c", script], standardInput: .null, standardOutput: .null, standardError: .null, signals: .clean(defaulting: [])
+        ).start()
+        let status = try ChildExit.wait(for: shell, killingAfter: .now + Duration.seconds(20).scaledForTests)
         #expect(status == 0)
         let inProcess = try exchange(filter.port, "GET http://127.0.0.1:\(origin.port)/mine HTTP/1.1\r\n\r\n")
         #expect(inProcess.isEmpty || inProcess.hasPrefix("HTTP/1.1 403"), "\(inProcess)")

@@ -1,6 +1,7 @@
 import Foundation
 import LarderFormat
 import LarderHost
+import LarderSystem
 import LarderTestSupport
 @testable import LarderRendering
 @testable import LarderWebKit
@@ -211,10 +212,12 @@ extension WebKitTests {
             let port = try #require(await filterPort(of: renderer))
             let held = EgressFilter.maximumConnectionsPerPeer + 6
             let ready = fixture.root + "/holding"
-            let holder = try LocalProcess.start([
-                "/bin/bash", "-c", "for i in $(seq \(held)); do exec {fd}<>/dev/tcp/127.0.0.1/\(port) || true; done; : > \(ready); sleep 60",
-            ])
-            defer { LocalProcess.stop(holder) }
+            let holder = try Spawn(
+                command: [
+                    "/bin/bash", "-c", "for i in $(seq \(held)); do exec {fd}<>/dev/tcp/127.0.0.1/\(port) || true; done; : > \(ready); sleep 60",
+                ], standardInput: .null, standardOutput: .null, standardError: .null, signals: .clean(defaulting: [])
+            ).start()
+            defer { ChildExit.kill(holder) }
             #expect(await eventually(within: .seconds(10)) { FileManager.default.fileExists(atPath: ready) })
 
             try await renderer.load(try fixture.content(bundle), visible: false)

@@ -1,3 +1,5 @@
+import LarderFormat
+
 /// One option a command accepts.
 struct OptionSpec {
     var names: [String]
@@ -29,12 +31,29 @@ struct CommandSpec {
             text += Self.row(label, option.help)
         }
         if let discussion { text += "\n\(discussion)\n" }
+        if let examples = CommandExamples.all[name], !examples.isEmpty {
+            text += "\nEXAMPLES:\n"
+            // Command lines stay whole, to copy; what they do is wrapped.
+            for example in examples { text += example.hasPrefix("#") ? Self.wrapped(example, indent: 2, hanging: 4) : "  $ \(example)\n" }
+        }
         return text
     }
 
+    /// One row of ARGUMENTS or OPTIONS: the label, then its help from column 26, wrapped to
+    /// the terminal's width (`COLUMNS`, else 80), as argument-parser lays them out.
     static func row(_ label: String, _ help: String) -> String {
-        let padded = label.count < 24 ? label + String(repeating: " ", count: 24 - label.count) : label + "\n" + String(repeating: " ", count: 26)
-        return "  \(padded)\(help)\n"
+        let lines = HelpWrapping.lines(help, width: HelpWrapping.width - 26)
+        var text = label.count < 24 ? "  " + label + String(repeating: " ", count: 24 - label.count) : "  " + label + "\n" + String(repeating: " ", count: 26)
+        for (index, line) in lines.enumerated() {
+            text += (index == 0 ? "" : String(repeating: " ", count: 26)) + line + "\n"
+        }
+        return lines.isEmpty ? text + "\n" : text
+    }
+
+    /// A paragraph wrapped to the width: its first line at `indent`, the rest at `hanging`.
+    static func wrapped(_ text: String, indent: Int, hanging: Int) -> String {
+        let lines = HelpWrapping.lines(text, width: HelpWrapping.width - hanging)
+        return lines.enumerated().map { String(repeating: " ", count: $0.offset == 0 ? indent : hanging) + $0.element + "\n" }.joined()
     }
 }
 
@@ -78,7 +97,8 @@ struct ParsedArguments {
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
             guard let option = spec.options.first(where: { $0.names.contains(name) }) else {
-                throw UsageError(message: "Unknown option '\(name)'", command: spec)
+                let known = (spec.options + [CommandSpec.helpOption]).flatMap(\.names).filter { $0.hasPrefix("--") }
+                throw UsageError(message: "Unknown option '\(name)'" + ClosestName.hint(name, among: known), command: spec)
             }
             let key = option.names.last!
             if option.value != nil {

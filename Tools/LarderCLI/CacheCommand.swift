@@ -125,7 +125,8 @@ enum CacheCommand {
             return FailureJSON.usage(UsageError(message: "Missing subcommand", command: spec), json: json)
         }
         guard let subcommand = subcommands[name] else {
-            return FailureJSON.usage(UsageError(message: "Unknown subcommand '\(name)'", command: spec), json: json)
+            return FailureJSON.usage(
+                UsageError(message: "Unknown subcommand '\(name)'" + ClosestName.hint(name, among: subcommands.keys.sorted()), command: spec), json: json)
         }
         let parsed: ParsedArguments
         do {

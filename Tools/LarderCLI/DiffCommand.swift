@@ -89,7 +89,7 @@ enum DiffCommand {
         case .archives:
             guard FileManager.default.fileExists(atPath: operand) else { throw Failure(message: "\(operand): no such archive", status: .noInput, code: "no-input") }
             do {
-                return try BundleVerifier.readManifest(from: try ArchiveReader(path: operand)).0
+                return try BundleVerifier.readManifest(from: try ArchiveReader(path: operand)).manifest
             } catch {
                 throw Failure(message: "\(error.at(path: operand))", status: error.code == .io ? .noInput : .dataError, code: error.code.rawValue)
             }
@@ -106,10 +106,11 @@ enum DiffCommand {
             do { bytes = try ReadableFile(path: path).readAll(limit: Manifest.maximumBytes) } catch {
                 throw Failure(message: "\(path): \(error.message)", status: .noInput, code: error.code.rawValue)
             }
-            guard SHA256Hasher.hash(bytes) == digest else {
-                throw Failure(message: "\(path) does not hash to \(digest)", status: .dataError, code: FormatError.Code.digestMismatch.rawValue)
+            do { return try VerifiedManifest(decoding: bytes, expecting: digest).manifest } catch where error.code == .digestMismatch {
+                throw Failure(message: "\(path) does not hash to \(digest)", status: .dataError, code: error.code.rawValue)
+            } catch {
+                throw Failure(message: "\(path): \(error)", status: .dataError, code: error.code.rawValue)
             }
-            do { return try Manifest(decoding: bytes) } catch { throw Failure(message: "\(path): \(error)", status: .dataError, code: error.code.rawValue) }
         }
     }
 

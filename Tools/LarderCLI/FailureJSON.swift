@@ -33,10 +33,13 @@ enum FailureJSON {
         return Console.usageError(error)
     }
 
-    /// A failure with one message: `error: <message>` on stderr, and with `json` the object.
+    /// A failure with one message: `error: <message>` on stderr (`prefix` for the commands
+    /// that print `Error:`), and with `json` the object.
     /// - Returns: `status`.
-    static func failed(_ status: ExitCode, code: String, message: String, path: String? = nil, json: Bool) -> ExitCode {
-        Console.error("error: \(shown(message))")
+    static func failed(
+        _ status: ExitCode, code: String, message: String, path: String? = nil, prefix: String = "error", json: Bool
+    ) -> ExitCode {
+        Console.error("\(prefix): \(shown(message))")
         if json { print(status, code: code, message: message, path: path) }
         return status
     }

@@ -23,9 +23,8 @@ enum InspectCommand {
         var texts: [String: [UInt8]] = [:]
         do {
             let reader = try ArchiveReader(path: path)
-            let (decoded, bytes) = try BundleVerifier.readManifest(from: reader)
-            manifest = decoded
-            digest = SHA256Hasher.hash(bytes)
+            let verified = try BundleVerifier.readManifest(from: reader)
+            (manifest, digest) = (verified.manifest, verified.digest)
             // The stylesheets and documents, for their @font-face rules (only bytes that match
             // the manifest count; `verify` says what else is wrong).
             while let entry = try reader.next() {

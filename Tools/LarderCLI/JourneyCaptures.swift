@@ -58,8 +58,7 @@ enum JourneyCaptures {
         }
         let queue: CaptureQueue
         do { queue = try CaptureQueue(path: path) } catch {
-            Console.error("Error: \(shown(error))")
-            return .failure
+            return FailureJSON.failed(.failure, code: error.code.rawValue, message: "\(error)", path: path, prefix: "Error", json: json)
         }
         if let (endpoint, key) = delivery {
             let sink = HTTPCaptureSink(endpoint: endpoint, publishableKey: key, transport: platformTransport())
@@ -75,8 +74,7 @@ enum JourneyCaptures {
         }
         let events: [CaptureEvent]
         do { events = try queue.pending().filter { event in parsed.value("--journey").map { event.journey == $0 } ?? true } } catch {
-            Console.error("Error: \(shown(error))")
-            return .failure
+            return FailureJSON.failed(.failure, code: error.code.rawValue, message: "\(error)", path: path, prefix: "Error", json: json)
         }
         if json {
             Console.json(.array(events.map(eventJSON)))

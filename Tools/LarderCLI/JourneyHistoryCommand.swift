@@ -37,16 +37,16 @@ enum JourneyHistoryCommand {
         }
         let history: JourneyHistory
         let current: JourneyDocument?
-        do {
+        do throws(FormatError) {
             history = try JourneyHistory.read(journey: journey, origin: origin)
             current = try OriginPublisher.currentDocument(journey: journey, origin: origin)
         } catch {
-            Console.error("error: \(shown(error))")
-            return .dataError
+            return FailureJSON.failed(.dataError, code: error.code.rawValue, message: "\(error)", path: error.path, json: parsed.flag("--json"))
         }
         guard current != nil || !history.entries.isEmpty else {
-            Console.error("error: \(shown(origin)): journey '\(shown(journey))' was never published there")
-            return .noInput
+            return FailureJSON.failed(
+                .noInput, code: "journey-not-published", message: "\(origin): journey '\(journey)' was never published there", path: origin,
+                json: parsed.flag("--json"))
         }
         if parsed.flag("--json") {
             Console.json(.object([

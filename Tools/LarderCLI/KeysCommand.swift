@@ -46,6 +46,8 @@ enum KeysCommand {
             (revoke: no such key), 73 a file exists or cannot be written.
             """)
 
+    static let subcommandNames = ["generate", "grant", "revoke", "list"]
+
     static func run(_ arguments: [String]) -> ExitCode {
         let parsed: ParsedArguments
         do { parsed = try ParsedArguments(arguments, spec: spec, positionalCount: 1...2) } catch {
@@ -54,8 +56,9 @@ enum KeysCommand {
         if parsed.wantsHelp { Console.out(spec.helpText); return .success }
         let subcommand = parsed.positionals[0]
         let expected = subcommand == "list" ? 1 : 2
-        guard ["generate", "grant", "revoke", "list"].contains(subcommand) else {
-            return Console.usageError(UsageError(message: "Unknown subcommand '\(subcommand)'", command: spec))
+        guard subcommandNames.contains(subcommand) else {
+            return Console.usageError(
+                UsageError(message: "Unknown subcommand '\(subcommand)'" + ClosestName.hint(subcommand, among: subcommandNames), command: spec))
         }
         guard parsed.positionals.count == expected else {
             return Console.usageError(

@@ -7,7 +7,12 @@ let rootSpec = CommandSpec(
     name: "",
     overview: "Package, inspect and verify Larder bundles of web content for in-app flows, operate caches, run journeys, and render flows in a web engine.",
     usage: "larder <subcommand>",
-    options: [OptionSpec(names: ["--version"], value: nil, help: "Show the version.")],
+    options: [
+        OptionSpec(names: ["--version"], value: nil, help: "Show the version."),
+        OptionSpec(
+            names: ["--generate-completion-script"], value: "shell",
+            help: "Print a completion script for bash, zsh or fish (see 'larder help' EXAMPLES)."),
+    ],
     discussion: """
         SUBCOMMANDS:
           pack                    Pack a source folder into a content-hashed bundle archive.
@@ -20,7 +25,7 @@ let rootSpec = CommandSpec(
           render                  Render a flow's entry screen in the web engine and write a PNG.
           keys                    Generate the key pair a publisher signs journey documents with.
 
-          See 'larder help <subcommand>' for detailed help.
+          See 'larder help <subcommand> [<subcommand>]' for detailed help.
         """)
 
 /// The subcommands; `render` and `journey` reach the web engine through `engine`.
@@ -59,18 +64,27 @@ func commands(engine: any WebEngineRunner) -> [String: (spec: CommandSpec, run: 
         Console.out(larderVersion)
         return .success
     case "help":
-        guard let name = arguments.dropFirst().first else { Console.out(rootSpec.helpText); return .success }
-        guard let command = commands[name] else {
-            Console.error("Error: Unknown subcommand '\(shown(name))'\nUsage: \(rootSpec.usage)\n  See 'larder --help' for more information.")
+        // `larder help cache verify`: the command the words reach, each of them a command.
+        let (node, rest) = CommandTree.larder.walk(arguments.dropFirst())
+        if let unknown = rest.first {
+            Console.error(
+                "Error: Unknown subcommand '\(shown(unknown))'\(node.hint(unknown))\nUsage: larder help [<subcommand> ...]\n  See 'larder --help' for more information.")
             return .usage
         }
-        Console.out(command.spec.helpText)
+        Console.out(node.spec.helpText)
+        return .success
+    case "--generate-completion-script":
+        guard let shell = arguments.dropFirst().first.flatMap(CompletionScript.Shell.init(rawValue:)), arguments.count == 2 else {
+            Console.error("Error: --generate-completion-script takes one of bash, zsh, fish\nUsage: larder --generate-completion-script <shell>")
+            return .usage
+        }
+        Console.out(CompletionScript(tree: .larder, shell: shell).text)
         return .success
     default:
         // Under --json a failure prints one JSON object on stdout, whichever command failed.
         let json = FailureJSON.wanted(arguments)
         guard let command = commands[first] else {
-            Console.error("Error: Unknown subcommand '\(shown(first))'\nUsage: \(rootSpec.usage)\n  See 'larder --help' for more information.")
+            Console.error("Error: Unknown subcommand '\(shown(first))'\(CommandTree.larder.hint(first))\nUsage: \(rootSpec.usage)\n  See 'larder --help' for more information.")
             return FailureJSON.ensure(.usage, wanted: json)
         }
         return FailureJSON.ensure(command.run(Array(arguments.dropFirst())), wanted: json)

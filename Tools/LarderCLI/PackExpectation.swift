@@ -21,13 +21,13 @@ struct PackExpectation {
         let archive = outputFolder + "/" + expected.hex + ".tar.gz"
         guard FileManager.default.fileExists(atPath: archive) else { return }
         do {
-            let (old, bytes) = try BundleVerifier.readManifest(from: try ArchiveReader(path: archive))
-            guard SHA256Hasher.hash(bytes) == expected else {
+            let old = try BundleVerifier.readManifest(from: try ArchiveReader(path: archive))
+            guard old.digest == expected else {
                 unreadable = "\(archive) does not hold the bundle its name says"
                 return
             }
-            let (new, _) = try BundleVerifier.readManifest(from: try ArchiveReader(path: report.archivePath))
-            difference = ManifestDifference(old: old, new: new)
+            let new = try BundleVerifier.readManifest(from: try ArchiveReader(path: report.archivePath)).manifest
+            difference = ManifestDifference(old: old.manifest, new: new)
         } catch {
             unreadable = "cannot read the expected manifest from \(archive): \(error.message)"
         }

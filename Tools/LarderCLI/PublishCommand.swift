@@ -10,7 +10,7 @@ enum PublishCommand {
         usage: """
             larder publish <archive>... --origin <folder> [--journey <id> [--key <publishable-key>] [--refresh <seconds>] [--rollout <percent>] [--sign <private-key> [--expires-in <duration>]] [--trigger <event>]... [--reentry <policy>]] [--json]
                    larder publish --origin <folder> --journey <id> --rollback [--to <revision>] [--sign <private-key> [--expires-in <duration>]] [--json]
-                   larder publish --from <folder> --origin s3://<bucket>[/<prefix>] [--endpoint <url>] [--region <region>] [--acl public-read] [--json]
+                   larder publish --from <folder> --origin s3://<bucket>[/<prefix>] [--endpoint <url>] [--region <region>] [--virtual-host] [--acl public-read] [--json]
             """,
         arguments: [("<archive>...", "Archives written by 'larder pack'; each is verified entry by entry.")],
         options: [
@@ -196,7 +196,7 @@ enum PublishCommand {
             // After the journey's document: a trigger never names a journey not yet published.
             if let triggers { triggersReport = try PublishTriggers.publish(triggers, origin: origin) }
         } catch {
-            if error.errors.contains(where: { $0.message.contains("may use only") }) {
+            if error.errors.contains(where: { $0.code == .invalidIdentifier }) {
                 return usage(UsageError(message: error.errors[0].message, command: spec))
             }
             let status: ExitCode =

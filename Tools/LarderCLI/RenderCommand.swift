@@ -88,13 +88,15 @@ enum RenderCommand {
             bundle = isArchive ? try cache.install(archiveAt: source).bundle : try CacheCommand.find(source, in: cache).digest
         } catch {
             let hint = !isArchive && error.code == .bundleNotFound && FileManager.default.fileExists(atPath: source)
-                ? " ('\(shown(source))' here is read as a bundle name: write './\(shown(source))' to read it as an archive)" : ""
-            Console.error("Error: \(shown(source)): \(shown(error))\(hint)")
-            switch error.code {
-            case .bundleNotFound, .cacheNotFound: return .noInput
-            case .invalidBundle, .bundleDigestMismatch, .corruptObject, .bundleIncomplete: return .dataError
-            default: return .failure
-            }
+                ? " ('\(source)' here is read as a bundle name: write './\(source)' to read it as an archive)" : ""
+            let status: ExitCode =
+                switch error.code {
+                case .bundleNotFound, .cacheNotFound: .noInput
+                case .invalidBundle, .bundleDigestMismatch, .corruptObject, .bundleIncomplete: .dataError
+                default: .failure
+                }
+            return FailureJSON.failed(
+                status, code: error.code.rawValue, message: "\(source): \(error)\(hint)", path: error.path, prefix: "Error", json: parsed.flag("--json"))
         }
         let display: String?
         do { display = try engine.display() } catch {
@@ -104,8 +106,9 @@ enum RenderCommand {
         let outcome = waitFor { await engine.render(bundle, cache: cache, viewport: viewport) }
         switch outcome {
         case .failure(let error):
-            Console.error("Error: \(shown(error))")
-            return error.code == .renderer ? .dataError : .failure
+            return FailureJSON.failed(
+                error.code == .renderer ? .dataError : .failure, code: error.code.rawValue, message: "\(error)", prefix: "Error",
+                json: parsed.flag("--json"))
         case .success(let rendered):
             do { try WebEngineSupport.write(rendered.png, to: output) } catch {
                 Console.error("Error: cannot write the screenshot: \(shown(error))")

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import LarderTestSupport
+import LarderToolSupport
 
 extension Corpus {
     static let fontDirectory = "/usr/share/fonts/truetype"
@@ -106,7 +106,7 @@ extension Corpus {
         }
     }
 
-    /// LarderTestSupport's SplitMix64 (fully specified there, so output never depends on the
+    /// LarderToolSupport's SplitMix64 (fully specified there, so output never depends on the
     /// toolchain) with the draws the corpus makes.
     struct RNG {
         var generator: SeededGenerator

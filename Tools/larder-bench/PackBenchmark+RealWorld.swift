@@ -1,5 +1,5 @@
 import Foundation
-import LarderTestSupport
+import LarderToolSupport
 
 extension PackBenchmark {
     /// The real-world set (Debian's Font Awesome 4.7, Bootstrap 4, jQuery UI base theme,

@@ -1,4 +1,5 @@
 import Foundation
+import LarderSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,21 +17,12 @@ enum Subprocess {
     /// time and peak memory. Standard output goes to `stdoutPath` and standard error to
     /// `stderrPath` when given.
     static func run(_ arguments: [String], stdoutPath: String? = nil, stderrPath: String? = nil) throws -> ProcessResult {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        if let stdoutPath {
-            posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        }
-        if let stderrPath {
-            posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        }
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
+        let spawn = Spawn(
+            command: arguments, searchesPath: true, standardOutput: stdoutPath.map { .truncating($0) } ?? .inherit,
+            standardError: stderrPath.map { .truncating($0) } ?? .inherit)
         let start = DispatchTime.now().uptimeNanoseconds
-        let status = posix_spawnp(&pid, arguments[0], &actions, nil, &argv, environ)
-        guard status == 0 else { throw BenchError("cannot start \(arguments[0]): \(String(cString: strerror(status)))") }
+        let pid: pid_t
+        do { pid = try spawn.start() } catch { throw BenchError(error.description) }
         // Not `ru_maxrss`: glibc's posix_spawn runs the child on the parent's memory until
         // exec, and the kernel keeps that memory's high-water mark in the child's maxrss, so it
         // would report this (large) process. The child's own `VmHWM` is read every millisecond
@@ -52,8 +44,7 @@ enum Subprocess {
         while waitpid(pid, &waitStatus, 0) == -1 {
             guard errno == EINTR else { throw BenchError("waitpid failed") }
         }
-        let exitStatus = (waitStatus & 0x7f) == 0 ? (waitStatus >> 8) & 0xff : 128 + (waitStatus & 0x7f)
-        return ProcessResult(status: exitStatus, seconds: seconds, peakRSS: peak)
+        return ProcessResult(status: ChildExit.code(waitStatus: waitStatus), seconds: seconds, peakRSS: peak)
     }
 
     /// Runs a shell pipeline with `/bin/sh -c`.

@@ -7,7 +7,7 @@ import LarderFormat
 enum UnpackedBundle {
     static func write(archive: String, into folder: String) throws {
         let reader = try ArchiveReader(path: archive)
-        let (manifest, _) = try BundleVerifier.readManifest(from: reader)
+        let manifest = try BundleVerifier.readManifest(from: reader).manifest
         let byDigest = Dictionary(manifest.files.map { ($0.digest.hex, $0.path) }, uniquingKeysWith: { first, _ in first })
         while let entry = try reader.next() {
             guard entry.kind == .file, let file = manifest.file(at: entry.path) else { continue }

@@ -1,6 +1,6 @@
 import Foundation
-import LarderCache
 import LarderFormat
+import LarderSQLite
 import Synchronization
 
 /// A queued event with its insertion sequence number.
@@ -18,7 +18,7 @@ final class CaptureStore {
     static let schemaVersion = 1
 
     let path: String
-    let database: SQLiteDatabase
+    let database: HostDatabase
     let deliveredRetention: Int
 
     init(path: String, deliveredRetention: Int) throws(HostError) {
@@ -26,21 +26,21 @@ final class CaptureStore {
         self.deliveredRetention = deliveredRetention
         try Self.checkHeader(path)
         do {
-            database = try SQLiteDatabase(path: path)
+            database = try HostDatabase(path: path)
         } catch {
-            throw HostError(storage: HostStorageError(sqlite: error, path: path), "cannot open the capture queue at \(path)")
+            throw HostError(storage: error, "cannot open the capture queue at \(path)")
         }
         // Read-only checks first: a foreign database is refused before anything is written.
-        let problem = try sql("read") { () throws(CacheError) -> String? in
+        let problem = try sql("read") { () throws(HostStorageError) -> String? in
             let tables = try database.prepare("SELECT count(*) FROM sqlite_master")
             return try tables.step() && tables.int(0) > 0 ? try metaProblem() : nil
         }
         if let problem { throw Self.foreign(problem, path: path) }
         var found: String?
-        do throws(CacheError) {
+        do throws(HostStorageError) {
             try database.switchToWAL(lockPath: path + ".setup-lock")
             try database.execute("PRAGMA synchronous=FULL")
-            try database.transaction { () throws(CacheError) in
+            try database.transaction { () throws(HostStorageError) in
                 try database.execute(
                     """
                     CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -56,12 +56,12 @@ final class CaptureStore {
                     .bind(.text(UUID().uuidString.lowercased())).run()
                 // Another process may have made another database here since the check above.
                 found = try metaProblem()
-                if let found { throw CacheError(.storage, found, path: path) }  // rolls the transaction back
+                if let found { throw HostStorageError(.failed, found, path: path) }  // rolls the transaction back
             }
             try Self.addMissingColumns(to: database)
         } catch {
             if let found { throw Self.foreign(found, path: path) }
-            throw HostError(storage: HostStorageError(sqlite: error, path: path), "cannot set up the capture queue at \(path)")
+            throw HostError(storage: error, "cannot set up the capture queue at \(path)")
         }
     }
 
@@ -100,7 +100,7 @@ final class CaptureStore {
 
     /// What is wrong with the meta table: nil when it says this is a capture queue of this
     /// schema.
-    private func metaProblem() throws(CacheError) -> String? {
+    private func metaProblem() throws(HostStorageError) -> String? {
         let hasMeta = try database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").step()
         guard hasMeta, try value(forKey: "format") == Self.format else {
             return "\(path) holds another SQLite database, not a capture queue; it was left untouched"
@@ -112,21 +112,21 @@ final class CaptureStore {
         return nil
     }
 
-    private func value(forKey key: String) throws(CacheError) -> String? {
+    private func value(forKey key: String) throws(HostStorageError) -> String? {
         let query = try database.prepare("SELECT value FROM meta WHERE key = ?").bind(.text(key))
         return try query.step() ? query.text(0) : nil
     }
 
     /// Runs `body`'s SQLite calls, turning their failure into ``HostError/Code/storage`` (with
     /// a ``HostStorageError``) naming the action.
-    private func sql<T>(_ action: String, _ body: () throws(CacheError) -> T) throws(HostError) -> T {
+    private func sql<T>(_ action: String, _ body: () throws(HostStorageError) -> T) throws(HostError) -> T {
         do { return try body() } catch {
-            throw HostError(storage: HostStorageError(sqlite: error, path: path), "cannot \(action) the capture queue at \(path)")
+            throw HostError(storage: error, "cannot \(action) the capture queue at \(path)")
         }
     }
 
     func visitor() throws(HostError) -> String {
-        let visitor = try sql("read") { () throws(CacheError) in try value(forKey: "visitor") }
+        let visitor = try sql("read") { () throws(HostStorageError) in try value(forKey: "visitor") }
         guard let visitor, !visitor.isEmpty else {
             throw Self.foreign("the capture queue at \(path) has lost its visitor id; remove the file", path: path)
         }
@@ -135,17 +135,17 @@ final class CaptureStore {
 
     /// Inserts `event` unless its id is queued or was delivered.
     func insert(_ event: CaptureEvent) throws(HostError) -> Bool {
-        try sql("write") { () throws(CacheError) in try insertRow(event) }
+        try sql("write") { () throws(HostStorageError) in try insertRow(event) }
     }
 
     /// ``insert(_:)`` without waiting for a lock another connection holds: nil, with nothing
     /// changed, when one does.
     func insertWithoutWaiting(_ event: CaptureEvent) throws(HostError) -> Bool? {
-        try sql("write") { () throws(CacheError) in try database.withoutWaiting { () throws(CacheError) in try insertRow(event) } }
+        try sql("write") { () throws(HostStorageError) in try database.withoutWaiting { () throws(HostStorageError) in try insertRow(event) } }
     }
 
-    private func insertRow(_ event: CaptureEvent) throws(CacheError) -> Bool {
-        try database.transaction { () throws(CacheError) -> Bool in
+    private func insertRow(_ event: CaptureEvent) throws(HostStorageError) -> Bool {
+        try database.transaction { () throws(HostStorageError) -> Bool in
             let id = SQLiteValue.blob(Array(event.id.utf8))
             let seen = try database.prepare("SELECT 1 FROM events WHERE id = ?1 UNION ALL SELECT 1 FROM delivered WHERE id = ?1")
             if try seen.bind(id).step() { return false }
@@ -167,7 +167,7 @@ final class CaptureStore {
     }
 
     func pending(limit: Int) throws(HostError) -> [QueuedEvent] {
-        let rows = try sql("read") { () throws(CacheError) -> [Row] in
+        let rows = try sql("read") { () throws(HostStorageError) -> [Row] in
             let query = try database.prepare(
                 "SELECT seq, id, visitor, session, journey, revision, bundle, context, body, created, rollout FROM events ORDER BY seq LIMIT ?"
             ).bind(.int(Int64(max(0, limit))))
@@ -219,7 +219,7 @@ final class CaptureStore {
     }
 
     func count() throws(HostError) -> Int {
-        try sql("read") { () throws(CacheError) -> Int in
+        try sql("read") { () throws(HostStorageError) -> Int in
             let query = try database.prepare("SELECT count(*) FROM events")
             return try query.step() ? Int(query.int(0)) : 0
         }
@@ -227,7 +227,7 @@ final class CaptureStore {
 
     /// Queued events of one journey.
     func count(journey: String) throws(HostError) -> Int {
-        try sql("read") { () throws(CacheError) -> Int in
+        try sql("read") { () throws(HostStorageError) -> Int in
             let query = try database.prepare("SELECT count(*) FROM events WHERE journey = ?").bind(.blob(Array(journey.utf8)))
             return try query.step() ? Int(query.int(0)) : 0
         }
@@ -236,8 +236,8 @@ final class CaptureStore {
     /// Removes settled events (delivered or refused for good) and remembers their ids, keeping
     /// the most recent `deliveredRetention`. - Returns: the number of events still queued.
     func markSettled(_ batch: [QueuedEvent]) throws(HostError) -> Int {
-        try sql("record a delivery in") { () throws(CacheError) -> Int in
-            try database.transaction { () throws(CacheError) -> Int in
+        try sql("record a delivery in") { () throws(HostStorageError) -> Int in
+            try database.transaction { () throws(HostStorageError) -> Int in
                 let delete = try database.prepare("DELETE FROM events WHERE seq = ?")
                 let remember = try database.prepare("INSERT OR IGNORE INTO delivered(id) VALUES(?)")
                 for queued in batch {
@@ -254,8 +254,8 @@ final class CaptureStore {
     }
 
     func removeAll() throws(HostError) {
-        try sql("clear") { () throws(CacheError) in
-            try database.transaction { () throws(CacheError) in try database.execute("DELETE FROM events") }
+        try sql("clear") { () throws(HostStorageError) in
+            try database.transaction { () throws(HostStorageError) in try database.execute("DELETE FROM events") }
         }
     }
 }
@@ -268,16 +268,16 @@ extension CaptureStore {
 
     /// Adds the columns later versions added, if missing, inside one write transaction (another
     /// process opening the same queue finds them there).
-    static func addMissingColumns(to database: SQLiteDatabase) throws(CacheError) {
+    static func addMissingColumns(to database: HostDatabase) throws(HostStorageError) {
         guard try !missingColumns(in: database).isEmpty else { return }
-        try database.transaction { () throws(CacheError) in
+        try database.transaction { () throws(HostStorageError) in
             for (name, type) in try missingColumns(in: database) {
                 try database.execute("ALTER TABLE events ADD COLUMN \(name) \(type)")
             }
         }
     }
 
-    private static func missingColumns(in database: SQLiteDatabase) throws(CacheError) -> [(String, String)] {
+    private static func missingColumns(in database: HostDatabase) throws(HostStorageError) -> [(String, String)] {
         let info = try database.prepare("PRAGMA table_info(events)")
         var present = Set<String>()
         while try info.step() { present.insert(info.text(1)) }

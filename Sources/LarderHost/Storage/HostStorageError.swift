@@ -1,5 +1,3 @@
-import LarderCache
-
 /// A failure of the host's own storage: its state (`host.sqlite`: backoff, the last authorised
 /// documents, accepted revisions) or its capture queue (`capture.sqlite`). Not the cache's:
 /// these files are the host's, and what to do about them differs.
@@ -36,20 +34,6 @@ public struct HostStorageError: Error, Sendable, CustomStringConvertible {
         self.code = code
         self.message = message
         self.path = path
-    }
-
-    /// A failure of the SQLite connection (`SQLiteDatabase`, which reports in the cache's
-    /// error type because the cache's index shares it): its code carried over, its message
-    /// kept.
-    init(sqlite error: CacheError, path: String) {
-        let code: Code =
-            switch error.code {
-            case .diskFull: .diskFull
-            case .readOnly: .readOnly
-            case .busy: .busy
-            default: .failed
-            }
-        self.init(code, error.message, path: error.path ?? path)
     }
 
     public var description: String { (path.map { "\($0): " } ?? "") + message }

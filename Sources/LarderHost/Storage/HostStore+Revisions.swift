@@ -1,5 +1,5 @@
-import LarderCache
 import LarderFormat
+import LarderSQLite
 
 /// What each scope accepted, kept apart from the scope's record: the highest revision (a
 /// discard, after a denial or a confirmed 404, forgets the record but never this floor, so an
@@ -10,7 +10,7 @@ extension HostStore {
     /// canonical bytes of the last document whose signature was verified on acceptance.
     func accepted(_ scope: String) throws(HostError) -> (revision: Int64?, verified: Digest?) {
         do {
-            return try database.withLock { (database) throws(CacheError) -> (revision: Int64?, verified: Digest?) in
+            return try database.withLock { (database) throws(HostStorageError) -> (revision: Int64?, verified: Digest?) in
                 let statement = try database.prepare("SELECT revision, verified FROM accepted WHERE scope = ?").bind(.text(scope))
                 guard try statement.step() else { return (nil, nil) }
                 let blob = statement.isNull(1) ? [] : statement.blob(1)
@@ -33,7 +33,7 @@ extension HostStore {
     ///   connection holds the write lock.
     /// - Returns: false when it gave up.
     func accept(revision: Int64, verified: Digest?, for scope: String, waiting: Bool) throws(HostError) -> Bool {
-        func write(_ database: SQLiteDatabase) throws(CacheError) {
+        func write(_ database: HostDatabase) throws(HostStorageError) {
             try database.prepare(
                 """
                 INSERT INTO accepted(scope, revision, verified) VALUES (?, ?, ?)
@@ -42,9 +42,9 @@ extension HostStore {
             ).bind(.text(scope), .int(revision), verified.map { .blob($0.bytes) } ?? .null).run()
         }
         do {
-            return try database.withLock { (database) throws(CacheError) -> Bool in
+            return try database.withLock { (database) throws(HostStorageError) -> Bool in
                 if waiting { try write(database); return true }
-                return try database.withoutWaiting({ () throws(CacheError) in try write(database) }) != nil
+                return try database.withoutWaiting({ () throws(HostStorageError) in try write(database) }) != nil
             }
         } catch {
             throw failure(error, "cannot write the host state")

@@ -1,6 +1,6 @@
 import Foundation
-import LarderCache
 import LarderFormat
+import LarderSQLite
 import LarderSystem
 
 /// What the host remembers about one scope across restarts.
@@ -42,12 +42,12 @@ struct ScopeRecord: Sendable, Equatable {
 /// launch's first write, a renewal after a 304, off the disk's latency.
 final class HostStore: Sendable {
     let path: String
-    let database: Locked<SQLiteDatabase>
+    let database: Locked<HostDatabase>
 
     init(path: String) throws(HostError) {
         self.path = path
         do {
-            let database = try SQLiteDatabase(path: path)
+            let database = try HostDatabase(path: path)
             try database.switchToWAL(lockPath: path + ".setup-lock")
             try database.execute(
                 """
@@ -61,13 +61,13 @@ final class HostStore: Sendable {
             try Self.addMissingColumns(to: database)
             self.database = Locked(database)
         } catch {
-            throw HostError(storage: HostStorageError(sqlite: error, path: path), "cannot open the host state at \(path)")
+            throw HostError(storage: error, "cannot open the host state at \(path)")
         }
     }
 
     func record(_ scope: String) throws(HostError) -> ScopeRecord {
         do {
-            return try database.withLock { (database) throws(CacheError) -> ScopeRecord in
+            return try database.withLock { (database) throws(HostStorageError) -> ScopeRecord in
                 let statement = try database.prepare(
                     """
                     SELECT document, etag, renewed_ms, failures, not_before_ms, not_found, denied_status, denied_ms,
@@ -110,10 +110,10 @@ final class HostStore: Sendable {
     @discardableResult
     func save(_ record: ScopeRecord, for scope: String, waiting: Bool = true) throws(HostError) -> Bool {
         do {
-            return try database.withLock { (database) throws(CacheError) -> Bool in
+            return try database.withLock { (database) throws(HostStorageError) -> Bool in
                 if waiting {
                     try Self.write(record, for: scope, in: database)
-                } else if try database.withoutWaiting({ () throws(CacheError) in try Self.write(record, for: scope, in: database) }) == nil {
+                } else if try database.withoutWaiting({ () throws(HostStorageError) in try Self.write(record, for: scope, in: database) }) == nil {
                     return false
                 }
                 return true
@@ -123,9 +123,9 @@ final class HostStore: Sendable {
         }
     }
 
-    private static func write(_ record: ScopeRecord, for scope: String, in database: SQLiteDatabase) throws(CacheError) {
+    private static func write(_ record: ScopeRecord, for scope: String, in database: HostDatabase) throws(HostStorageError) {
         let durable = try changesWhatIsShown(record, for: scope, in: database)
-        try waitingForTheDisk(durable, database) { () throws(CacheError) in
+        try waitingForTheDisk(durable, database) { () throws(HostStorageError) in
             try database.prepare(
                 """
                 INSERT OR REPLACE INTO scopes(scope, document, etag, renewed_ms, failures, not_before_ms, not_found,
@@ -146,7 +146,7 @@ final class HostStore: Sendable {
     }
 
     /// Whether `record` names another document, or another denial, than the stored row.
-    private static func changesWhatIsShown(_ record: ScopeRecord, for scope: String, in database: SQLiteDatabase) throws(CacheError) -> Bool {
+    private static func changesWhatIsShown(_ record: ScopeRecord, for scope: String, in database: HostDatabase) throws(HostStorageError) -> Bool {
         let statement = try database.prepare("SELECT document, denied_status FROM scopes WHERE scope = ?").bind(.text(scope))
         guard try statement.step() else { return record.document != nil || record.deniedStatus != nil }
         let stored = statement.isNull(0) ? nil : statement.blob(0)
@@ -156,7 +156,7 @@ final class HostStore: Sendable {
 
     /// Runs `body`, one autocommit write, with `synchronous=FULL` when `durable` (its commit
     /// syncs the WAL, and with it every earlier commit), then back to `NORMAL`.
-    private static func waitingForTheDisk(_ durable: Bool, _ database: SQLiteDatabase, _ body: () throws(CacheError) -> Void) throws(CacheError) {
+    private static func waitingForTheDisk(_ durable: Bool, _ database: HostDatabase, _ body: () throws(HostStorageError) -> Void) throws(HostStorageError) {
         guard durable else { return try body() }
         try database.execute("PRAGMA synchronous=FULL")
         do {
@@ -171,8 +171,8 @@ final class HostStore: Sendable {
     /// Forgets a scope entirely (logout): document, validator, backoff and denial.
     func delete(_ scope: String) throws(HostError) {
         do {
-            try database.withLock { (database) throws(CacheError) in
-                try Self.waitingForTheDisk(true, database) { () throws(CacheError) in
+            try database.withLock { (database) throws(HostStorageError) in
+                try Self.waitingForTheDisk(true, database) { () throws(HostStorageError) in
                     try database.prepare("DELETE FROM scopes WHERE scope = ?").bind(.text(scope)).run()
                 }
             }
@@ -185,8 +185,8 @@ final class HostStore: Sendable {
     /// is still refused after it.
     func deleteAllScopes() throws(HostError) {
         do {
-            try database.withLock { (database) throws(CacheError) in
-                try Self.waitingForTheDisk(true, database) { () throws(CacheError) in try database.execute("DELETE FROM scopes") }
+            try database.withLock { (database) throws(HostStorageError) in
+                try Self.waitingForTheDisk(true, database) { () throws(HostStorageError) in try database.execute("DELETE FROM scopes") }
             }
         } catch {
             throw failure(error, "cannot write the host state")
@@ -194,8 +194,8 @@ final class HostStore: Sendable {
     }
 
     /// ``HostError/Code/storage`` for a failed SQLite call, saying what was being done.
-    func failure(_ error: CacheError, _ action: String) -> HostError {
-        HostError(storage: HostStorageError(sqlite: error, path: path), action)
+    func failure(_ error: HostStorageError, _ action: String) -> HostError {
+        HostError(storage: error, action)
     }
 
     /// Columns added after the first release, added to a state written by an older host.
@@ -207,16 +207,16 @@ final class HostStore: Sendable {
     /// Adds the columns later versions added, if missing. Several processes may open the same
     /// new store at once: the check is repeated inside one write transaction, so only the first
     /// adds them and the others find them there.
-    private static func addMissingColumns(to database: SQLiteDatabase) throws(CacheError) {
+    private static func addMissingColumns(to database: HostDatabase) throws(HostStorageError) {
         guard try !missingColumns(in: database).isEmpty else { return }
-        try database.transaction { () throws(CacheError) in
+        try database.transaction { () throws(HostStorageError) in
             for (name, type) in try missingColumns(in: database) {
                 try database.execute("ALTER TABLE scopes ADD COLUMN \(name) \(type)")
             }
         }
     }
 
-    private static func missingColumns(in database: SQLiteDatabase) throws(CacheError) -> [(name: String, type: String)] {
+    private static func missingColumns(in database: HostDatabase) throws(HostStorageError) -> [(name: String, type: String)] {
         let info = try database.prepare("PRAGMA table_info(scopes)")
         var present = Set<String>()
         while try info.step() { present.insert(info.text(1)) }

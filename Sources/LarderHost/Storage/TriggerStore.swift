@@ -1,6 +1,6 @@
 import Foundation
-import LarderCache
 import LarderFormat
+import LarderSQLite
 import LarderSystem
 
 /// What a trigger router remembers about its origin's triggers document.
@@ -26,12 +26,12 @@ struct TriggerRecord: Sendable, Equatable {
 /// until a logout forgets it.
 final class TriggerStore: Sendable {
     let path: String
-    let database: Locked<SQLiteDatabase>
+    let database: Locked<HostDatabase>
 
     init(path: String) throws(HostError) {
         self.path = path
         do {
-            let database = try SQLiteDatabase(path: path)
+            let database = try HostDatabase(path: path)
             try database.switchToWAL(lockPath: path + ".setup-lock")
             try database.execute(
                 """
@@ -44,13 +44,13 @@ final class TriggerStore: Sendable {
                 """)
             self.database = Locked(database)
         } catch {
-            throw HostError(storage: HostStorageError(sqlite: error, path: path), "cannot open the trigger state at \(path)")
+            throw HostError(storage: error, "cannot open the trigger state at \(path)")
         }
     }
 
     /// The record of `scope` (an origin and key); empty before the first answer.
     func record(_ scope: String) throws(HostError) -> TriggerRecord {
-        try sql("read the trigger state") { (database) throws(CacheError) -> TriggerRecord in
+        try sql("read the trigger state") { (database) throws(HostStorageError) -> TriggerRecord in
             let statement = try database.prepare(
                 "SELECT document, etag, renewed_ms, failures, not_before_ms, denied_status, highest FROM documents WHERE scope = ?"
             ).bind(.text(scope))
@@ -74,7 +74,7 @@ final class TriggerStore: Sendable {
 
     /// Stores the record of `scope`.
     func save(_ record: TriggerRecord, for scope: String) throws(HostError) {
-        try sql("write the trigger state") { (database) throws(CacheError) in
+        try sql("write the trigger state") { (database) throws(HostStorageError) in
             try database.prepare(
                 """
                 INSERT OR REPLACE INTO documents(scope, document, etag, renewed_ms, failures, not_before_ms, denied_status, highest)
@@ -91,7 +91,7 @@ final class TriggerStore: Sendable {
 
     /// When `journey` was last shown to `person` by a trigger; nil when never (since a logout).
     func lastShown(_ journey: String, to person: String) throws(HostError) -> Date? {
-        try sql("read the trigger state") { (database) throws(CacheError) -> Date? in
+        try sql("read the trigger state") { (database) throws(HostStorageError) -> Date? in
             let statement = try database.prepare("SELECT shown_ms FROM reentry WHERE person = ? AND journey = ?").bind(.text(person), .text(journey))
             return try statement.step() ? Date(milliseconds: statement.int(0)) : nil
         }
@@ -99,7 +99,7 @@ final class TriggerStore: Sendable {
 
     /// Records that `journey` was shown to `person` at `time`.
     func recordShown(_ journey: String, to person: String, at time: Date) throws(HostError) {
-        try sql("write the trigger state") { (database) throws(CacheError) in
+        try sql("write the trigger state") { (database) throws(HostStorageError) in
             try database.prepare("INSERT OR REPLACE INTO reentry(person, journey, shown_ms) VALUES (?, ?, ?)")
                 .bind(.text(person), .text(journey), .int(time.milliseconds)).run()
         }
@@ -108,7 +108,7 @@ final class TriggerStore: Sendable {
     /// Forgets what `person` was shown (a logout); every person's when nil (a logout of
     /// everything).
     func forgetShown(to person: String?) throws(HostError) {
-        try sql("write the trigger state") { (database) throws(CacheError) in
+        try sql("write the trigger state") { (database) throws(HostStorageError) in
             if let person {
                 try database.prepare("DELETE FROM reentry WHERE person = ?").bind(.text(person)).run()
             } else {
@@ -117,14 +117,14 @@ final class TriggerStore: Sendable {
         }
     }
 
-    private func sql<T: Sendable>(_ action: String, _ body: (SQLiteDatabase) throws(CacheError) -> T) throws(HostError) -> T {
+    private func sql<T: Sendable>(_ action: String, _ body: (HostDatabase) throws(HostStorageError) -> T) throws(HostError) -> T {
         do {
-            return try database.withLock { (database) throws(CacheError) -> T in
+            return try database.withLock { (database) throws(HostStorageError) -> T in
                 let connection = database
                 return try body(connection)
             }
         } catch {
-            throw HostError(storage: HostStorageError(sqlite: error, path: path), "cannot \(action)")
+            throw HostError(storage: error, "cannot \(action)")
         }
     }
 }

@@ -92,7 +92,7 @@ public struct FontSettings: Sendable, Equatable {
             case ("woff2", _), ("keepUsed", _): throw invalid(key, "expected true or false")
             case ("quality", _): throw invalid(key, "expected an integer from 0 to 11")
             case ("faces", _), ("files", _): throw invalid(key, "expected an object")
-            default: throw invalid(key, "unknown field")
+            default: throw invalid(key, "unknown field" + ClosestName.hint(key, among: ["woff2", "keepUsed", "quality", "features", "subsets", "faces", "files"]))
             }
         }
         let splits = !subsets.isEmpty || faces.values.contains { $0.subsets?.isEmpty == false }
@@ -110,7 +110,7 @@ public struct FontSettings: Sendable, Equatable {
             case ("subsets", _): result.subsets = try subsets(item, field: "\(field).subsets", invalid)
             case ("keepUsed", .bool(let flag)): result.keepUsed = flag
             case ("keepUsed", _): throw invalid("\(field).keepUsed", "expected true or false")
-            default: throw invalid("\(field).\(key)", "unknown field")
+            default: throw invalid("\(field).\(key)", "unknown field" + ClosestName.hint(key, among: ["subsets", "keepUsed"]))
             }
         }
         return result

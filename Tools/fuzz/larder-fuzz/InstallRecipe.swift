@@ -1,6 +1,6 @@
 import CArchive
 import LarderFormat
-import LarderTestSupport
+import LarderToolSupport
 
 /// The archive the install target builds from libFuzzer's bytes: entries of every kind, a
 /// manifest made to match them (so installs can succeed and digests need not be guessed), one

@@ -2,7 +2,7 @@ import CArchive
 import Foundation
 import LarderFormat
 import LarderHost
-import LarderTestSupport
+import LarderToolSupport
 
 /// Seeds for the JSON targets and the archive targets.
 extension SeedSources {

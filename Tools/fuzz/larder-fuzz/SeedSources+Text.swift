@@ -1,6 +1,6 @@
 import Foundation
 import LarderFormat
-import LarderTestSupport
+import LarderToolSupport
 
 /// Seeds for the small grammars and the header values.
 extension SeedSources {

@@ -1,6 +1,6 @@
 import Foundation
 import LarderFormat
-import LarderTestSupport
+import LarderToolSupport
 
 /// Where seed inputs come from: the sample flows (`SampleBundles/`, read from the current
 /// folder, the repository root), the web content `Tools/setup.sh` installs for the real-world

@@ -20,8 +20,8 @@ struct Archives {
 
     /// One archive and its manifest.
     static func entry(at path: String) throws -> Entry {
-        let (manifest, bytes) = try BundleVerifier.readManifest(from: ArchiveReader(path: path))
-        return Entry(path: path, digest: SHA256Hasher.hash(bytes), manifest: manifest)
+        let verified = try BundleVerifier.readManifest(from: ArchiveReader(path: path))
+        return Entry(path: path, digest: verified.digest, manifest: verified.manifest)
     }
 
     /// The objects each bundle uses.

@@ -2,6 +2,7 @@ import Foundation
 import LarderCache
 import LarderFormat
 import LarderHost
+import LarderSQLite
 import LarderSystem
 import LarderTransport
 
@@ -47,7 +48,7 @@ struct CacheChecker {
     /// `PRAGMA integrity_check` of a SQLite file.
     func integrity(_ path: String) -> [String] {
         do {
-            let database = try SQLiteDatabase(path: path)
+            let database = try SQLiteDatabase<SQLiteError>(path: path)
             let query = try database.prepare("PRAGMA integrity_check")
             var lines: [String] = []
             while try query.step() { lines.append(query.text(0)) }

@@ -35,23 +35,16 @@ final class ChildProcess {
             close(toChild[1])
             throw error
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
-        if mergeErrors { posix_spawn_file_actions_adddup2(&actions, fromChild[1], 2) }
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = withCleanSpawnAttributes(defaulting: [SIGPIPE]) { posix_spawn(&pid, arguments[0], &actions, $0, &argv, environ) }
+        let spawn = Spawn(
+            command: arguments, standardInput: .descriptor(toChild[0]), standardOutput: .descriptor(fromChild[1]),
+            standardError: mergeErrors ? .descriptor(fromChild[1]) : .inherit, signals: .clean(defaulting: [SIGPIPE]))
+        let pid: pid_t
+        do { pid = try spawn.start() } catch {
+            for end in toChild + fromChild { close(end) }
+            throw ToolError(error.description)
+        }
         close(toChild[0])
         close(fromChild[1])
-        guard spawned == 0 else {
-            close(toChild[1])
-            close(fromChild[0])
-            throw ToolError("cannot start \(arguments[0]): \(String(cString: strerror(spawned)))")
-        }
         self.pid = pid
         name = URL(fileURLWithPath: arguments[0]).lastPathComponent
         input = toChild[1]
@@ -161,7 +154,7 @@ final class ChildProcess {
             var raw: Int32 = 0
             let reaped = waitpid(pid, &raw, WNOHANG)
             if reaped == pid {
-                status = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+                status = ChildExit.code(waitStatus: raw)
             } else if reaped < 0 && errno != EINTR {
                 // Not our child any more (reaped elsewhere): nothing left to wait for.
                 status = -1

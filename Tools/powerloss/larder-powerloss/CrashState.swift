@@ -1,5 +1,5 @@
 import Foundation
-import LarderTestSupport
+import LarderToolSupport
 
 /// One crash state: a point of the log and what of the writes since the last flush before it
 /// reached the disk.

@@ -1,5 +1,5 @@
 import Foundation
-import LarderTestSupport
+import LarderToolSupport
 
 /// Builds crash-state images in a file (on tmpfs, under a loop device), in increasing order of
 /// crash point: it keeps, in memory, the image as of the last flush reached so far (base.img

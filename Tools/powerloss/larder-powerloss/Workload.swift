@@ -3,7 +3,7 @@ import LarderCache
 import LarderFormat
 import LarderHost
 import LarderSystem
-import LarderTestSupport
+import LarderToolSupport
 
 /// Writes marks to powerloss-disk's `marks` file: one `write(2)` per line, so the daemon logs
 /// it between the image writes that came before and after.

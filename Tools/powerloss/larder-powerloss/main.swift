@@ -1,6 +1,6 @@
 import Foundation
 import LarderCache
-import LarderTestSupport
+import LarderToolSupport
 
 // larder-powerloss: the workload, the checker and the crash-state explorer behind
 // Tools/powerloss.sh (which sets up the FUSE disk, loop devices and mounts, and tears them down).

@@ -1,14 +1,13 @@
 import Foundation
+import LarderSQLite
 import Testing
-@testable import LarderCache
 
 /// A statement prepared again is the compiled one an earlier statement of the same text left:
 /// it must start over with no bindings, and one dropped mid-read must not keep that read open.
 @Suite struct StatementReuseTests {
-    static func database() throws -> (SQLiteDatabase, String) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("larder-statements-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let database = try SQLiteDatabase(path: folder + "/test.sqlite")
+    static func database() throws -> (SQLiteDatabase<SQLiteError>, String) {
+        let folder = try TemporaryFolder.make("statements")
+        let database = try SQLiteDatabase<SQLiteError>(path: folder + "/test.sqlite")
         try database.execute("PRAGMA journal_mode=WAL; CREATE TABLE t(id INTEGER PRIMARY KEY, value TEXT)")
         for (id, value) in [(1, "one"), (2, "two"), (3, "three")] {
             try database.prepare("INSERT INTO t(id, value) VALUES(?, ?)").bind(.int(Int64(id)), .text(value)).run()
@@ -47,7 +46,7 @@ import Testing
             #expect(try rows.step())
         }
         try database.prepare("INSERT INTO t(id, value) VALUES(4, 'four')").run()
-        let other = try SQLiteDatabase(path: folder + "/test.sqlite")
+        let other = try SQLiteDatabase<SQLiteError>(path: folder + "/test.sqlite")
         let checkpoint = try other.prepare("PRAGMA wal_checkpoint(TRUNCATE)")
         #expect(try checkpoint.step())
         #expect(checkpoint.int(0) == 0, "the checkpoint was blocked by a read left open")
