@@ -33,6 +33,10 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        // Patches between revisions: zstd with the old object as reference prefix.
+        .systemLibrary(
+            name: "CZstd", pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(
             name: "CLibdeflate", pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev"])]),
@@ -66,7 +70,7 @@ let package = Package(
         // System calls: owned file descriptors, errno, file locks, folders, atomic files.
         .target(name: "LarderSystem", dependencies: ["CLarderSystem"], swiftSettings: threadSanitizerAnnotations),
 
-        .target(name: "LarderFormat", dependencies: ["LarderSystem", "CZlib", "CLibdeflate", "CArchive", "CCrypto"]),
+        .target(name: "LarderFormat", dependencies: ["LarderSystem", "CZlib", "CLibdeflate", "CArchive", "CCrypto", "CZstd"]),
         // HarfBuzz's subsetter and Google's WOFF2 encoder (C++) behind a few C functions, so that
         // no Swift module needs C++ interoperability (which every module importing one built
         // with it would need too).

@@ -17,7 +17,7 @@
 # own system service is never started.
 set -euo pipefail
 
-packages=(pkg-config zlib1g-dev libdeflate-dev libarchive-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev libglib2.0-dev libwebkit2gtk-4.1-dev xvfb xauth nginx tar gzip pigz curl openssl
+packages=(pkg-config zlib1g-dev libdeflate-dev libzstd-dev zstd bsdiff libarchive-dev libssl-dev libsqlite3-dev libcurl4-openssl-dev libglib2.0-dev libwebkit2gtk-4.1-dev xvfb xauth nginx tar gzip pigz curl openssl
   libharfbuzz-dev libwoff-dev libbrotli-dev iproute2
   fonts-font-awesome fonts-dejavu-core fonts-mathjax libjs-bootstrap4 libjs-jquery-ui-theme-base libjs-mathjax sphinx-rtd-theme-common python3-doc
   fuse3 libfuse3-dev e2fsprogs btrfs-progs gcc s3cmd rclone python3-venv zsh fish

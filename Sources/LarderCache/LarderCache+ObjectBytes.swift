@@ -11,3 +11,13 @@ extension LarderCache {
         try verifiedBytes(digest, size: size)
     }
 }
+
+extension LarderCache {
+    /// Whether a bundle in the cache uses the object and it is not quarantined: what a fetch
+    /// asks before choosing the object as a patch's base (it reads it with
+    /// ``verifiedObject(_:size:)`` afterwards, which may still find it gone or damaged).
+    /// - Throws: ``CacheError`` when the index cannot be read.
+    public func holdsObject(_ digest: Digest) throws(CacheError) -> Bool {
+        try index.withLock { (index) throws(CacheError) -> Bool in try index.isStored(digest) }
+    }
+}

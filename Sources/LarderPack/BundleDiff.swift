@@ -32,6 +32,11 @@ public struct BundleDiff: Sendable {
     public var download: Cost
     /// The same, by the role of the first file (in path order) that has each object.
     public var byRole: [FileRole: Cost]
+    /// The download when the new bundle has patches from the old one
+    /// (``addPatches(old:new:bytes:)``); nil until computed.
+    public var withPatches: PatchedDownload?
+    /// Each lacked object's wire size, as `transferSize` gave it.
+    var transfers: [Digest: Int64] = [:]
 
     /// - Parameters:
     ///   - transferSize: the wire size of one object of the new bundle the old lacks,
@@ -50,6 +55,7 @@ public struct BundleDiff: Sendable {
         byRole = [:]
         for file in Self.lackedObjects(old: old, new: new) {
             let transfer = try transferSize(file)
+            transfers[file.digest] = transfer
             download.add(size: file.size, transfer: transfer)
             byRole[file.role, default: Cost()].add(size: file.size, transfer: transfer)
         }

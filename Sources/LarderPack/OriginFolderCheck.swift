@@ -28,7 +28,7 @@ enum OriginFolderCheck {
         try checkFolders(of: relative, in: folder)
         let parts = relative.split(separator: "/").map(String.init)
         let notOrigin = PublishError(
-            .sourceMismatch, "is not a file of an origin (objects/<hex>, objects/<hex>.gz, bundles/<hex>.tar.gz, bundles/<hex>/manifest.json)", path: full)
+            .sourceMismatch, "is not a file of an origin (objects/<hex>, objects/<hex>.gz, bundles/<hex>.tar.gz, bundles/<hex>/manifest.json, patches/<hex>, bundles/<hex>/patches.json)", path: full)
         guard parts.count >= 2 else { throw notOrigin }
         let named: Digest
         do { named = try Digest(hex: parts[1].prefix(64)) } catch { throw notOrigin }
@@ -70,8 +70,29 @@ enum OriginFolderCheck {
             return raw.finalize()
         case ("bundles", 3, 64) where parts[2] == "manifest.json":
             return try manifest(of: file, named: named).digest
+        case ("patches", 2, 64):
+            let digest = try mismatch(full) { () throws(FormatError) -> Digest in try file.sizeAndDigest().digest }
+            guard digest == named else { throw named.differs(digest, full) }
+            return digest
+        case ("bundles", 3, 64) where parts[2] == "patches.json":
+            return try patchIndex(of: file, path: full).digest
         default:
             throw notOrigin
+        }
+    }
+
+    /// Reads `bundles/<hex>/patches.json` of `folder` as ``check(_:in:)`` checks it.
+    /// - Returns: the index and the SHA-256 of its bytes.
+    static func patchIndex(_ relative: String, in folder: String) throws(PublishError) -> (index: PatchIndex, digest: Digest) {
+        let full = folder + "/" + relative
+        try checkFolders(of: relative, in: folder)
+        return try patchIndex(of: try mismatch(full) { () throws(FormatError) -> ReadableFile in try ReadableFile(path: full, followingLinks: false) }, path: full)
+    }
+
+    private static func patchIndex(of file: ReadableFile, path full: String) throws(PublishError) -> (index: PatchIndex, digest: Digest) {
+        let bytes = try mismatch(full) { () throws(FormatError) -> [UInt8] in try file.readAll(limit: PatchIndex.maximumBytes) }
+        do { return (try PatchIndex(decoding: bytes), SHA256Hasher.hash(bytes)) } catch {
+            throw PublishError(.sourceMismatch, "is not a patch index: \(error)", path: full, cause: error)
         }
     }
 

@@ -34,8 +34,10 @@ extension OriginPublisher {
         }
         var report = PublishReport(bundles: [], journey: nil, changed: [])
         do throws(PublishError) {
+            let patches = journey.map { PatchSource.journey($0.id, on: target) }
             for archive in archives {
-                report.bundles.append(try sendBundle(archive, to: target, staging: staging, changed: &report.changed, repaired: &report.repaired))
+                report.bundles.append(
+                    try sendBundle(archive, to: target, staging: staging, patches: patches, changed: &report.changed, repaired: &report.repaired))
             }
             if let journey, let last = report.bundles.last {
                 var changed = report.changed
@@ -51,8 +53,8 @@ extension OriginPublisher {
     }
 
     /// Uploads an existing origin folder (what `larder publish --origin <folder>` wrote) to a
-    /// target in the same safe order: every object, every gzip copy, every archive, every
-    /// manifest, then each journey's history and document where the folder's revision is
+    /// target in the same safe order: every object, every gzip copy, the patches and patch
+    /// index of each bundle sent, every archive, every manifest, then each journey's history and document where the folder's revision is
     /// newer than the target's. The access maps stay behind: they are nginx's (a CDN gates
     /// keys its own way).
     ///
@@ -102,13 +104,27 @@ extension OriginPublisher {
             let compressed = objects.filter { $0.hasSuffix(".gz") }.map { "objects/" + $0 }
             let sentArchives = Set(archives.filter { !complete.contains($0) } + lost.filter { $0.hasSuffix(".tar.gz") }).sorted()
             let sentManifests = Set(manifests.map(\.path).filter { !complete.contains($0) } + lost.filter { $0.hasSuffix("/manifest.json") }).sorted()
+            // The patch index of each bundle sent, and the patches it names that the folder has.
+            var sentIndexes: [String] = []
+            var sentPatches = Set<String>()
+            for bundle in manifests where !complete.contains(bundle.path) {
+                let path = PatchIndex.path(bundle: bundle.digest)
+                guard FileManager.default.fileExists(atPath: folder + "/" + path) else { continue }
+                let (index, digest) = try OriginFolderCheck.patchIndex(path, in: folder)
+                digests[path] = digest
+                sentIndexes.append(path)
+                for entry in index.entries where FileManager.default.fileExists(atPath: folder + "/" + PatchIndex.path(of: entry.patch)) {
+                    sentPatches.insert(PatchIndex.path(of: entry.patch))
+                }
+            }
+            let patches = sentPatches.sorted()
             // Every file is checked before the first is sent, the journeys' files too.
             let journeys = try files(in: folder, "journeys").filter { $0.hasSuffix(".json") && !$0.hasSuffix(".history.json") && !$0.hasPrefix(".") }
             let localJourneys = try journeys.map { file throws(PublishError) -> (String, JourneyState) in
                 let id = String(file.dropLast(".json".count))
                 return (id, try JourneyState.read(journey: id, from: LocalFolderTarget(folder: folder)))
             }
-            let toCheck = (plain + compressed + sentArchives).filter { digests[$0] == nil }
+            let toCheck = (plain + compressed + patches + sentArchives).filter { digests[$0] == nil }
             let checked = toCheck.parallelMap(width: Processors.active) { path -> Result<Digest, PublishError> in
                 do throws(PublishError) { return .success(try OriginFolderCheck.check(path, in: folder)) } catch { return .failure(error) }
             }
@@ -119,7 +135,7 @@ extension OriginPublisher {
                 }
             }
             var written = 0
-            for group in [plain, compressed, sentArchives, sentManifests] {
+            for group in [plain, compressed, patches, sentIndexes, sentArchives, sentManifests] {
                 let sent = try send(group, from: folder, to: target, digests: digests)
                 report.changed += sent
                 if group == plain { written = sent.count }
@@ -139,7 +155,8 @@ extension OriginPublisher {
     /// Verifies one archive into `staging` and sends its files in the safe order; for a bundle
     /// the target has a manifest of, only what the target lost of it since.
     private static func sendBundle(
-        _ archive: String, to target: some PublishTarget, staging: String, changed: inout [String], repaired: inout [String]
+        _ archive: String, to target: some PublishTarget, staging: String, patches: PatchSource?, changed: inout [String],
+        repaired: inout [String]
     ) throws(PublishError) -> PublishReport.Bundle {
         let verified = try PublishError.local { () throws(FormatError) -> VerifiedManifest in
             try BundleVerifier.readManifest(from: try ArchiveReader(path: archive))
@@ -166,7 +183,7 @@ extension OriginPublisher {
         var staged: [String] = []
         let bundle = try PublishError.local { () throws(FormatError) -> PublishReport.Bundle in
             // A scratch copy, removed after the upload: nothing in it needs to survive a power cut.
-            try publishBundle(archive, to: folder, changed: &staged, durable: false)
+            try publishBundle(archive, to: folder, changed: &staged, durable: false, patches: patches)
         }
         let wanted = lost.map(Set.init) ?? Set(staged)
         let objects = staged.filter { wanted.contains($0) && $0.hasPrefix("objects/") && !$0.hasSuffix(".gz") }
@@ -174,6 +191,9 @@ extension OriginPublisher {
         let sentObjects = try send(objects, from: folder, to: target)
         var sent = sentObjects
         sent += try send(compressed, from: folder, to: target)
+        // Patches, then their index, before the archive and the manifest that completes the bundle.
+        sent += try send(staged.filter { wanted.contains($0) && $0.hasPrefix("patches/") }, from: folder, to: target)
+        sent += try send(staged.filter { wanted.contains($0) && $0.hasSuffix("/patches.json") }, from: folder, to: target)
         for path in ["bundles/\(digest.hex).tar.gz", manifestPath] where wanted.contains(path) {
             sent += try send([path], from: folder, to: target)
         }
@@ -198,7 +218,7 @@ extension OriginPublisher {
                 guard let content = OriginContent(path: path) else { throw PublishError(.local, "not a file of an origin", path: folder + "/" + path) }
                 let name = (path as NSString).lastPathComponent
                 var sha256 = digests[path]
-                if sha256 == nil, content == .object { sha256 = try PublishError.local { () throws(FormatError) -> Digest in try Digest(hex: name) } }
+                if sha256 == nil, content == .object || content == .patch { sha256 = try PublishError.local { () throws(FormatError) -> Digest in try Digest(hex: name) } }
                 return .success(try target.putIfAbsent(path, from: folder + "/" + path, sha256: sha256, content: content))
             } catch {
                 failed.withLock { $0 = true }

@@ -89,6 +89,9 @@ public struct PublishReport: Sendable {
 ///                                  `gzip_static`); already-compressed media have none
 /// bundles/<hex>.tar.gz             immutable archives, by bundle digest
 /// bundles/<hex>/manifest.json      immutable manifests, by bundle digest
+/// bundles/<hex>/patches.json       immutable patch index of a bundle (PatchIndex), when it has
+///                                  patches; written before its manifest
+/// patches/<hex>                    immutable zstd patches between revisions' objects, by SHA-256
 /// journeys/<id>.json               the only mutable documents (revalidated with ETags)
 /// access/keys.map, grants.map      publishable keys and the journeys each may read
 /// ```
@@ -116,7 +119,8 @@ public enum OriginPublisher {
         }
         var report = PublishReport(bundles: [], journey: nil, changed: [])
         do throws(FormatError) {
-            for archive in archives { report.bundles.append(try publishBundle(archive, to: origin, changed: &report.changed)) }
+            let patches = patchSource(journey: journey, origin: origin)
+            for archive in archives { report.bundles.append(try publishBundle(archive, to: origin, changed: &report.changed, patches: patches)) }
             if let journey, let last = report.bundles.last {
                 var changed = report.changed
                 report.journey = try publishJourney(journey, bundle: last.digest, to: origin, changed: &changed)
@@ -131,10 +135,14 @@ public enum OriginPublisher {
 
     /// Verifies an archive entry by entry while writing its objects, then its manifest and
     /// the archive itself.
-    /// - Parameter durable: false for a staging folder removed after the upload: nothing is
-    ///   flushed to disk.
-    static func publishBundle(_ archive: String, to origin: String, changed: inout [String], durable: Bool = true) throws(FormatError)
-        -> PublishReport.Bundle
+    /// - Parameters:
+    ///   - durable: false for a staging folder removed after the upload: nothing is flushed to
+    ///     disk.
+    ///   - patches: the earlier revisions to write patches from (``PatchWriter``), before the
+    ///     manifest; nil for none.
+    static func publishBundle(
+        _ archive: String, to origin: String, changed: inout [String], durable: Bool = true, patches: PatchSource? = nil
+    ) throws(FormatError) -> PublishReport.Bundle
     {
         let reader = try ArchiveReader(path: archive)
         let verified = try BundleVerifier.readManifest(from: reader)
@@ -183,6 +191,12 @@ public enum OriginPublisher {
         }
         let manifestPath = "bundles/\(digest.hex)/manifest.json"
         try FormatError.typed { try FileManager.default.createDirectory(atPath: origin + "/bundles/" + digest.hex, withIntermediateDirectories: true) }
+        // A bundle published before had its patches then: publishing it again writes none.
+        if let patches, !FileManager.default.fileExists(atPath: origin + "/" + manifestPath) {
+            do { written += try PatchWriter.write(manifest, bundle: digest, source: patches, in: origin, durable: durable) } catch {
+                throw error.formatError
+            }
+        }
         if try writeIfMissing(verified.bytes, to: manifestPath, in: origin) { written.append(manifestPath) }
         let archivePath = "bundles/\(digest.hex).tar.gz"
         if !FileManager.default.fileExists(atPath: origin + "/" + archivePath) {
@@ -198,6 +212,13 @@ public enum OriginPublisher {
         }
         changed += written
         return PublishReport.Bundle(name: manifest.name, digest: digest, objectsWritten: objectsWritten, filesWritten: written.count)
+    }
+
+    /// The earlier revisions a folder publish patches from: the journey's, or for plain
+    /// bundles the folder's earlier bundles of the same name.
+    private static func patchSource(journey: JourneyPublication?, origin: String) -> PatchSource {
+        guard let journey else { return .sameName(in: origin) }
+        return .journey(journey.id, on: LocalFolderTarget(folder: origin))
     }
 
     /// Points the journey at `bundle` holding the folder's lock, and grants its key.

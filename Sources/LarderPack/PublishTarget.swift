@@ -62,6 +62,9 @@ public struct StoredFile: Sendable, Equatable {
 /// and `Cache-Control` as the reference nginx origin (Tools/origin/nginx.conf.template).
 public enum OriginContent: Sendable, Equatable {
     case object, compressedObject, archive, manifest, history, document, accessMap
+    /// A patch between two objects (`patches/<hex>`) and a bundle's patch index
+    /// (`bundles/<hex>/patches.json`): immutable, like objects and manifests.
+    case patch, patchIndex
 
     /// Chooses by path, for uploading an existing origin folder.
     public init?(path: String) {
@@ -70,6 +73,8 @@ public enum OriginContent: Sendable, Equatable {
         case ("objects", 2): self = path.hasSuffix(".gz") ? .compressedObject : .object
         case ("bundles", 2) where path.hasSuffix(".tar.gz"): self = .archive
         case ("bundles", 3) where path.hasSuffix("/manifest.json"): self = .manifest
+        case ("bundles", 3) where path.hasSuffix("/patches.json"): self = .patchIndex
+        case ("patches", 2): self = .patch
         case ("journeys", 2) where path.hasSuffix(".history.json"): self = .history
         case ("journeys", 2) where path.hasSuffix(".json"): self = .document
         case ("access", 2) where path.hasSuffix(".map"): self = .accessMap
@@ -79,9 +84,9 @@ public enum OriginContent: Sendable, Equatable {
 
     public var contentType: String {
         switch self {
-        case .object, .compressedObject: "application/octet-stream"
+        case .object, .compressedObject, .patch: "application/octet-stream"
         case .archive: "application/gzip"
-        case .manifest, .history, .document: "application/json"
+        case .manifest, .history, .document, .patchIndex: "application/json"
         case .accessMap: "text/plain"
         }
     }
@@ -91,7 +96,7 @@ public enum OriginContent: Sendable, Equatable {
 
     public var cacheControl: String {
         switch self {
-        case .object, .compressedObject, .archive, .manifest: "public, max-age=31536000, immutable"
+        case .object, .compressedObject, .archive, .manifest, .patch, .patchIndex: "public, max-age=31536000, immutable"
         case .history, .document, .accessMap: "no-cache"
         }
     }

@@ -20,6 +20,46 @@ public struct FetchResult: Sendable, Equatable {
     public var bytesDownloaded: Int64
     /// HTTP requests sent, retries included.
     public var requests: Int
+    /// ``bytesDownloaded`` by what the bytes were.
+    public var bytesByKind = FetchBytes()
+    /// Objects made from patches (Docs/Patches.md).
+    public var patchesApplied = 0
+    /// Times a patch could not be used and the object was fetched whole instead: a patch
+    /// missing, damaged, of a base gone from the cache, making other bytes, past a limit; or
+    /// an index that could not be read (once).
+    public var patchFallbacks = 0
+
+    public init(
+        bundle: Digest, source: Source, bytesDownloaded: Int64, requests: Int, bytesByKind: FetchBytes = FetchBytes(), patchesApplied: Int = 0,
+        patchFallbacks: Int = 0
+    ) {
+        self.bundle = bundle
+        self.source = source
+        self.bytesDownloaded = bytesDownloaded
+        self.requests = requests
+        self.bytesByKind = bytesByKind
+        self.patchesApplied = patchesApplied
+        self.patchFallbacks = patchFallbacks
+    }
+}
+
+/// The bytes a fetch received, by kind; they add up to ``FetchResult/bytesDownloaded``.
+public struct FetchBytes: Sendable, Equatable {
+    /// The manifest.
+    public var manifest: Int64 = 0
+    /// The whole archive, when nothing of the bundle was cached.
+    public var archive: Int64 = 0
+    /// Objects fetched whole (fallbacks included).
+    public var objects: Int64 = 0
+    /// The patch index and the patches, those that failed included.
+    public var patches: Int64 = 0
+
+    public init(manifest: Int64 = 0, archive: Int64 = 0, objects: Int64 = 0, patches: Int64 = 0) {
+        self.manifest = manifest
+        self.archive = archive
+        self.objects = objects
+        self.patches = patches
+    }
 }
 
 /// Fetches bundles from a static origin (see `larder publish`) into a `LarderCache`.
@@ -49,7 +89,21 @@ public actor BundleFetcher {
         public var deadline: Duration = .seconds(600)
         /// Slower than this, a request gives up (and the next try resumes where it stopped).
         public var minimumSpeed: HTTPRequest.MinimumSpeed? = .init(bytesPerSecond: 1024, window: .seconds(15))
+        /// Whether an update of a bundle asks the origin for its patch index and makes the
+        /// objects it can from patches against objects the cache holds (Docs/Patches.md). Off
+        /// by default: an origin without patches then costs no extra request; `JourneyHost`
+        /// and `larder cache fetch` turn it on.
+        public var usesPatches = false
+        /// The bounds every patch is applied within.
+        public var patchLimits = PatchLimits()
         public init() {}
+
+        /// The defaults with ``usesPatches`` on: what a host fetching updates of its journeys uses.
+        public static var patching: Configuration {
+            var configuration = Configuration()
+            configuration.usesPatches = true
+            return configuration
+        }
     }
 
     private let cache: LarderCache

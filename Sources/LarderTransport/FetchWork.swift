@@ -128,7 +128,9 @@ struct FetchWork: Sendable {
         let progress = progress
         let outcome = try await download.run { done, total in progress?(FetchProgress(receivedBytes: done, expectedBytes: total)) }
         try await install(bundle) { () throws(CacheError) in try cache.install(archiveAt: claim.archivePath, expected: bundle) }
-        return FetchResult(bundle: bundle, source: .archive, bytesDownloaded: outcome.bytes + manifestWire, requests: outcome.requests + 1)
+        return FetchResult(
+            bundle: bundle, source: .archive, bytesDownloaded: outcome.bytes + manifestWire, requests: outcome.requests + 1,
+            bytesByKind: FetchBytes(manifest: manifestWire, archive: outcome.bytes))
     }
 
     private func fetchObjects(
@@ -147,20 +149,28 @@ struct FetchWork: Sendable {
             throw space.refusal(download: 0, free: free, url: nil, bundle: bundle)
         }
         let total = max(1, missing.reduce(0) { $0 + (sizes[$1] ?? 0) })
+        let plan = configuration.usesPatches ? try await planPatches(bundle, missing: Set(toDownload), sizes: sizes) : .none
+        let patching = PatchDownload(
+            transport: transport, origin: origin, cache: cache, claim: claim, configuration: configuration, deadline: deadline)
         let queue = missing.sorted()
         var files: [Digest: String] = [:]
-        var received = manifestWire
+        var bytes = FetchBytes(manifest: manifestWire, patches: plan.wireBytes)
+        var applied = 0
+        var fallbacks = plan.fallbacks
         var done: Int64 = 0
-        var requests = 1
-        let outcome: Result<Void, TransportError> = await withTaskGroup(of: Result<ObjectDownload.Outcome, TransportError>.self) { group in
+        var requests = 1 + plan.requests
+        let outcome: Result<Void, TransportError> = await withTaskGroup(of: Result<FetchedObject, TransportError>.self) { group in
             var next = 0
             func start() {
                 guard next < queue.count else { return }
                 let object = queue[next]
                 let size = sizes[object] ?? 0
+                let patch = plan.chosen[object]
                 next += 1
                 group.addTask {
-                    do throws(TransportError) { return .success(try await download.run(object, size: size)) } catch { return .failure(error) }
+                    do throws(TransportError) {
+                        return .success(try await Self.fetch(object, size: size, patch: patch, download: download, patching: patching))
+                    } catch { return .failure(error) }
                 }
             }
             for _ in 0..<configuration.parallelism { start() }
@@ -169,7 +179,10 @@ struct FetchWork: Sendable {
                 case .success(let fetched):
                     files[fetched.object] = fetched.path
                     requests += fetched.requests
-                    received += fetched.wireBytes
+                    bytes.objects += fetched.objectBytes
+                    bytes.patches += fetched.patchBytes
+                    if fetched.patched { applied += 1 }
+                    if fetched.fellBack { fallbacks += 1 }
                     done += sizes[fetched.object] ?? 0
                     progress?(FetchProgress(receivedBytes: done, expectedBytes: total))
                     start()
@@ -185,7 +198,44 @@ struct FetchWork: Sendable {
         try await install(bundle) { () throws(CacheError) in
             try cache.install(verified, objectFiles: downloaded, adopting: true)
         }
-        return FetchResult(bundle: bundle, source: .objects, bytesDownloaded: received, requests: requests)
+        return FetchResult(
+            bundle: bundle, source: .objects, bytesDownloaded: bytes.manifest + bytes.objects + bytes.patches, requests: requests,
+            bytesByKind: bytes, patchesApplied: applied, patchFallbacks: fallbacks)
+    }
+
+    /// What one object of a fetch cost, and how it came.
+    private struct FetchedObject: Sendable {
+        var object: Digest
+        var path: String
+        var objectBytes: Int64 = 0
+        var patchBytes: Int64 = 0
+        var requests: Int
+        var patched = false
+        var fellBack = false
+    }
+
+    /// Makes the object from its patch when it has one (and an earlier attempt did not finish
+    /// it already); otherwise, or when the patch fails, downloads it whole.
+    private static func fetch(
+        _ object: Digest, size: Int64, patch: PatchIndex.Entry?, download: ObjectDownload, patching: PatchDownload
+    ) async throws(TransportError) -> FetchedObject {
+        var spent: Int64 = 0
+        var tries = 0
+        var fellBack = false
+        if let patch, DownloadFile.size(download.path(of: object)) != size {
+            switch try await patching.run(patch, size: size, final: download.path(of: object)) {
+            case .made(let path, let wireBytes, let requests):
+                return FetchedObject(object: object, path: path, patchBytes: wireBytes, requests: requests, patched: true)
+            case .failed(_, let wireBytes, let requests):
+                spent = wireBytes
+                tries = requests
+                fellBack = true
+            }
+        }
+        let fetched = try await download.run(object, size: size)
+        return FetchedObject(
+            object: object, path: fetched.path, objectBytes: fetched.wireBytes, patchBytes: spent, requests: fetched.requests + tries,
+            fellBack: fellBack)
     }
 
     /// Installs what was downloaded; the cache's refusal (or a full disk) is reported once.
@@ -199,7 +249,7 @@ struct FetchWork: Sendable {
 
     /// Runs a blocking cache call off the cooperative thread pool.
     /// - Parameter bundle: the bundle a failure is about, when the cache's error does not say.
-    private func blocking<T: Sendable>(
+    func blocking<T: Sendable>(
         for bundle: Digest? = nil, _ body: @escaping @Sendable () throws(CacheError) -> T
     ) async throws(TransportError) -> T {
         let result: Result<T, CacheError> = await withCheckedContinuation { continuation in

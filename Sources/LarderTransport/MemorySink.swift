@@ -7,6 +7,8 @@ final class MemorySink: ResponseSink, @unchecked Sendable {
     private var data = Data()
 
     func begin(status: Int, headers: [String: String]) throws(TransportError) {
+        // Each try starts the body over (a retry after a dropped connection sends it again).
+        data.removeAll(keepingCapacity: true)
         if let length = headers["content-length"].flatMap(Int.init), length > 0 { data.reserveCapacity(min(length, 1 << 20)) }
     }
 

@@ -66,6 +66,22 @@ import Testing
         }
     }
 
+    /// The USAGE lines name every option the command declares: they cannot drift from the
+    /// options the command parses.
+    @Test func usageNamesEveryOption() throws {
+        for words in Self.commands where !words.isEmpty {
+            let help = try CLI.run(words + ["--help"]).stdout
+            let usage = try #require(help.components(separatedBy: "\nUSAGE: ").dropFirst().first?.components(separatedBy: "\n\n").first, "\(words)")
+            let options = help.components(separatedBy: "\nOPTIONS:\n").dropFirst().first?.components(separatedBy: "\n\n").first ?? ""
+            for line in options.split(separator: "\n") where line.hasPrefix("  -") {
+                let names = line.dropFirst(2).split(separator: " ").first { $0.hasPrefix("--") }.map { String($0.trimmingCharacters(in: .init(charactersIn: ","))) }
+                guard let name = names, name != "--help" else { continue }
+                let short = line.dropFirst(2).hasPrefix("-") && !line.dropFirst(2).hasPrefix("--") ? String(line.dropFirst(2).prefix(2)) : nil
+                #expect(usage.contains(name) || short.map { usage.contains($0 + " ") } == true, "larder \(words.joined(separator: " ")): USAGE omits \(name)")
+            }
+        }
+    }
+
     @Test func optionsAreWrappedToTheTerminal() throws {
         for columns in [60, 100] {
             let help = try CLI.run(["publish", "--help"], environment: ["COLUMNS": String(columns)])

@@ -70,6 +70,36 @@ import Testing
         #expect(text.stdout.contains("4 objects"))
     }
 
+    /// With patches, a changed script travels as a patch against the old one; a stylesheet
+    /// whose gzip copy is smaller than a patch and its index entry travels whole.
+    @Test func showsWhatADeviceMovesWithPatches() throws {
+        let scratch = try Scratch()
+        let script = (0..<1_500).map { "  queue.push(step\($0 % 97), callback\($0 % 13), \"label \($0)\");" }.joined(separator: "\n")
+        var files = ["index.html": "<link rel=stylesheet href=app.css><script src=app.js></script>", "app.css": Releases.css, "app.js": script]
+        try PackPipelineTests.write(files, under: scratch.path + "/v1")
+        files["app.js"] = script + "\n// one line more"
+        files["app.css"] = Releases.css + ".new { margin: 0 }\n"
+        try PackPipelineTests.write(files, under: scratch.path + "/v2")
+        let old = try #require(try PackPipelineTests.object(try CLI.run(["pack", scratch.path + "/v1", "-o", scratch.path + "/out", "--json"]).stdout)["archivePath"] as? String)
+        let new = try #require(try PackPipelineTests.object(try CLI.run(["pack", scratch.path + "/v2", "-o", scratch.path + "/out", "--json"]).stdout)["archivePath"] as? String)
+        let diff = try PackPipelineTests.object(try CLI.run(["diff", old, new, "--json"]).stdout)
+        let download = try #require(diff["download"] as? [String: Any])
+        let patched = try #require(diff["withPatches"] as? [String: Any])
+        let patches = try #require(patched["patched"] as? [String: Any])
+        let whole = try #require(patched["whole"] as? [String: Any])
+        let scriptWire = try #require((diff["byRole"] as? [String: [String: Any]])?["script"]?["transfer"] as? Int)
+        #expect(patches["objects"] as? Int == 1 && whole["objects"] as? Int == 1, "\(patched)")
+        #expect((patches["transfer"] as? Int ?? .max) * 20 < scriptWire, "\(patched)")
+        let indexSize = try #require(patched["indexSize"] as? Int)
+        #expect(indexSize > 0)
+        let total = try #require(patched["total"] as? Int)
+        #expect(total == (diff["manifestSize"] as? Int ?? 0) + indexSize + (patches["transfer"] as? Int ?? 0) + (whole["transfer"] as? Int ?? 0))
+        #expect(total * 4 < download["total"] as? Int ?? 0, "\(total) with patches, \(download) without")
+        let text = try CLI.run(["diff", old, new])
+        #expect(text.stdout.contains("With patches "), "\(text.stdout)")
+        #expect(text.stdout.contains(": 1 object from patches"), "\(text.stdout)")
+    }
+
     /// The origin's own gzip copies and a cache's objects give the same figures as archives.
     @Test func originAndCacheAgreeWithArchives() throws {
         let releases = try Releases()

@@ -19,7 +19,7 @@ enum CacheFetch {
         } catch {
             return FailureJSON.usage(UsageError(message: error.message, command: spec), json: json)
         }
-        var configuration = BundleFetcher.Configuration()
+        var configuration = BundleFetcher.Configuration.patching
         do throws(UsageError) {
             configuration.deadline = try DurationOption.value(DurationOption.deadline, in: arguments, default: configuration.deadline, command: spec)
             configuration.requestTimeout = try DurationOption.value(
@@ -43,14 +43,25 @@ enum CacheFetch {
                 Console.json(.object([
                     "bundle": .string(result.bundle.description), "source": .string("\(result.source)"),
                     "bytesDownloaded": .int(result.bytesDownloaded), "requests": .int(Int64(result.requests)),
+                    "bytes": Self.json(result.bytesByKind), "patchesApplied": .int(Int64(result.patchesApplied)),
+                    "patchFallbacks": .int(Int64(result.patchFallbacks)),
                 ]))
             } else {
                 Console.out("fetched \(result.bundle) (\(result.source)): \(humanSize(result.bytesDownloaded)) in \(result.requests) requests")
+                if result.patchesApplied + result.patchFallbacks > 0 {
+                    Console.out(
+                        "  patches: \(result.patchesApplied) applied (\(humanSize(result.bytesByKind.patches))), \(result.patchFallbacks) fell back to whole objects")
+                }
             }
             return .success
         case .failure(let error):
             return FailureJSON.failed(exitCode(for: error), code: error.code.rawValue, message: error.description, path: nil, json: json)
         }
+    }
+
+    /// A fetch's bytes by kind, as `cache fetch --json` and the journey timeline report them.
+    static func json(_ bytes: FetchBytes) -> JSONValue {
+        .object(["manifest": .int(bytes.manifest), "archive": .int(bytes.archive), "objects": .int(bytes.objects), "patches": .int(bytes.patches)])
     }
 
     /// The documented exit status for a fetch that failed.

@@ -26,6 +26,11 @@ enum DiffCommand {
             keeps one (the origin's own .gz with --origin; otherwise compressed here at level 9
             by the publisher's rule), its bytes otherwise. Per role too.
 
+            With patches: what the same device moves when the origin has the patches
+            `larder publish` writes for this pair (zstd with the old object of the same path
+            as reference, kept when under half the object's wire size): the manifest, the
+            patch index, the patches, and the other objects whole.
+
             EXIT STATUS: 0 compared, 64 usage error, 65 a corrupt archive, manifest or object,
             66 a missing archive, bundle or object.
             """)
@@ -71,7 +76,7 @@ enum DiffCommand {
             }
             let old = try manifest(parsed.positionals[0], from: source)
             let new = try manifest(parsed.positionals[1], from: source)
-            let diff = try difference(old: old, new: new, newOperand: parsed.positionals[1], source: source)
+            let diff = try difference(old: old, new: new, oldOperand: parsed.positionals[0], newOperand: parsed.positionals[1], source: source)
             if parsed.flag("--json") { Console.json(json(diff)) } else { Console.out(text(diff)) }
             return .success
         } catch {
@@ -117,44 +122,51 @@ enum DiffCommand {
         }
     }
 
-    static func difference(old: Manifest, new: Manifest, newOperand: String, source: Source) throws(Failure) -> BundleDiff {
+    static func difference(old: Manifest, new: Manifest, oldOperand: String, newOperand: String, source: Source) throws(Failure) -> BundleDiff {
         switch source {
         case .archives:
             // Compress the lacked objects as they come out of the new archive.
-            let wanted = Set(BundleDiff.lackedObjects(old: old, new: new).map(\.path))
+            let lacked = BundleDiff.lackedObjects(old: old, new: new)
+            let wanted = Set(lacked.map(\.path))
+            // The objects a patch could replace, and their bases: their bytes, by digest.
+            let patchable = Set(lacked.filter { old.file(at: $0.path) != nil }.map(\.path))
             var sizes: [String: Int64] = [:]
-            do throws(FormatError) {
-                let reader = try ArchiveReader(path: newOperand)
-                _ = try BundleVerifier.readManifest(from: reader)
-                while let entry = try reader.next() {
-                    guard wanted.contains(entry.path), let file = new.file(at: entry.path) else { continue }
-                    let bytes = try reader.readAll(limit: Int(file.size))
-                    guard SHA256Hasher.hash(bytes) == file.digest else {
-                        throw FormatError(.digestMismatch, "does not match its digest in the manifest", entry: entry.path)
-                    }
-                    sizes[entry.path] = try TravelSize.of(bytes, path: entry.path)
-                }
-            } catch {
-                throw Failure(message: "\(newOperand): \(error)", status: .dataError, code: error.code.rawValue)
+            var kept: [Digest: [UInt8]] = [:]
+            try read(newOperand, manifest: new, paths: wanted) { (file, bytes) throws(FormatError) in
+                sizes[file.path] = try TravelSize.of(bytes, path: file.path)
+                if patchable.contains(file.path) { kept[file.digest] = bytes }
             }
-            return try BundleDiff(old: old, new: new) { (file) throws(Failure) in
+            try read(oldOperand, manifest: old, paths: patchable) { (file, bytes) throws(FormatError) in
+                kept[file.digest] = bytes
+            }
+            var diff = try BundleDiff(old: old, new: new) { (file) throws(Failure) in
                 guard let size = sizes[file.path] else {
                     throw Failure(message: "\(newOperand): '\(file.path)' is in the manifest but not in the archive", status: .dataError, code: FormatError.Code.missingEntry.rawValue)
                 }
                 return size
             }
+            try diff.addPatches(old: old, new: new) { (file) throws(Failure) -> [UInt8] in
+                guard let bytes = kept[file.digest] else {
+                    throw Failure(message: "'\(file.path)' is in the manifest but not in the archive", status: .dataError, code: FormatError.Code.missingEntry.rawValue)
+                }
+                return bytes
+            }
+            return diff
         case .cache(let cache):
-            return try BundleDiff(old: old, new: new) { (file) throws(Failure) in
-                do {
-                    return try TravelSize.of(try cache.verifiedObject(file.digest, size: file.size), path: file.path)
-                } catch let error as CacheError {
+            func bytes(_ file: Manifest.File) throws(Failure) -> [UInt8] {
+                do { return try cache.verifiedObject(file.digest, size: file.size) } catch {
                     throw Failure(message: "\(error)", status: error.code == .corruptObject ? .dataError : .noInput, code: error.code.rawValue)
-                } catch {
+                }
+            }
+            var diff = try BundleDiff(old: old, new: new) { (file) throws(Failure) in
+                do { return try TravelSize.of(try bytes(file), path: file.path) } catch let error as Failure { throw error } catch {
                     throw Failure(message: "\(error)", status: .failure, code: "failure")
                 }
             }
+            try diff.addPatches(old: old, new: new, bytes: bytes)
+            return diff
         case .origin(let folder):
-            return try BundleDiff(old: old, new: new) { (file) throws(Failure) in
+            var diff = try BundleDiff(old: old, new: new) { (file) throws(Failure) in
                 let object = folder + "/objects/" + file.digest.hex
                 for candidate in [object + ".gz", object] where FileManager.default.fileExists(atPath: candidate) {
                     do {
@@ -165,6 +177,38 @@ enum DiffCommand {
                 }
                 throw Failure(message: "\(object): missing from the origin (publish the bundle again)", status: .noInput, code: "no-input")
             }
+            try diff.addPatches(old: old, new: new) { (file) throws(Failure) -> [UInt8] in
+                let path = folder + "/objects/" + file.digest.hex
+                do throws(FormatError) {
+                    let bytes = try ReadableFile(path: path).readAll(limit: Int(file.size))
+                    guard SHA256Hasher.hash(bytes) == file.digest else { throw FormatError(.digestMismatch, "does not hash to its name", path: path) }
+                    return bytes
+                } catch {
+                    throw Failure(message: "\(path): \(error.message)", status: error.code == .io ? .noInput : .dataError, code: error.code.rawValue)
+                }
+            }
+            return diff
+        }
+    }
+
+    /// Reads the files at `paths` out of an archive, each checked against the manifest.
+    private static func read(
+        _ archive: String, manifest: Manifest, paths: Set<String>, _ body: (Manifest.File, [UInt8]) throws(FormatError) -> Void
+    ) throws(Failure) {
+        guard !paths.isEmpty else { return }
+        do throws(FormatError) {
+            let reader = try ArchiveReader(path: archive)
+            _ = try BundleVerifier.readManifest(from: reader)
+            while let entry = try reader.next() {
+                guard paths.contains(entry.path), let file = manifest.file(at: entry.path) else { continue }
+                let bytes = try reader.readAll(limit: Int(file.size))
+                guard SHA256Hasher.hash(bytes) == file.digest else {
+                    throw FormatError(.digestMismatch, "does not match its digest in the manifest", entry: entry.path)
+                }
+                try body(file, bytes)
+            }
+        } catch {
+            throw Failure(message: "\(archive): \(error)", status: .dataError, code: error.code.rawValue)
         }
     }
 
@@ -183,6 +227,12 @@ enum DiffCommand {
             "Download \(humanSize(total)): \(diff.download.objects) object\(diff.download.objects == 1 ? "" : "s"), "
                 + "\(humanSize(diff.download.size)) stored, \(humanSize(diff.download.transfer)) on the wire, "
                 + "and the manifest (\(humanSize(diff.manifestSize)))")
+        if let patched = diff.withPatches, patched.patched.objects > 0 {
+            lines.append(
+                "With patches \(humanSize(diff.total(patched))): \(patched.patched.objects) object\(patched.patched.objects == 1 ? "" : "s") from patches "
+                    + "(\(humanSize(patched.patched.transfer))), \(patched.whole.objects) whole (\(humanSize(patched.whole.transfer))), "
+                    + "the patch index (\(humanSize(patched.indexSize))) and the manifest")
+        }
         if !diff.byRole.isEmpty {
             var rows = [["ROLE", "OBJECTS", "STORED", "ON THE WIRE"]]
             for role in FileRole.allCases {
@@ -226,6 +276,12 @@ enum DiffCommand {
             "manifestSize": .int(diff.manifestSize),
             "download": .object(download),
             "byRole": .object(Dictionary(uniqueKeysWithValues: diff.byRole.map { ($0.key.rawValue, json($0.value)) })),
+            "withPatches": diff.withPatches.map { patched in
+                .object([
+                    "patched": json(patched.patched), "whole": json(patched.whole), "indexSize": .int(patched.indexSize),
+                    "total": .int(diff.total(patched)),
+                ])
+            } ?? .null,
         ])
     }
 }

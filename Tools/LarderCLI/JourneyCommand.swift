@@ -8,7 +8,7 @@ import LarderTransport
 /// `larder journey prepare|present|status`: runs a ``JourneyHost`` against an origin and a
 /// cache, with the headless renderer or the web engine, and prints what it did and why.
 enum JourneyCommand {
-    static let scopeUsage = "--origin <url> --key <key> --journey <id> [--cache <dir>]"
+    static let scopeUsage = "--origin <url> --key <key> --journey <id> [--cache <dir>] [--identity <id>] [--trust <public-key>]..."
     static let scopeOptions = [
         OriginOption.spec,
         OptionSpec(names: ["--key"], value: "key", help: "The publishable key; it authorises showing the journey."),
@@ -73,7 +73,7 @@ enum JourneyCommand {
     static let spec = CommandSpec(
         name: "journey",
         overview: "Prepare or present a journey with the host, headless, and show what it did and why.",
-        usage: "larder journey <subcommand> \(scopeUsage) [--offline] [--embedded <archive>] [--deadline <duration>] [--timeout <duration>] [--renderer <name>] [--json]",
+        usage: "larder journey <subcommand> \(scopeUsage) [--offline] [--embedded <archive>] [--deadline <duration>] [--timeout <duration>] [--renderer <name> [--screenshot <png>] [--viewport <WxH>]] [--json]",
         options: scopeOptions + [offlineOption, embeddedOption, deadlineOption, timeoutOption] + rendererOptions + [jsonOption],
         discussion: """
             SUBCOMMANDS:

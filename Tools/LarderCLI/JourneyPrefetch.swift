@@ -12,7 +12,7 @@ enum JourneyPrefetch {
     static let spec = CommandSpec(
         name: "journey prefetch",
         overview: "Warm several journeys up: fetch or revalidate each configuration and bring its bundle into the cache.",
-        usage: "larder journey prefetch --origin <url> --key <key> --journey <id> [--journey <id> ...] [--cache <dir>] [--identity <id>] [--offline] [--timeout <duration>] [--json]",
+        usage: "larder journey prefetch --origin <url> --key <key> --journey <id> [--journey <id> ...] [--cache <dir>] [--identity <id>] [--trust <public-key>]... [--offline] [--timeout <duration>] [--json]",
         options: JourneyCommand.scopeOptions.map { $0.names == ["--journey"] ? OptionSpec(names: ["--journey"], value: "id", help: "A journey id; repeat for each journey, warmed in this order.") : $0 }
             + [JourneyCommand.offlineOption, JourneyCommand.timeoutOption, JourneyCommand.jsonOption],
         discussion: """

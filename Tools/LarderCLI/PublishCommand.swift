@@ -10,7 +10,7 @@ enum PublishCommand {
         usage: """
             larder publish <archive>... --origin <folder> [--journey <id> [--key <publishable-key>] [--refresh <seconds>] [--rollout <percent>] [--sign <private-key> [--expires-in <duration>]] [--trigger <event>]... [--reentry <policy>]] [--json]
                    larder publish --origin <folder> --journey <id> --rollback [--to <revision>] [--sign <private-key> [--expires-in <duration>]] [--json]
-                   larder publish --from <folder> --origin s3://<bucket>[/<prefix>] [--endpoint <url>] [--region <region>] [--acl public-read] [--json]
+                   larder publish --from <folder> --origin s3://<bucket>[/<prefix>] [--endpoint <url>] [--region <region>] [--virtual-host] [--acl public-read] [--json]
             """,
         arguments: [("<archive>...", "Archives written by 'larder pack'; each is verified entry by entry.")],
         options: [

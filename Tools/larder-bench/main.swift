@@ -16,6 +16,7 @@ let usage = """
            larder-bench render --soak [--cycles <n>] [--unloads <n>]
            larder-bench firstlaunch [--runs <n>]
            larder-bench publish [--size-mb <n>] [--runs <n>]
+           larder-bench patch [--runs <n>]
            larder-bench corpus <dir> [--size-mb <n>]
 
     Generates a corpus of mixed web assets (default 200 MB) unless --corpus is given, then times
@@ -42,7 +43,11 @@ let usage = """
     cache. 'publish' starts moto's S3 server on 127.0.0.1 (Tools/s3) and times 'larder publish
     --origin s3://…' of the packed corpus (default 200 MB) against 's3cmd sync' and 'rclone sync'
     of the origin folder the same publish writes, each into a new bucket, with the requests the
-    server saw and peak memory.
+    server saw and peak memory. 'patch' takes realistic edits (a line in MathJax.js, a price in
+    HTML, a colour in Bootstrap's CSS, jQuery minified twice with one change, a PNG swapped) and
+    prints the bytes a device holding the old file moves: per object, with Larder's patch, with
+    'bsdiff' and with 'zstd --patch-from --ultra -22', and the time to apply a patch against
+    reading and verifying the object.
     Exits 1 when a target is missed.
     """
 
@@ -118,6 +123,15 @@ do {
     case "render-cold" where arguments.count == 3:
         try RenderBenchmark.runColdChild(cache: arguments[1], bundle: arguments[2])
         exit(0)
+    case "patch":
+        let given = flags(arguments.dropFirst(), allowed: ["--runs"])
+        var options = PatchBenchmark.Options()
+        options.runs = given["--runs"].flatMap { Int($0) } ?? options.runs
+        guard options.runs > 0 else {
+            print(usage)
+            exit(64)
+        }
+        exit(try PatchBenchmark.run(options, repository: repository) ? 0 : 1)
     case "publish":
         let given = flags(arguments.dropFirst(), allowed: ["--size-mb", "--runs"])
         var options = PublishBenchmark.Options()

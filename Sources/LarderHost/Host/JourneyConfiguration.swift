@@ -95,7 +95,7 @@ public struct JourneyConfiguration: Sendable, Equatable {
         publishableKey: String, journeyID: String, identity: JourneyIdentity? = nil, origin: URL,
         capture: CaptureSettings? = CaptureSettings(), embeddedDefault: String? = nil,
         fetchDeadline: Duration = .seconds(5), presentationDeadline: Duration = .seconds(15),
-        download: BundleFetcher.Configuration = .init(), removedJourney: RemovedJourneyPolicy = .discard,
+        download: BundleFetcher.Configuration = .patching, removedJourney: RemovedJourneyPolicy = .discard,
         trustedKeys: [PublicKey] = []
     ) {
         self.publishableKey = publishableKey

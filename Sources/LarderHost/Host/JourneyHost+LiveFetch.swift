@@ -150,7 +150,7 @@ extension JourneyHost {
             let result = try await fetcher(for: configuration).fetch(bundle) { fraction in meter.report(fraction) }
             meter.report(1)
             if result.source != .cache {
-                note(.bundleFetched, "bundle \(bundle.hex.prefix(12)): \(result.bytesDownloaded) bytes in \(result.requests) requests")
+                note(.bundleFetched, "bundle \(bundle.hex.prefix(12)): \(result.timelineDetail)")
             }
             return nil
         } catch {

@@ -113,7 +113,7 @@ extension JourneyHost {
         if try isComplete(bundle) { return .cache }
         do {
             let result = try await origin.fetcher(for: configuration, cache: cache).fetch(bundle)
-            note(.bundleFetched, "preview bundle \(bundle.hex.prefix(12)): \(result.bytesDownloaded) bytes in \(result.requests) requests")
+            note(.bundleFetched, "preview bundle \(bundle.hex.prefix(12)): \(result.timelineDetail)")
         } catch {
             switch PreviewRule.missingCode(originStatus: error.status) {
             case .bundleNotFound:

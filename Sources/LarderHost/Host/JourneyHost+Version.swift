@@ -67,7 +67,7 @@ extension JourneyHost {
         } else {
             do {
                 let result = try await origin.fetcher(for: configuration, cache: cache).fetch(chosen.bundle)
-                note(.bundleFetched, "revision \(chosen.revision), bundle \(chosen.bundle.hex.prefix(12)): \(result.bytesDownloaded) bytes in \(result.requests) requests")
+                note(.bundleFetched, "revision \(chosen.revision), bundle \(chosen.bundle.hex.prefix(12)): \(result.timelineDetail)")
             } catch {
                 throw HostError(.unavailable, "cannot fetch the bundle of revision \(chosen.revision)", status: error.status, digest: chosen.bundle, transportError: error)
             }

@@ -25,7 +25,7 @@ struct FuzzTarget: Sendable {
         TextTargets.fontURL, TextTargets.glob, TextTargets.bundlePath, TextTargets.urlPath, TextTargets.digest,
         HeaderTargets.retryAfter, HeaderTargets.contentRange,
         EgressTargets.proxyRequest, S3AnswerTargets.answers,
-        FontTargets.decode, FontTargets.encode, FontTargets.subset,
+        FontTargets.decode, FontTargets.encode, FontTargets.subset, PatchTargets.target,
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

@@ -1,0 +1,63 @@
+import Foundation
+import LarderCache
+import LarderFormat
+
+/// Which of a fetch's objects come from patches: the bundle's patch index, read once, and for
+/// each object the cache lacks the smallest patch whose base the cache holds.
+struct PatchPlan: Sendable {
+    /// The patch chosen for each object that has one.
+    var chosen: [Digest: PatchIndex.Entry] = [:]
+    /// What reading the index moved (a 404 included).
+    var wireBytes: Int64 = 0
+    var requests = 0
+    /// 1 when the origin served an index that could not be used (refused, damaged, too large).
+    var fallbacks = 0
+
+    static let none = PatchPlan()
+}
+
+extension FetchWork {
+    /// Reads the bundle's patch index (``PatchIndex/path(bundle:)``) and chooses a patch for
+    /// each object in `missing` whose base the cache holds. A 404 means the origin published
+    /// none; any other failure to read the index is one fallback and no patches.
+    /// - Throws: ``TransportError/Code/cancelled`` only.
+    func planPatches(_ bundle: Digest, missing: Set<Digest>, sizes: [Digest: Int64]) async throws(TransportError) -> PatchPlan {
+        let url = origin.appendingPathComponent(PatchIndex.path(bundle: bundle))
+        let request = HTTPRequest(
+            url: url, timeout: configuration.requestTimeout, maximumBodyBytes: Int64(PatchIndex.maximumBytes), acceptsCompression: true,
+            minimumSpeed: configuration.minimumSpeed)
+        var plan = PatchPlan()
+        let response: HTTPResponse
+        do { (response, plan.requests) = try await transport.send(request, attempts: configuration.attempts, deadline: deadline) } catch {
+            if error.code == .cancelled || Task.isCancelled { throw error }
+            plan.requests = 1
+            plan.fallbacks = 1
+            return plan
+        }
+        plan.wireBytes = response.wireBytes
+        guard response.status != 404 else { return plan }
+        guard response.status == 200, let index = try? PatchIndex(decoding: [UInt8](response.body)) else {
+            plan.fallbacks = 1  // the objects come whole; why the index was refused does not change that
+            return plan
+        }
+        let limits = configuration.patchLimits
+        for object in missing.sorted() {
+            guard let size = sizes[object], size <= limits.maximumOutputBytes else { continue }
+            for entry in index.patches(to: object).sorted(by: { $0.size < $1.size }) where entry.size <= limits.maximumPatchBytes {
+                if await holds(entry.from) {
+                    plan.chosen[object] = entry
+                    break
+                }
+            }
+        }
+        return plan
+    }
+
+    /// Whether the cache holds `object` (an index read off the cooperative pool); a cache that
+    /// cannot say holds nothing to patch from.
+    private func holds(_ object: Digest) async -> Bool {
+        do throws(TransportError) { return try await blocking { () throws(CacheError) in try cache.holdsObject(object) } } catch {
+            return false
+        }
+    }
+}
