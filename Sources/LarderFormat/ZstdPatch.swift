@@ -19,8 +19,11 @@ public enum ZstdPatch {
     }
 
     /// Makes the patch from `base` to `target`.
-    /// - Parameter limits: a patch whose window would pass ``PatchLimits/maximumWindowLog`` is
-    ///   not made (a device would refuse it).
+    /// - Parameters:
+    ///   - base: the object a device holds (the reference).
+    ///   - target: the object it needs.
+    ///   - limits: a patch whose window would pass ``PatchLimits/maximumWindowLog`` is not made
+    ///     (a device would refuse it).
     /// - Returns: one zstd frame that states its content size.
     /// - Throws: ``PatchError/Code/limitExceeded`` past the window bound, or ``PatchError/Code/library``.
     public static func make(from base: [UInt8], to target: [UInt8], limits: PatchLimits = PatchLimits()) throws(PatchError) -> [UInt8] {

@@ -20,6 +20,8 @@ public enum PatchPolicy {
     ///   - patchSize: the patch's bytes.
     ///   - entrySize: the bytes its entry adds to the patch index
     ///     (`PatchIndex.Entry.encodedSize`), 0 to judge the patch alone.
+    ///   - objectTravel: the bytes a device moves for the object without the patch (its gzip
+    ///     copy, or the object when it has none).
     public static func keeps(patchSize: Int, entrySize: Int = 0, objectTravel: Int64) -> Bool {
         Double(patchSize + entrySize) < Double(objectTravel) * keptFraction
     }
