@@ -103,7 +103,7 @@ package enum PageScripts {
     /// each face with its status, range and whether it was needed, the `@font-face` rules with
     /// their sources, and what ``observer`` saw.
     ///
-    /// With `waitsForPage` (the bundle lists ``Manifest/Capability/ready``) it first waits for
+    /// With `waitsForPage` (the bundle lists `Manifest.Capability.ready`) it first waits for
     /// the page to declare its first screen drawn: the page runtime's `larder.ready()` sets
     /// ``readyAttribute`` on the root element and dispatches ``readyEvent`` on the document.
     package static func readiness(essentialFonts: [String], waitsForPage: Bool = false) -> String {

@@ -6,7 +6,7 @@ public struct RendererConfiguration: Sendable {
     /// The page's size in CSS pixels.
     public var viewport: Viewport
     /// What the renderer advertises; the default gets prepared presentation, and waits for a
-    /// page whose bundle lists ``Manifest/Capability/ready`` to call `larder.ready()`.
+    /// page whose bundle lists `Manifest.Capability.ready` to call `larder.ready()`.
     public var capabilities: Set<Manifest.Capability>
     /// The longest a load (or a reset's load) may take to become ready.
     public var loadTimeout: Duration

@@ -89,7 +89,7 @@ extension RendererCore {
     }
 
     /// Whether the load waits for the page's `larder.ready()`: the bundle lists
-    /// ``Manifest/Capability/ready`` and the renderer advertises it.
+    /// `Manifest.Capability.ready` and the renderer advertises it.
     var waitsForPageReady: Bool {
         guard let content, configuration.capabilities.contains(.ready) else { return false }
         return content.manifest.renderer.capabilities.contains(.ready)
