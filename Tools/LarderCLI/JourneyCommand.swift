@@ -2,7 +2,7 @@ import Foundation
 import LarderCache
 import LarderFormat
 import LarderHost
-import LarderPack
+import LarderPublish
 import LarderTransport
 
 /// `larder journey prepare|present|status`: runs a ``JourneyHost`` against an origin and a
