@@ -166,7 +166,7 @@ enum JourneyCommand {
             return Console.usageError(error)
         }
         if let embedded = configuration.embeddedDefault, !FileManager.default.fileExists(atPath: embedded) {
-            Console.error("Error: \(shown(embedded)): no such archive")
+            Console.failure("\(shown(embedded)): no such archive")
             return .noInput
         }
         let started = Date()
@@ -176,7 +176,7 @@ enum JourneyCommand {
         let cachePath = parsed.value("--cache") ?? LarderCache.defaultPath
         let renderer: any JourneyRenderer
         do { renderer = try choice.makeRenderer(engine: engine) } catch {
-            Console.error("Error: \(shown(error))")
+            Console.failure("\(shown(error))")
             return .unavailable
         }
         let host: JourneyHost
@@ -231,7 +231,7 @@ enum JourneyCommand {
                 try WebEngineSupport.write(png, to: path)
                 outcome.screenshot = path
             } catch {
-                Console.error("Error: cannot write the screenshot: \(shown(error))")
+                Console.failure("cannot write the screenshot: \(shown(error))")
                 return .cannotCreate
             }
         }

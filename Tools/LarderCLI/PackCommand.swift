@@ -81,7 +81,7 @@ enum PackCommand {
         }
         if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], !epoch.isEmpty {
             guard let seconds = Int64(epoch), seconds >= 0 else {
-                Console.error("Error: SOURCE_DATE_EPOCH must be a whole number of seconds, not '\(shown(epoch))'")
+                Console.failure("SOURCE_DATE_EPOCH must be a whole number of seconds, not '\(shown(epoch))'")
                 return .usage
             }
             options.modificationTime = seconds
@@ -93,9 +93,9 @@ enum PackCommand {
         for source in parsed.positionals {
             let outcome = pack(source, into: output, options: options, expected: expected)
             let label = several ? source : nil
-            for problem in outcome.errors { Console.error("error: " + (label.map { "\(shown($0)): " } ?? "") + shown(problem)) }
+            for problem in outcome.errors { Console.failure((label.map { "\(shown($0)): " } ?? "") + shown(problem)) }
             if let expectation = outcome.expectation, !expectation.matches {
-                Console.error(expectation.text(label: label))
+                Console.failure(expectation.text(label: label))
             }
             if let report = outcome.report {
                 if !parsed.flag("--json") && !several { Console.out(text(report)) }
