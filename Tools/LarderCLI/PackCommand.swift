@@ -91,7 +91,7 @@ enum PackCommand {
         let verbose = parsed.flag("--verbose")
         var outcomes: [Outcome] = []
         for source in parsed.positionals {
-            let outcome = pack(source, into: output, options: options, expected: expected)
+            let outcome = pack(source, into: output, options: options, expected: expected, quiet: parsed.flag("--json"))
             let label = several ? source : nil
             for problem in outcome.errors { Console.failure((label.map { "\(shown($0)): " } ?? "") + shown(problem)) }
             if let expectation = outcome.expectation, !expectation.matches {
@@ -114,8 +114,12 @@ enum PackCommand {
     }
 
     /// Packs one folder and checks it against the expected digest.
-    static func pack(_ source: String, into output: String, options: PackOptions, expected: Digest?) -> Outcome {
+    static func pack(_ source: String, into output: String, options: PackOptions, expected: Digest?, quiet: Bool) -> Outcome {
         let report: PackReport
+        let bar = ProgressBar(label: "packing", quiet: quiet, stdoutToo: false)
+        var options = options
+        options.progress = { bar.update(bytes: $0.bytes, of: $0.totalBytes) }
+        defer { bar.finish() }
         do {
             report = try Packer.pack(source: source, into: output, options: options)
         } catch {
