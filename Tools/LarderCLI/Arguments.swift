@@ -65,6 +65,8 @@ struct UsageError: Error {
 
 /// The arguments of one command, parsed.
 struct ParsedArguments {
+    /// The command parsed for, whose usage an option's refused value shows (``TypedOption``).
+    let command: CommandSpec
     var positionals: [String] = []
     var values: [String: String] = [:]
     /// Every value of each option, in order, for options that may be repeated.
@@ -79,6 +81,7 @@ struct ParsedArguments {
 
     /// Parses `arguments` against `spec`, keyed by each option's last (long) name.
     init(_ arguments: [String], spec: CommandSpec, positionalCount: ClosedRange<Int>) throws(UsageError) {
+        command = spec
         var index = 0
         var onlyPositionals = false
         while index < arguments.count {
