@@ -107,7 +107,7 @@ enum CacheCommand {
         sub("gc", "Remove objects no bundle uses, and stray files.", " [--dry-run]",
             options: [OptionSpec(names: ["--dry-run"], value: nil, help: "Report what would be removed.")], run: CacheOperations.sweep),
         sub("evict", "Evict least recently used bundles down to a size.", " --to <size>",
-            options: [OptionSpec(names: ["--to"], value: "size", help: "Target size: bytes, or with kB, MB, GB (1000s) or KiB, MiB, GiB.")],
+            options: [CacheOperations.evictionSize.spec],
             checkUsage: { (arguments, spec) throws(UsageError) in _ = try CacheOperations.evictionTarget(arguments, spec: spec) },
             run: CacheOperations.evict),
         sub("pin", "Keep a bundle from eviction.", " <bundle>", arguments: [("<bundle>", "Digest, hex prefix or name.")],
