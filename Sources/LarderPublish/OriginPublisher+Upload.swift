@@ -20,8 +20,11 @@ extension OriginPublisher {
     ///   ``PublishError/Code/originUnavailable`` or
     ///   ``PublishError/Code/originTransfer`` for what the target refused, the
     ///   other codes as for a folder.
+    /// - Parameter progress: told the bytes of the files sent (or found there) after each, of
+    ///   the files to send of the archives laid out so far; nil (the default) for no reports.
     public static func publish(
-        archives: [String], to target: some PublishTarget, journey: JourneyPublication?, staging: String
+        archives: [String], to target: some PublishTarget, journey: JourneyPublication?, staging: String,
+        progress: (@Sendable (PublishProgress) -> Void)? = nil
     ) throws(PublishError) -> PublishReport {
         if let journey {
             guard JourneyPublication.isValidJourneyID(journey.id) else {
@@ -35,9 +38,11 @@ extension OriginPublisher {
         var report = PublishReport(bundles: [], journey: nil, changed: [])
         do throws(PublishError) {
             let patches = journey.map { PatchSource.journey($0.id, on: target) }
+            let counter = PublishProgressCounter(progress)
             for archive in archives {
                 report.bundles.append(
-                    try sendBundle(archive, to: target, staging: staging, patches: patches, changed: &report.changed, repaired: &report.repaired))
+                    try sendBundle(
+                        archive, to: target, staging: staging, patches: patches, changed: &report.changed, repaired: &report.repaired, progress: counter))
             }
             if let journey, let last = report.bundles.last {
                 var changed = report.changed
@@ -64,7 +69,11 @@ extension OriginPublisher {
     /// fetch of it is asked for, and what the target lost is sent again from the folder.
     /// - Throws: ``PublishError`` as reported; ``PublishError/Code/invalidSource`` naming a file of the folder
     ///   that is not what its name says (nothing is sent then).
-    public static func upload(folder: String, to target: some PublishTarget) throws(PublishError) -> PublishReport {
+    /// - Parameter progress: told the bytes of the files sent (or found there) after each, of
+    ///   all the files to send; nil (the default) for no reports.
+    public static func upload(
+        folder: String, to target: some PublishTarget, progress: (@Sendable (PublishProgress) -> Void)? = nil
+    ) throws(PublishError) -> PublishReport {
         var report = PublishReport(bundles: [], journey: nil, changed: [])
         do throws(PublishError) {
             let bundles = try files(in: folder, "bundles")
@@ -135,8 +144,11 @@ extension OriginPublisher {
                 }
             }
             var written = 0
-            for group in [plain, compressed, patches, sentIndexes, sentArchives, sentManifests] {
-                let sent = try send(group, from: folder, to: target, digests: digests)
+            let groups = [plain, compressed, patches, sentIndexes, sentArchives, sentManifests]
+            let counter = PublishProgressCounter(progress)
+            if let counter { counter.expect(try localSize(of: groups.joined(), in: folder)) }
+            for group in groups {
+                let sent = try send(group, from: folder, to: target, digests: digests, progress: counter)
                 report.changed += sent
                 if group == plain { written = sent.count }
             }
@@ -156,7 +168,7 @@ extension OriginPublisher {
     /// the target has a manifest of, only what the target lost of it since.
     private static func sendBundle(
         _ archive: String, to target: some PublishTarget, staging: String, patches: PatchSource?, changed: inout [String],
-        repaired: inout [String]
+        repaired: inout [String], progress: PublishProgressCounter?
     ) throws(PublishError) -> PublishReport.Bundle {
         let verified = try PublishError.local { () throws(FormatError) -> VerifiedManifest in
             try BundleVerifier.readManifest(from: try ArchiveReader(path: archive))
@@ -188,15 +200,15 @@ extension OriginPublisher {
         let wanted = lost.map(Set.init) ?? Set(staged)
         let objects = staged.filter { wanted.contains($0) && $0.hasPrefix("objects/") && !$0.hasSuffix(".gz") }
         let compressed = staged.filter { wanted.contains($0) && $0.hasPrefix("objects/") && $0.hasSuffix(".gz") }
-        let sentObjects = try send(objects, from: folder, to: target)
-        var sent = sentObjects
-        sent += try send(compressed, from: folder, to: target)
         // Patches, then their index, before the archive and the manifest that completes the bundle.
-        sent += try send(staged.filter { wanted.contains($0) && $0.hasPrefix("patches/") }, from: folder, to: target)
-        sent += try send(staged.filter { wanted.contains($0) && $0.hasSuffix("/patches.json") }, from: folder, to: target)
-        for path in ["bundles/\(digest.hex).tar.gz", manifestPath] where wanted.contains(path) {
-            sent += try send([path], from: folder, to: target)
-        }
+        let groups =
+            [objects, compressed, staged.filter { wanted.contains($0) && $0.hasPrefix("patches/") },
+             staged.filter { wanted.contains($0) && $0.hasSuffix("/patches.json") }]
+            + ["bundles/\(digest.hex).tar.gz", manifestPath].filter(wanted.contains).map { [$0] }
+        if let progress { progress.expect(try localSize(of: groups.joined(), in: folder)) }
+        let sentObjects = try send(objects, from: folder, to: target, progress: progress)
+        var sent = sentObjects
+        for group in groups.dropFirst() { sent += try send(group, from: folder, to: target, progress: progress) }
         changed += sent
         if let lost { repaired += lost.filter(sent.contains) }
         return PublishReport.Bundle(name: bundle.name, digest: digest, objectsWritten: sentObjects.count, filesWritten: sent.count)
@@ -210,7 +222,10 @@ extension OriginPublisher {
     /// - Parameter digests: the SHA-256 each file was checked to have, by path; an object
     ///   without one must hash to its name. What is sent must hash to it (S3Target's requests
     ///   hold the last byte back otherwise).
-    private static func send(_ paths: [String], from folder: String, to target: some PublishTarget, digests: [String: Digest] = [:]) throws(PublishError) -> [String] {
+    /// - Parameter progress: counts each file's size once put (or found there).
+    private static func send(
+        _ paths: [String], from folder: String, to target: some PublishTarget, digests: [String: Digest] = [:], progress: PublishProgressCounter? = nil
+    ) throws(PublishError) -> [String] {
         let failed = Locked(false)
         let outcomes = paths.parallelMap(width: uploadWidth) { path -> Result<Bool, PublishError>? in
             guard !failed.withLock({ $0 }) else { return nil }
@@ -219,7 +234,9 @@ extension OriginPublisher {
                 let name = (path as NSString).lastPathComponent
                 var sha256 = digests[path]
                 if sha256 == nil, content == .object || content == .patch { sha256 = try PublishError.local { () throws(FormatError) -> Digest in try Digest(hex: name) } }
-                return .success(try target.putIfAbsent(path, from: folder + "/" + path, sha256: sha256, content: content))
+                let wrote = try target.putIfAbsent(path, from: folder + "/" + path, sha256: sha256, content: content)
+                if let progress { progress.advance(by: try localSize(folder + "/" + path)) }
+                return .success(wrote)
             } catch {
                 failed.withLock { $0 = true }
                 return .failure(error)
@@ -241,6 +258,13 @@ extension OriginPublisher {
         do { return try FileStatus.ofLink(path).size } catch {
             throw PublishError(.local, "cannot stat: \(error)", path: path)
         }
+    }
+
+    /// The sizes of files of `folder` added up.
+    private static func localSize(of paths: some Sequence<String>, in folder: String) throws(PublishError) -> Int64 {
+        var total: Int64 = 0
+        for path in paths { total += try localSize(folder + "/" + path) }
+        return total
     }
 
     /// Copies a journey's history and document, as read from the folder, to a target when

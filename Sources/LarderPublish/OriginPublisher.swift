@@ -106,7 +106,11 @@ public enum OriginPublisher {
     ///   serve, ``PublishError/Code/outputFailed`` for a folder that cannot be written,
     ///   ``PublishError/Code/invalidConfiguration`` for an archive or journey that cannot be
     ///   published.
-    public static func publish(archives: [String], to origin: String, journey: JourneyPublication?) throws(PublishError) -> PublishReport {
+    /// - Parameter progress: told the bytes of objects, manifests and archives written (or
+    ///   found there) after each, of their total; nil (the default) for no reports.
+    public static func publish(
+        archives: [String], to origin: String, journey: JourneyPublication?, progress: (@Sendable (PublishProgress) -> Void)? = nil
+    ) throws(PublishError) -> PublishReport {
         if let journey {
             guard JourneyPublication.isValidJourneyID(journey.id) else {
                 throw PublishError(.invalidIdentifier, "journey id '\(journey.id)' may use only letters, digits, '_', '-' and '.', and may not end in '.history'")
@@ -127,7 +131,11 @@ public enum OriginPublisher {
         var report = PublishReport(bundles: [], journey: nil, changed: [])
         do throws(FormatError) {
             let patches = patchSource(journey: journey, origin: origin)
-            for archive in archives { report.bundles.append(try publishBundle(archive, to: origin, changed: &report.changed, patches: patches)) }
+            let counter = PublishProgressCounter(progress)
+            for archive in archives { counter?.expect(bytesToWrite(archive)) }
+            for archive in archives {
+                report.bundles.append(try publishBundle(archive, to: origin, changed: &report.changed, patches: patches, progress: counter))
+            }
             if let journey, let last = report.bundles.last {
                 var changed = report.changed
                 report.journey = try publishJourney(journey, bundle: last.digest, to: origin, changed: &changed)
@@ -147,8 +155,11 @@ public enum OriginPublisher {
     ///     disk.
     ///   - patches: the earlier revisions to write patches from (``PatchWriter``), before the
     ///     manifest; nil for none.
+    ///   - progress: counts each object's size once written (or found there), then the
+    ///     manifest's and the archive's (``bytesToWrite(_:)`` in all).
     static func publishBundle(
-        _ archive: String, to origin: String, changed: inout [String], durable: Bool = true, patches: PatchSource? = nil
+        _ archive: String, to origin: String, changed: inout [String], durable: Bool = true, patches: PatchSource? = nil,
+        progress: PublishProgressCounter? = nil
     ) throws(FormatError) -> PublishReport.Bundle
     {
         let reader = try ArchiveReader(path: archive)
@@ -192,6 +203,7 @@ public enum OriginPublisher {
                 objectsWritten += 1
             }
             if let compressed, !written.contains(relative + ".gz"), try compressed.commit() { written.append(relative + ".gz") }
+            progress?.advance(by: size)
         }
         if let missing = manifest.files.first(where: { !seen.contains($0.path) }) {
             throw FormatError(.missingEntry, "listed in the manifest but not in the archive", path: archive, entry: missing.path)
@@ -205,6 +217,7 @@ public enum OriginPublisher {
             }
         }
         if try writeIfMissing(verified.bytes, to: manifestPath, in: origin) { written.append(manifestPath) }
+        progress?.advance(by: Int64(verified.bytes.count))
         let archivePath = "bundles/\(digest.hex).tar.gz"
         if !FileManager.default.fileExists(atPath: origin + "/" + archivePath) {
             let input = try ReadableFile(path: archive)
@@ -217,8 +230,20 @@ public enum OriginPublisher {
             try output.commit(to: origin + "/" + archivePath)
             written.append(archivePath)
         }
+        if let progress { progress.advance(by: archiveSize(archive)) }
         changed += written
         return PublishReport.Bundle(name: manifest.name, digest: digest, objectsWritten: objectsWritten, filesWritten: written.count)
+    }
+
+    /// What ``publishBundle(_:to:changed:durable:patches:progress:)`` counts for an archive:
+    /// its files, its manifest and itself; 0 for one it cannot read (publishing it fails).
+    private static func bytesToWrite(_ archive: String) -> Int64 {
+        guard let reader = try? ArchiveReader(path: archive), let verified = try? BundleVerifier.readManifest(from: reader) else { return 0 }
+        return verified.manifest.files.reduce(0) { $0 + $1.size } + Int64(verified.bytes.count) + archiveSize(archive)
+    }
+
+    private static func archiveSize(_ archive: String) -> Int64 {
+        (try? FileStatus.ofLink(archive).size) ?? 0
     }
 
     /// The earlier revisions a folder publish patches from: the journey's, or for plain

@@ -10,8 +10,10 @@ import LarderS3
 /// (the secret key, the session token, a password in `--endpoint`), whatever a service echoed
 /// and wherever it was put into a message.
 enum BucketPublish {
-    static func run(_ parsed: ParsedArguments, origin: String, journey: JourneyPublication?, rollback: Bool, to revision: Int64?) throws(PackFailure)
-        -> PublishReport
+    static func run(
+        _ parsed: ParsedArguments, origin: String, journey: JourneyPublication?, rollback: Bool, to revision: Int64?,
+        progress: (@Sendable (PublishProgress) -> Void)? = nil
+    ) throws(PackFailure) -> PublishReport
     {
         let environment = ProcessInfo.processInfo.environment
         let region = parsed.value("--region") ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
@@ -26,7 +28,7 @@ enum BucketPublish {
             throw PackFailure([PackError(.originUnavailable, error.description)])
         }
         do {
-            return try publish(parsed, to: target, journey: journey, rollback: rollback, to: revision)
+            return try publish(parsed, to: target, journey: journey, rollback: rollback, to: revision, progress: progress)
         } catch {
             throw PackFailure(error.errors.map { problem in
                 var problem = problem
@@ -37,8 +39,10 @@ enum BucketPublish {
         }
     }
 
-    private static func publish(_ parsed: ParsedArguments, to target: S3Target, journey: JourneyPublication?, rollback: Bool, to revision: Int64?) throws(PackFailure)
-        -> PublishReport
+    private static func publish(
+        _ parsed: ParsedArguments, to target: S3Target, journey: JourneyPublication?, rollback: Bool, to revision: Int64?,
+        progress: (@Sendable (PublishProgress) -> Void)?
+    ) throws(PackFailure) -> PublishReport
     {
         // Refused setups (credentials, no such bucket, not S3) exit 69, an endpoint that
         // cannot be reached 74, as for any later request.
@@ -48,7 +52,7 @@ enum BucketPublish {
             guard FileManager.default.fileExists(atPath: folder + "/objects", isDirectory: &isFolder), isFolder.boolValue else {
                 throw PackFailure([PackError(.invalidConfiguration, "\(folder) is not an origin folder (it has no objects/)", path: folder)])
             }
-            return try PackFailure.reporting { () throws(PublishError) in try OriginPublisher.upload(folder: folder, to: target) }
+            return try PackFailure.reporting { () throws(PublishError) in try OriginPublisher.upload(folder: folder, to: target, progress: progress) }
         }
         if rollback, let journey {
             do throws(PublishError) { return try OriginPublisher.rollback(journey, to: revision, target: target) } catch {
@@ -62,7 +66,7 @@ enum BucketPublish {
             }
         }
         return try PackFailure.reporting { () throws(PublishError) in
-            try OriginPublisher.publish(archives: parsed.positionals, to: target, journey: journey, staging: staging)
+            try OriginPublisher.publish(archives: parsed.positionals, to: target, journey: journey, staging: staging, progress: progress)
         }
     }
 }

@@ -176,13 +176,17 @@ enum PublishCommand {
         }
         let report: PublishReport
         var triggersReport: TriggerPublishReport?
+        // On a terminal only, and never with --json: cleared before anything else is printed.
+        let bar = ProgressBar(label: "publishing", quiet: json, stdoutToo: false)
+        let progress: @Sendable (PublishProgress) -> Void = { bar.update(bytes: $0.bytes, of: $0.totalBytes) }
         do {
+            defer { bar.finish() }
             if bucket {
-                report = try BucketPublish.run(parsed, origin: origin, journey: journey, rollback: rollback, to: rollbackTarget)
+                report = try BucketPublish.run(parsed, origin: origin, journey: journey, rollback: rollback, to: rollbackTarget, progress: progress)
             } else if rollback, let journey {
                 report = try PackFailure.reporting { () throws(PublishError) in try OriginPublisher.rollback(journey, to: rollbackTarget, origin: origin) }
             } else {
-                report = try PackFailure.reporting { () throws(PublishError) in try OriginPublisher.publish(archives: parsed.positionals, to: origin, journey: journey) }
+                report = try PackFailure.reporting { () throws(PublishError) in try OriginPublisher.publish(archives: parsed.positionals, to: origin, journey: journey, progress: progress) }
             }
             // After the journey's document: a trigger never names a journey not yet published.
             if let triggers { triggersReport = try PublishTriggers.publish(triggers, origin: origin) }
