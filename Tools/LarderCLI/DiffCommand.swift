@@ -16,8 +16,8 @@ enum DiffCommand {
             ("<new>", "The bundle it fetches next, the same way."),
         ],
         options: [
-            OptionSpec(names: ["--cache"], value: "dir", help: "Read both bundles from this cache (digest, hex prefix or name); read-only."),
-            OptionSpec(names: ["--origin"], value: "dir", help: "Read both bundles from this origin folder (larder publish output)."),
+            Options.cache.spec,
+            Options.origin.spec,
             OptionSpec(names: ["--json"], value: nil, help: "Print the difference as JSON."),
         ],
         discussion: """
@@ -57,12 +57,17 @@ enum DiffCommand {
             return FailureJSON.usage(error, json: wantsJSON)
         }
         if parsed.wantsHelp { Console.out(spec.helpText); return .success }
-        if parsed.value("--cache") != nil && parsed.value("--origin") != nil {
+        let cache: String?
+        let origin: String?
+        do throws(UsageError) { (cache, origin) = (try parsed[Options.cache], try parsed[Options.origin]) } catch {
+            return FailureJSON.usage(error, json: wantsJSON)
+        }
+        if cache != nil && origin != nil {
             return FailureJSON.usage(UsageError(message: "--cache and --origin cannot be used together", command: spec), json: wantsJSON)
         }
         do throws(Failure) {
             let source: Source
-            if let folder = parsed.value("--cache") {
+            if let folder = cache {
                 do throws(CacheError) {
                     try CacheFolder.requireExisting(folder)
                     source = .cache(try LarderCache(at: folder, configuration: .init(mode: .readOnly)))
@@ -70,7 +75,7 @@ enum DiffCommand {
                     // A FIFO or a link where the index belongs is refused, as a corrupt cache.
                     throw Failure(message: "\(error)", status: error.code == .foreignEntry ? .dataError : .noInput, code: error.code.rawValue)
                 }
-            } else if let folder = parsed.value("--origin") {
+            } else if let folder = origin {
                 source = .origin(folder)
             } else {
                 source = .archives

@@ -25,9 +25,10 @@ enum JourneyCommand {
     static let allOption = OptionSpec(
         names: ["--all"], value: nil,
         help: "Sign out of every journey: every scope's stored state and every bundle but the embedded default go.")
-    static let contextOption = OptionSpec(
-        names: ["--context"], value: "key=value",
-        help: "Context for the presentation (repeatable): the content reads it as window.larder.context, and captures carry it.")
+    static let contextPairs = KeyValue.option(
+        OptionSpec(
+            names: ["--context"], value: "key=value",
+            help: "Context for the presentation (repeatable): the content reads it as window.larder.context, and captures carry it."))
     static let bundleOption = OptionSpec(
         names: ["--bundle"], value: "digest",
         help: "Preview this bundle (sha256:<hex> or <hex>) for QA instead of the journey's revision: from the cache or fetched by digest from the origin, outside the freshness rules, never recorded as the journey's revision.")
@@ -124,7 +125,7 @@ enum JourneyCommand {
             options: [offlineOption, embeddedOption, deadlineOption, timeoutOption] + HostRuleOptions.all + rendererOptions + [jsonOption])),
         "present": (.present, sub(
             .present, "Prepare a journey, present it once in a new session, then dismiss it.",
-            options: [offlineOption, embeddedOption, deadlineOption, timeoutOption, contextOption, bundleOption] + HostRuleOptions.all
+            options: [offlineOption, embeddedOption, deadlineOption, timeoutOption, contextPairs.spec, bundleOption] + HostRuleOptions.all
                 + rendererOptions + [JourneyWindow.option]
                 + [jsonOption], more: JourneyWindow.notes)),
         "logout": (.logout, sub(
@@ -269,17 +270,7 @@ enum JourneyCommand {
     /// The `--context key=value` pairs; a pair without `=` or with an empty key, or a key
     /// given twice, is a usage error.
     static func context(_ parsed: ParsedArguments, spec: CommandSpec) throws(UsageError) -> [String: String] {
-        var context: [String: String] = [:]
-        for pair in parsed.values("--context") {
-            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw UsageError(message: "Invalid '--context <key=value>': '\(pair)' is not key=value", command: spec)
-            }
-            let key = String(pair[..<equals])
-            guard context.updateValue(String(pair[pair.index(after: equals)...]), forKey: key) == nil else {
-                throw UsageError(message: "Invalid '--context <key=value>': '\(key)' is given twice", command: spec)
-            }
-        }
-        return context
+        try contextPairs.dictionary(in: parsed, command: spec)
     }
 
     /// The `--bundle <digest>` to preview: `sha256:<hex>` or the 64 hex digits alone; anything

@@ -8,16 +8,17 @@ import LarderTransport
 /// against an origin and a cache, headless, and prints its decision: shown (the journey and its
 /// session, then dismissed), suppressed (why) or no match.
 enum JourneyTrigger {
-    static let propertyOption = OptionSpec(
-        names: ["--property"], value: "key=value",
-        help: "A property of the event (repeatable): the presentation's content reads it in window.larder.context, and its captures carry it.")
+    static let property = KeyValue.option(
+        OptionSpec(
+            names: ["--property"], value: "key=value",
+            help: "A property of the event (repeatable): the presentation's content reads it in window.larder.context, and its captures carry it."))
     static let spec = CommandSpec(
         name: "journey trigger",
         overview: "Fire an app event: present the journey the origin's triggers map it to, if its reentry policy lets it.",
         usage: "larder journey trigger <event> --origin <url> --key <key> [--cache <dir>] [--identity <id>] [--trust <key>] [--offline] [--property <key=value>] [--deadline <duration>] [--json]",
         arguments: [("<event>", "The app event, e.g. checkout_started (lowercase letters, digits, '_' and ':').")],
         options: JourneyCommand.scopeOptions.filter { $0.names != ["--journey"] }
-            + [JourneyCommand.offlineOption, propertyOption, JourneyCommand.deadlineOption, JourneyCommand.jsonOption],
+            + [JourneyCommand.offlineOption, property.spec, JourneyCommand.deadlineOption, JourneyCommand.jsonOption],
         discussion: """
             The origin's triggers.json ('larder publish ... --journey <id> --trigger <event>')
             says which journey the event presents and how often one person may see it
@@ -96,17 +97,7 @@ enum JourneyTrigger {
     /// The `--property key=value` pairs, as strings; a pair without `=` or with an empty key,
     /// or a key given twice, is a usage error.
     static func properties(_ parsed: ParsedArguments) throws(UsageError) -> [String: JSONValue] {
-        var properties: [String: JSONValue] = [:]
-        for pair in parsed.values(propertyOption.names[0]) {
-            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw UsageError(message: "Invalid '--property <key=value>': '\(pair)' is not key=value", command: spec)
-            }
-            let key = String(pair[..<equals])
-            guard properties.updateValue(.string(String(pair[pair.index(after: equals)...])), forKey: key) == nil else {
-                throw UsageError(message: "Invalid '--property <key=value>': '\(key)' is given twice", command: spec)
-            }
-        }
-        return properties
+        try property.dictionary(in: parsed, command: spec).mapValues { .string($0) }
     }
 
     private static func print(_ decision: TriggerDecision, event: String, json: Bool) {

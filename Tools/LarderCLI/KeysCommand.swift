@@ -21,9 +21,9 @@ enum KeysCommand {
             ("<publishable-key>", "grant, revoke: the key apps send as X-Larder-Key."),
         ],
         options: [
-            OptionSpec(names: ["--out"], value: "folder", help: "generate: where to write the two files (default: the current folder; created, mode 0700, when missing)."),
-            OptionSpec(names: ["--origin"], value: "folder", help: "grant, revoke, list: the origin folder 'larder publish' writes."),
-            OptionSpec(names: ["--journey"], value: "id", help: "grant: the journey the key may read."),
+            Options.out.spec,
+            Options.origin.spec,
+            Options.journey.spec,
             OptionSpec(names: ["--json"], value: nil, help: "Print the result as JSON."),
         ],
         discussion: """
@@ -70,7 +70,8 @@ enum KeysCommand {
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
             return Console.usageError(UsageError(message: "Invalid '<name>': '\(name)' must be a file name", command: spec))
         }
-        let folder = parsed.value("--out") ?? "."
+        let folder: String
+        do throws(UsageError) { folder = try parsed[Options.out] } catch { return Console.usageError(error) }
         let privatePath = folder + "/" + name + ".pem"
         let publicPath = folder + "/" + name + ".pub"
         if let existing = [privatePath, publicPath].first(where: { FileManager.default.fileExists(atPath: $0) }) {
@@ -114,8 +115,12 @@ extension KeysCommand {
 
     /// `grant`, `revoke` and `list`.
     static func access(_ subcommand: String, _ parsed: ParsedArguments) -> ExitCode {
-        guard let origin = parsed.value("--origin") else {
-            return Console.usageError(UsageError(message: "Missing '--origin <folder>'", command: spec))
+        let origin: String
+        do throws(UsageError) {
+            guard let given = try parsed[Options.origin] else { throw UsageError(message: "Missing '--origin <folder>'", command: spec) }
+            origin = given
+        } catch {
+            return Console.usageError(error)
         }
         if origin.hasPrefix("s3://") {
             Console.failure("\(shown(origin)): \(s3Refusal)")
@@ -134,8 +139,12 @@ extension KeysCommand {
         do {
             switch subcommand {
             case "grant":
-                guard let journey = parsed.value("--journey"), JourneyPublication.isValidJourneyID(journey) else {
-                    return Console.usageError(UsageError(message: "grant needs a valid '--journey <id>'", command: spec))
+                let journey: String
+                do throws(UsageError) {
+                    guard let given = try parsed[Options.journey] else { throw UsageError(message: Options.journeyRefusal, command: spec) }
+                    journey = given
+                } catch {
+                    return Console.usageError(error)
                 }
                 let changed = try maps.grant(key, journey: journey)
                 Console.out(changed.isEmpty ? "\(shown(key)) could already read \(shown(journey))" : "granted \(shown(key)) journey \(shown(journey)); reload the origin")

@@ -30,15 +30,13 @@ enum PublishCommand {
                 names: ["--sign"], value: "private-key",
                 help: "Sign the journey document with this key (a .pem from 'larder keys generate'); with the same bundle, renews the signature."),
             expiresOption,
-            OptionSpec(
-                names: ["--rollout"], value: "percent",
-                help: "Serve the new bundle to this share of identities (1-100, stable per identity); the rest keep the previous one. 100 completes it."),
+            Options.rollout.spec,
             OptionSpec(
                 names: ["--rollback"], value: nil,
                 help: "Publish a new revision pointing at an earlier bundle from the journey's history (no archive needed)."),
             Options.rollbackTarget.spec,
             PublishTriggers.triggerOption,
-            PublishTriggers.reentryOption,
+            PublishTriggers.reentry.spec,
             OptionSpec(names: ["--json"], value: nil, help: "Print the report as JSON."),
         ],
         discussion: """
@@ -130,12 +128,8 @@ enum PublishCommand {
             let refresh: Int64
             do throws(UsageError) { refresh = try parsed[Options.refresh] } catch { return usage(error) }
             journey = JourneyPublication(id: id, key: parsed.value("--key"), refresh: refresh)
-            if let text = parsed.value("--rollout") {
-                guard let percent = Int(text), (1...100).contains(percent), !rollback else {
-                    return usage(UsageError(message: "--rollout must be a percentage from 1 to 100, without --rollback", command: spec))
-                }
-                journey?.rollout = percent
-            }
+            do throws(UsageError) { journey?.rollout = try parsed[Options.rollout] } catch { return usage(error) }
+            if rollback, journey?.rollout != nil { return usage(UsageError(message: Options.rolloutRefusal, command: spec)) }
             if let path = parsed.value("--sign") {
                 let pem: [UInt8]
                 do { pem = try ReadableFile(path: path).readAll(limit: 64 << 10) } catch {

@@ -17,5 +17,18 @@ extension PublishCommand {
             guard let revision = Int64(text), revision > 0 else { return .failure(OptionRefusal(message: "--to must be a revision number")) }
             return .success(revision)
         }
+
+        /// The message covers --rollback too, which refuses any --rollout.
+        static let rolloutRefusal = "--rollout must be a percentage from 1 to 100, without --rollback"
+
+        static let rollout = TypedOption<Int?>(
+            OptionSpec(
+                names: ["--rollout"], value: "percent",
+                help: "Serve the new bundle to this share of identities (1-100, stable per identity); the rest keep the previous one. 100 completes it."),
+            default: nil
+        ) { text in
+            guard let percent = Int(text), (1...100).contains(percent) else { return .failure(OptionRefusal(message: rolloutRefusal)) }
+            return .success(percent)
+        }
     }
 }

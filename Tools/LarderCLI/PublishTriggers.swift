@@ -9,9 +9,22 @@ enum PublishTriggers {
     static let triggerOption = OptionSpec(
         names: ["--trigger"], value: "event",
         help: "With --journey: an app event that presents the journey (repeatable; the journey's triggers become these), e.g. checkout_started.")
-    static let reentryOption = OptionSpec(
-        names: ["--reentry"], value: "policy",
-        help: "With --trigger: how often one person may see it: once, always (default) or a duration (at most once per 1d, 12h, 30min).")
+    static let reentry = TypedOption<TriggerDocument.Reentry>(
+        OptionSpec(
+            names: ["--reentry"], value: "policy",
+            help: "With --trigger: how often one person may see it: once, always (default) or a duration (at most once per 1d, 12h, 30min)."),
+        default: .always
+    ) { text in
+        switch text {
+        case "once": return .success(.once)
+        case "always": return .success(.always)
+        default:
+            guard let duration = DurationOption.parse(text), duration >= .seconds(1) else {
+                return .failure(OptionRefusal(message: "Invalid '--reentry <policy>': '\(text)' (use once, always or a duration such as 1d, 12h, 30min)"))
+            }
+            return .success(.every(seconds: duration.components.seconds))
+        }
+    }
 
     /// The triggers the command line asks for; nil without --trigger.
     /// - Throws: a usage error for --reentry without --trigger, a bad policy or event name.
@@ -20,28 +33,17 @@ enum PublishTriggers {
     {
         let events = parsed.values(triggerOption.names[0])
         guard !events.isEmpty else {
-            if parsed.value(reentryOption.names[0]) != nil { throw UsageError(message: "--reentry goes with --trigger", command: spec) }
+            if parsed.value(reentry.spec.names[0]) != nil { throw UsageError(message: "--reentry goes with --trigger", command: spec) }
             return nil
         }
         guard let journey else { throw UsageError(message: "--trigger goes with --journey", command: spec) }
         if let bad = events.first(where: { !EventName.isValid($0) }) {
             throw UsageError(message: "Invalid '--trigger <event>': " + EventName.rule(for: bad), command: spec)
         }
-        var reentry = TriggerDocument.Reentry.always
-        if let text = parsed.value(reentryOption.names[0]) {
-            switch text {
-            case "once": reentry = .once
-            case "always": reentry = .always
-            default:
-                guard let duration = DurationOption.parse(text), duration >= .seconds(1) else {
-                    throw UsageError(message: "Invalid '--reentry <policy>': '\(text)' (use once, always or a duration such as 1d, 12h, 30min)", command: spec)
-                }
-                reentry = .every(seconds: duration.components.seconds)
-            }
-        }
+        let policy = try reentry.value(in: parsed, command: spec)
         var unique: [String] = []
         for event in events where !unique.contains(event) { unique.append(event) }
-        return TriggerPublication(journey: journey, events: unique, reentry: reentry, signingKey: signingKey, validity: validity)
+        return TriggerPublication(journey: journey, events: unique, reentry: policy, signingKey: signingKey, validity: validity)
     }
 
     /// Publishes the triggers to an origin folder.
