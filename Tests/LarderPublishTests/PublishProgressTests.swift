@@ -76,4 +76,25 @@ struct PublishProgressTests {
         Self.expectRisingToTheTotal(recorder.all, total: sent)
         #expect(try Self.tree(source.output + "/with") == (try Self.tree(source.output + "/without")))
     }
+
+    @Test func archivesSentToATargetReportEveryFileSent() throws {
+        let source = try SourceFolder([
+            "larder.json": #"{"name": "flow", "entry": "index.html"}"#,
+            "index.html": #"<!doctype html><script src="a.js"></script><script src="b.js"></script>"#,
+            "a.js": String(repeating: "console.log('a');\n", count: 5_000),
+            "b.js": String(repeating: "console.log('b');\n", count: 6_000),
+        ])
+        let packed = try Packer.pack(source: source.root, into: source.output)
+        let recorder = Recorder()
+        let target = source.output + "/with"
+        let report = try OriginPublisher.publish(
+            archives: [packed.archivePath], to: LocalFolderTarget(folder: target), journey: nil, staging: source.output + "/staging",
+            progress: recorder.callback)
+        _ = try OriginPublisher.publish(
+            archives: [packed.archivePath], to: LocalFolderTarget(folder: source.output + "/without"), journey: nil, staging: source.output + "/staging")
+
+        let sent = try report.changed.reduce(Int64(0)) { $0 + (try FileStatus.ofLink(target + "/" + $1).size) }
+        Self.expectRisingToTheTotal(recorder.all, total: sent)
+        #expect(try Self.tree(target) == (try Self.tree(source.output + "/without")))
+    }
 }
