@@ -1,6 +1,7 @@
 import Foundation
 import LarderCache
 import LarderFormat
+import LarderTransport
 
 /// How a bundle reached the cache.
 public struct FetchResult: Sendable, Equatable {
@@ -114,7 +115,7 @@ public actor BundleFetcher {
 
     /// - Parameters:
     ///   - origin: the base URL the origin layout is served under.
-    ///   - transport: how requests are sent; ``platformTransport()`` unless a test swaps it.
+    ///   - transport: how requests are sent; `platformTransport()` unless a test swaps it.
     ///   - cache: the cache bundles are installed into; what it holds is never fetched again.
     ///   - configuration: parallelism, attempts and the time limits of requests and of a whole
     ///     fetch.
@@ -132,7 +133,7 @@ public actor BundleFetcher {
     ///   - progress: fractions from 0 to 1 as bytes arrive (apps show it as preload
     ///     progress); called from a background thread.
     ///   - bundle: the bundle digest, as a journey document or `larder pack` names it.
-    /// - Throws: ``TransportError``; a server that sends wrong bytes gets nothing into the cache.
+    /// - Throws: `TransportError`; a server that sends wrong bytes gets nothing into the cache.
     public func fetch(_ bundle: Digest, progress: (@Sendable (Double) -> Void)? = nil) async throws(TransportError) -> FetchResult {
         guard let progress else { return try await fetch(bundle, reporting: nil) }
         return try await fetch(bundle, reporting: { @Sendable (reached: FetchProgress) in progress(reached.fraction) })
@@ -143,7 +144,7 @@ public actor BundleFetcher {
     ///   - bundle: the bundle digest, as a journey document or `larder pack` names it.
     ///   - progress: called from a background thread as bytes arrive, and once more when the
     ///     bundle is in the cache.
-    /// - Throws: ``TransportError``; a server that sends wrong bytes gets nothing into the cache.
+    /// - Throws: `TransportError`; a server that sends wrong bytes gets nothing into the cache.
     public func fetch(_ bundle: Digest, reporting progress: (@Sendable (FetchProgress) -> Void)?) async throws(TransportError) -> FetchResult {
         if let task = running[bundle] { return try await Self.value(of: task) }
         let work = FetchWork(
@@ -155,7 +156,7 @@ public actor BundleFetcher {
         return try await Self.value(of: task)
     }
 
-    /// Stops every fetch in progress (they throw ``TransportError/Code/cancelled``); their
+    /// Stops every fetch in progress (they throw `TransportError/Code/cancelled`); their
     /// partial files stay for a later fetch to resume.
     public func cancelAll() {
         for task in running.values { task.cancel() }
