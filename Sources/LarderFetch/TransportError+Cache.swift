@@ -29,6 +29,8 @@ extension TransportError {
 }
 
 extension CacheError: DigestNamingError {
+    /// The description, without the digest when it is `digest` (which the transport error
+    /// names already).
     public func description(omitting digest: Digest?) -> String {
         var inner = self
         if inner.digest == digest { inner.digest = nil }
