@@ -3,66 +3,6 @@ import LarderCache
 import LarderFormat
 import LarderTransport
 
-/// How a bundle reached the cache.
-public struct FetchResult: Sendable, Equatable {
-    public enum Source: Sendable, Equatable {
-        /// It was already there, or another process sharing the cache brought it in while
-        /// this fetch waited: nothing was downloaded.
-        case cache
-        /// Only the objects the cache lacked were downloaded.
-        case objects
-        /// The whole archive was downloaded (nothing of it was cached).
-        case archive
-    }
-
-    public var bundle: Digest
-    public var source: Source
-    /// Body bytes received over the network (compressed, where they came compressed).
-    public var bytesDownloaded: Int64
-    /// HTTP requests sent, retries included.
-    public var requests: Int
-    /// ``bytesDownloaded`` by what the bytes were.
-    public var bytesByKind = FetchBytes()
-    /// Objects made from patches (Docs/Patches.md).
-    public var patchesApplied = 0
-    /// Times a patch could not be used and the object was fetched whole instead: a patch
-    /// missing, damaged, of a base gone from the cache, making other bytes, past a limit; or
-    /// an index that could not be read (once).
-    public var patchFallbacks = 0
-
-    public init(
-        bundle: Digest, source: Source, bytesDownloaded: Int64, requests: Int, bytesByKind: FetchBytes = FetchBytes(), patchesApplied: Int = 0,
-        patchFallbacks: Int = 0
-    ) {
-        self.bundle = bundle
-        self.source = source
-        self.bytesDownloaded = bytesDownloaded
-        self.requests = requests
-        self.bytesByKind = bytesByKind
-        self.patchesApplied = patchesApplied
-        self.patchFallbacks = patchFallbacks
-    }
-}
-
-/// The bytes a fetch received, by kind; they add up to ``FetchResult/bytesDownloaded``.
-public struct FetchBytes: Sendable, Equatable {
-    /// The manifest.
-    public var manifest: Int64 = 0
-    /// The whole archive, when nothing of the bundle was cached.
-    public var archive: Int64 = 0
-    /// Objects fetched whole (fallbacks included).
-    public var objects: Int64 = 0
-    /// The patch index and the patches, those that failed included.
-    public var patches: Int64 = 0
-
-    public init(manifest: Int64 = 0, archive: Int64 = 0, objects: Int64 = 0, patches: Int64 = 0) {
-        self.manifest = manifest
-        self.archive = archive
-        self.objects = objects
-        self.patches = patches
-    }
-}
-
 /// Fetches bundles from a static origin (see `larder publish`) into a `LarderCache`.
 ///
 /// The manifest is fetched and checked against the bundle digest first; then only the objects
