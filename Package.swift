@@ -17,6 +17,7 @@ let package = Package(
     products: [
         .library(name: "LarderFormat", targets: ["LarderFormat"]),
         .library(name: "LarderPack", targets: ["LarderPack"]),
+        .library(name: "LarderPublish", targets: ["LarderPublish"]),
         .library(name: "LarderCache", targets: ["LarderCache"]),
         .library(name: "LarderTransport", targets: ["LarderTransport"]),
         .library(name: "LarderFetch", targets: ["LarderFetch"]),
@@ -82,6 +83,9 @@ let package = Package(
                 .linkedLibrary("brotlienc"), .linkedLibrary("brotlidec"), .linkedLibrary("z"), .linkedLibrary("stdc++"),
             ]),
         .target(name: "LarderPack", dependencies: ["LarderFormat", "LarderSystem", "CFontTools"]),
+        // Publishing: the origin layout written to a folder or, through LarderS3, a bucket, behind
+        // one protocol (PublishTarget). Reads archives through LarderFormat; needs no packer.
+        .target(name: "LarderPublish", dependencies: ["LarderFormat", "LarderSystem"]),
         .target(name: "LarderSQLite", dependencies: ["CSQLite", "LarderSystem"]),
         .target(name: "LarderCache", dependencies: ["LarderFormat", "LarderSystem", "LarderSQLite"]),
         // An HTTP client only: requests, responses, redirects, libcurl and URLSession.
@@ -93,7 +97,7 @@ let package = Package(
         // Publishing to an S3 bucket: requests signed by libcurl (AWS Signature V4).
         .target(
             name: "LarderS3",
-            dependencies: ["LarderPack", "LarderFormat", "LarderSystem", "CCrypto", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
+            dependencies: ["LarderPublish", "LarderFormat", "LarderSystem", "CCrypto", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
         .target(
             name: "LarderHost",
             dependencies: [
@@ -121,7 +125,7 @@ let package = Package(
         // without loading WebKitGTK; it hands `render` and `journey --renderer webkit` to
         // `larder-webkit` (found next to it), the same commands with the engine.
         .target(
-            name: "LarderCLI", dependencies: ["LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderFetch", "LarderHost", "LarderS3", "LarderSystem", "LarderRendering"],
+            name: "LarderCLI", dependencies: ["LarderFormat", "LarderPack", "LarderPublish", "LarderCache", "LarderTransport", "LarderFetch", "LarderHost", "LarderS3", "LarderSystem", "LarderRendering"],
             path: "Tools/LarderCLI"),
         .executableTarget(name: "larder", dependencies: ["LarderCLI"], path: "Tools/larder"),
         .executableTarget(
@@ -130,7 +134,7 @@ let package = Package(
         .executableTarget(
             name: "larder-bench",
             dependencies: [
-                "LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderFetch", "LarderHost", "LarderWebKit", "LarderSystem",
+                "LarderFormat", "LarderPack", "LarderPublish", "LarderCache", "LarderTransport", "LarderFetch", "LarderHost", "LarderWebKit", "LarderSystem",
                 "LarderToolSupport",
             ],
             path: "Tools/larder-bench"),
@@ -152,7 +156,7 @@ let package = Package(
         .executableTarget(
             name: "larder-fuzz",
             dependencies: [
-                "CLibFuzzer", "LarderFormat", "LarderPack", "LarderCache", "LarderTransport", "LarderHost", "LarderSystem",
+                "CLibFuzzer", "LarderFormat", "LarderPack", "LarderPublish", "LarderCache", "LarderTransport", "LarderHost", "LarderSystem",
                 "LarderToolSupport", "CArchive", "CZlib", "LarderEgress", "LarderS3", "CFontTools",
             ],
             path: "Tools/fuzz/larder-fuzz"),
@@ -169,6 +173,8 @@ let package = Package(
         .testTarget(name: "LarderSQLiteTests", dependencies: ["LarderSQLite", "LarderSystem"]),
         .testTarget(name: "LarderFormatTests", dependencies: ["LarderFormat", "LarderTestSupport", "CArchive", "CZlib", "CCrypto"]),
         .testTarget(name: "LarderPackTests", dependencies: ["LarderPack", "LarderTestSupport"]),
+        // The publisher against a folder; the bucket's tests are LarderS3Tests and the integration tests.
+        .testTarget(name: "LarderPublishTests", dependencies: ["LarderPublish", "LarderPack", "LarderFormat", "LarderSystem", "LarderTestSupport"]),
         .testTarget(
             name: "LarderCLITests", dependencies: ["larder", "larder-webkit", "LarderFormat", "LarderCache", "LarderSystem", "LarderTestSupport", "LarderJourneyView"]),
         // The cache's error beneath a fetch's TransportError. The fetch's own tests need a real
@@ -177,20 +183,21 @@ let package = Package(
         .testTarget(name: "LarderCacheTests", dependencies: ["LarderCache", "LarderSQLite", "LarderSystem", "LarderTestSupport", "CArchive"]),
         .testTarget(
             name: "LarderHostTests",
-            dependencies: ["LarderHost", "LarderCache", "LarderSQLite", "LarderTransport", "LarderFetch", "LarderFormat", "LarderPack", "LarderSystem", "LarderTestSupport"]),
+            dependencies: ["LarderHost", "LarderCache", "LarderSQLite", "LarderTransport", "LarderFetch", "LarderFormat", "LarderPack", "LarderPublish", "LarderSystem", "LarderTestSupport"]),
         // With the journey view's tests: every test that drives the web engine runs one at a time.
         .testTarget(
             name: "LarderWebKitTests",
-            dependencies: ["LarderWebKit", "LarderRendering", "LarderJourneyView", "CWebKitGTK", "LarderEgress", "LarderHost", "LarderCache", "LarderFormat", "LarderPack", "LarderTestSupport"]),
+            dependencies: ["LarderWebKit", "LarderRendering", "LarderJourneyView", "CWebKitGTK", "LarderEgress", "LarderHost", "LarderCache", "LarderFormat", "LarderPack", "LarderPublish", "LarderTestSupport"]),
         // RendererCore with a fake engine, and the rules of the renderer without one.
         .testTarget(
             name: "LarderRenderingTests",
             dependencies: ["LarderRendering", "LarderHost", "LarderCache", "LarderFormat", "LarderPack", "LarderSystem", "LarderEgress", "LarderTestSupport"]),
-        .testTarget(name: "LarderS3Tests", dependencies: ["LarderS3", "LarderPack", "LarderFormat", "LarderTestSupport"]),
+        // LarderPack only to pack a bundle to publish (LarderS3 itself does not depend on it).
+        .testTarget(name: "LarderS3Tests", dependencies: ["LarderS3", "LarderPublish", "LarderPack", "LarderFormat", "LarderTestSupport"]),
         .testTarget(
             name: "LarderIntegrationTests",
             dependencies: [
-                "larder", "LarderTransport", "LarderFetch", "LarderCache", "LarderSQLite", "LarderPack", "LarderFormat", "LarderHost", "LarderS3", "LarderSystem", "LarderTestSupport",
+                "larder", "LarderTransport", "LarderFetch", "LarderCache", "LarderSQLite", "LarderPack", "LarderPublish", "LarderFormat", "LarderHost", "LarderS3", "LarderSystem", "LarderTestSupport",
             ]),
     ]
 )

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes Larder's parsers with libFuzzer: Tools/fuzz.sh <target>|all [seconds] [libFuzzer flags…]
 #
-#   Tools/fuzz.sh all                 every target for 30 s (LARDER_FUZZ_SECONDS), as the test command does
+#   Tools/fuzz.sh all                 every target for 30 s (LARDER_FUZZ_SECONDS), as the test command does,
+#                                     one per core at a time (LARDER_FUZZ_JOBS)
 #   Tools/fuzz.sh manifest 600        one target for 10 minutes
 #   Tools/fuzz.sh json 0 -runs=10000000   a soak of ten million inputs, no time limit
 #   Tools/fuzz.sh install 0 -runs=10000000 -detect_leaks=0
@@ -81,49 +82,77 @@ sandbox_parent=/dev/shm
 export SWIFT_BACKTRACE=enable=no # libFuzzer and ASan report the crash, not Swift's backtracer
 export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=0:handle_abort=1:symbolize=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 started=$(date +%s)
-failed=()
-for target in $chosen; do
-    seeds="$scratch/seeds/$target"
-    corpus="$scratch/corpus/$target"
-    artifacts="$scratch/artifacts/$target/"
-    runlog="$scratch/logs/$target.log"
+# Targets run side by side, one per core (LARDER_FUZZ_JOBS): each is one single-threaded process
+# for its own `seconds`, so the time each target gets is unchanged and the pass takes half as
+# long on two cores. A target's failure is marked in $results and its report printed whole.
+jobs_at_once="${LARDER_FUZZ_JOBS:-$(nproc)}"
+[[ "$jobs_at_once" =~ ^[1-9][0-9]*$ ]] || jobs_at_once=1
+results=$(mktemp -d)
+extra=("$@")
+
+fuzz_one() {
+    local target="$1"
+    local seeds="$scratch/seeds/$target"
+    local corpus="$scratch/corpus/$target"
+    local artifacts="$scratch/artifacts/$target/"
+    local runlog="$scratch/logs/$target.log"
+    local report="$results/$target.report"
     mkdir -p "$corpus" "$artifacts" "$(dirname "$runlog")"
     # Seeds are made again when the program is newer than them (the samples or cases changed).
     if [ ! -f "$seeds/.made" ] || [ "$bin" -nt "$seeds/.made" ]; then
         rm -rf "$seeds"
         if ! "$bin" seeds "$target" "$seeds" >"$runlog" 2>&1; then
-            failed+=("$target")
-            echo "fuzz: $target: FAILED: cannot make its seeds; log $runlog" >&2
-            tail -20 "$runlog" >&2
-            continue
+            { echo "fuzz: $target: FAILED: cannot make its seeds; log $runlog"; tail -20 "$runlog"; } >"$report"
+            cat "$report" >&2
+            touch "$results/$target.failed"
+            return 0
         fi
         touch "$seeds/.made"
     fi
+    local max_len
     max_len=$("$bin" --list | awk -v t="$target" '$1 == t { print $2 }')
+    local sandbox
     sandbox=$(mktemp -d "$sandbox_parent/larder-fuzz.XXXXXX")
-    flags=(-timeout="$timeout" -rss_limit_mb="$rss" -malloc_limit_mb=512 -max_len="$max_len"
+    local flags=(-timeout="$timeout" -rss_limit_mb="$rss" -malloc_limit_mb=512 -max_len="$max_len"
         -dict="Tools/fuzz/dictionaries/$target.dict" -artifact_prefix="$artifacts" -print_final_stats=1)
     [ "$seconds" -gt 0 ] && flags+=(-max_total_time="$seconds")
     # A watchdog past libFuzzer's own limits, in case the process itself wedges.
-    limit=$(( seconds > 0 ? seconds * 2 + 300 * scale : 86400 ))
-    status=0
+    local limit=$(( seconds > 0 ? seconds * 2 + 300 * scale : 86400 ))
+    local status=0
     LARDER_FUZZ_SANDBOX="$sandbox" timeout --kill-after=30 "$limit" \
-        "$bin" "$target" "${flags[@]}" "$@" "$corpus" "$seeds" >"$runlog" 2>&1 || status=$?
+        "$bin" "$target" "${flags[@]}" "${extra[@]}" "$corpus" "$seeds" >"$runlog" 2>&1 || status=$?
     rm -rf "$sandbox"
+    local runs rate peak files
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$runlog" | tail -1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$runlog" | tail -1)
     peak=$(sed -n 's/^stat::peak_rss_mb: *//p' "$runlog" | tail -1)
     files=$(find "$corpus" -type f | wc -l)
     if [ "$status" -eq 0 ]; then
         echo "fuzz: $target: ${runs:-?} inputs, ${rate:-?}/s, corpus $files, peak RSS ${peak:-?} MB: ok"
-    else
-        failed+=("$target")
-        echo "fuzz: $target: FAILED (exit $status) after ${runs:-?} inputs; log $runlog" >&2
-        grep -E "^(==[0-9]+==ERROR|SUMMARY|Fatal error|.*invariant broken|ALARM|.*-timeout|MS: |artifact_prefix)" "$runlog" | head -20 >&2 || true
-        unit=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$runlog" | tail -1)
-        [ -n "$unit" ] && echo "fuzz: replay with: SWIFT_BACKTRACE=enable=no $bin $target $unit" >&2
+        return 0
     fi
+    touch "$results/$target.failed"
+    {
+        echo "fuzz: $target: FAILED (exit $status) after ${runs:-?} inputs; log $runlog"
+        grep -E "^(==[0-9]+==ERROR|SUMMARY|Fatal error|.*invariant broken|ALARM|.*-timeout|MS: |artifact_prefix)" "$runlog" | head -20 || true
+        local unit
+        unit=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$runlog" | tail -1)
+        if [ -n "$unit" ]; then echo "fuzz: replay with: SWIFT_BACKTRACE=enable=no $bin $target $unit"; fi
+    } >"$report"
+    cat "$report" >&2
+    return 0
+}
+
+for target in $chosen; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_at_once" ]; do wait -n || true; done
+    fuzz_one "$target" &
 done
+wait
+failed=()
+for target in $chosen; do
+    if [ -f "$results/$target.failed" ]; then failed+=("$target"); fi
+done
+rm -rf "$results"
 elapsed=$(( $(date +%s) - started ))
 count=$(wc -w <<<"$chosen")
 if ((${#failed[@]})); then

@@ -34,6 +34,6 @@ bash Tools/powerloss.sh --fs btrfs --states $((150 * soak)) --seed 3
 bash Tools/powerloss.sh --fs btrfs --durability posix --states $((150 * soak)) --seed 4
 bash Tools/powerloss.sh --fs ext4 --durability posix --skip-syncs --states 100 --seed 5 --expect-bad
 bash Tools/test-thread-sanitizer.sh
-# Every libFuzzer target for 30 s each (about 9 minutes with the build; LARDER_FUZZ_SECONDS
+# Every libFuzzer target for 30 s each, one per core at a time (about 7 minutes with the build; LARDER_FUZZ_SECONDS
 # runs them longer): a crash, a broken invariant, a hang or a leak fails it (Tools/fuzz.sh).
 bash Tools/fuzz.sh all

@@ -20,7 +20,7 @@ extension BundleDiff {
 
     /// Computes ``withPatches``: for each lacked object whose path the old bundle has with other
     /// bytes, the patch publish would write (`ZstdPatch`, kept by
-    /// ``PatchPolicy/keeps(patchSize:entrySize:objectTravel:)`` against the object's wire size).
+    /// `PatchPolicy.keeps(patchSize:entrySize:objectTravel:)` (LarderFormat) against the object's wire size).
     /// - Parameters:
     ///   - old: the manifest of the bundle a device has.
     ///   - new: the manifest of the bundle it would fetch.

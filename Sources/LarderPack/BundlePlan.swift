@@ -1,4 +1,5 @@
 import LarderFormat
+import LarderSystem
 
 /// A remote (`http:`, `https:`, `//`) reference found while analysing.
 public struct RemoteReference: Sendable, Equatable {

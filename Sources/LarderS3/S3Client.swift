@@ -1,7 +1,7 @@
 #if canImport(CCurl)
 import Foundation
 import LarderFormat
-import LarderPack
+import LarderPublish
 
 /// Sends signed requests to one bucket, retrying what may succeed later (5xx, `SlowDown`,
 /// `RequestTimeout`, connections that fail or drop) a bounded number of times with growing

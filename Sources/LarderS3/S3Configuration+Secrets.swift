@@ -1,5 +1,5 @@
 import Foundation
-import LarderPack
+import LarderPublish
 
 extension S3Configuration {
     /// What never reaches output: the secret access key, the session token and a password

@@ -1,5 +1,5 @@
 import Foundation
-import LarderPack
+import LarderPublish
 
 /// Where and how to reach a bucket: `s3://<bucket>/<prefix>`, the endpoint of any
 /// S3-compatible service, the region requests are signed for, the addressing style, and the

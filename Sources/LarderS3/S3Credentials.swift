@@ -1,6 +1,6 @@
 import Foundation
 import LarderFormat
-import LarderPack
+import LarderPublish
 
 /// The keys requests are signed with: from `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and
 /// `AWS_SESSION_TOKEN`, or else from a profile of the shared credentials file

@@ -1,7 +1,7 @@
 #if canImport(CCurl)
 import Foundation
 import LarderFormat
-import LarderPack
+import LarderPublish
 
 extension S3Target {
     /// Puts a large file in parts where absent: a HEAD first (a multipart upload of a file

@@ -1,7 +1,7 @@
 #if canImport(CCurl)
 import Foundation
 import LarderFormat
-import LarderPack
+import LarderPublish
 
 /// An origin in an S3 bucket (AWS S3, or any service that speaks its API: MinIO, R2, Ceph RGW,
 /// GCS's XML API, moto): `larder publish --origin s3://<bucket>/<prefix>`.

@@ -2,6 +2,7 @@ import Foundation
 import LarderFormat
 @testable import LarderHost
 @testable import LarderPack
+@testable import LarderPublish
 import Testing
 
 /// The trust rule as one pure decision (``DocumentTrust/refusal(of:now:highestAccepted:signatureVerified:)``):

@@ -2,6 +2,7 @@ import Foundation
 import LarderFormat
 import LarderHost
 import LarderPack
+import LarderPublish
 
 extension HostFixture {
     /// Points `events` at `journey` in the origin's triggers document; returns it.

@@ -2,6 +2,7 @@ import Foundation
 import LarderFormat
 import LarderHost
 import LarderPack
+import LarderPublish
 import LarderTestSupport
 
 extension HostFixture {

@@ -3,6 +3,7 @@ import LarderCache
 import LarderFormat
 import LarderHost
 import LarderPack
+import LarderPublish
 import LarderTestSupport
 
 /// A scratch world for host tests: packed samples, a published origin served by a

@@ -3,6 +3,7 @@ import LarderCache
 import LarderFormat
 import LarderHost
 import LarderPack
+import LarderPublish
 import Testing
 
 /// Previewing a given bundle for QA, outside the freshness rules and never recorded as the

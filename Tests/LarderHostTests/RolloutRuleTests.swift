@@ -2,6 +2,7 @@ import Foundation
 import LarderFormat
 @testable import LarderHost
 import LarderPack
+import LarderPublish
 import LarderTestSupport
 import Testing
 
@@ -71,8 +72,8 @@ struct RolloutRuleTests {
     @Test("Completing a rollout gives everyone the new bundle; a rollout needs an earlier revision")
     func completingARollout() async throws {
         let fixture = try HostFixture()
-        let error = #expect(throws: PackFailure.self) { try Self.publish(fixture, "paywall", rollout: 10) }
-        #expect(error?.errors.first?.message.contains("no earlier revision") == true)
+        let error = #expect(throws: PublishError.self) { try Self.publish(fixture, "paywall", rollout: 10) }
+        #expect(error?.message.contains("no earlier revision") == true)
         try Self.publish(fixture, "onboarding")
         try Self.publish(fixture, "paywall", rollout: 10)
         let done = try Self.publish(fixture, "paywall", rollout: 100)

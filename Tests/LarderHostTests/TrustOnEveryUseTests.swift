@@ -2,6 +2,7 @@ import Foundation
 import LarderFormat
 @testable import LarderHost
 import LarderPack
+import LarderPublish
 import LarderTestSupport
 import Testing
 

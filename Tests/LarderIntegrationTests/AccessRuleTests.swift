@@ -2,6 +2,7 @@ import Foundation
 import LarderTestSupport
 import LarderFormat
 import LarderPack
+import LarderPublish
 import LarderTransport
 import Testing
 

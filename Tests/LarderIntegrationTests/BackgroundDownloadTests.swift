@@ -3,6 +3,8 @@ import LarderCache
 import LarderFormat
 import LarderHost
 import LarderPack
+import LarderPublish
+import LarderSystem
 import LarderTestSupport
 import LarderTransport
 import Testing
@@ -61,11 +63,34 @@ import Testing
         try await offThePool { origin.stop() }
     }
 
+    /// An origin serving the journey at once and the first 192 KiB of the archive, then a byte
+    /// every 100 ms: the download is under way but cannot finish, however late a busy machine
+    /// wakes the test.
+    static func stallingArchiveOrigin(_ work: Workspace) throws -> (FaultOrigin, PackReport) {
+        let onboarding = try work.packWithFontsAsWritten(sampleBundles + "/onboarding")
+        let root = work.path + "/origin"
+        _ = try OriginPublisher.publish(archives: [onboarding.archivePath], to: root, journey: JourneyPublication(id: "onboarding", key: key))
+        let archive = Array(try Data(contentsOf: URL(fileURLWithPath: onboarding.archivePath)))
+        let origin = try FaultOrigin { request in
+            guard request.path.hasSuffix(".tar.gz") else { return .file(root: root) }
+            let sent = Locked(0)
+            return .stream(status: 200, headers: [], contentLength: Int64(archive.count)) {
+                if sent.withLock({ $0 >= 192 * 1024 }) { usleep(100_000) }
+                return sent.withLock { count in
+                    guard count < archive.count else { return nil }
+                    let piece = count < 192 * 1024 ? 64 * 1024 : 1
+                    let end = min(archive.count, count + piece)
+                    defer { count = end }
+                    return Array(archive[count..<end])
+                }
+            }
+        }
+        return (origin, onboarding)
+    }
+
     @Test func disposingStopsTheDownloadAndKeepsWhatArrived() async throws {
         let work = try Workspace()
-        // 25 s for the whole archive: a busy machine that wakes this test late must not see it
-        // all arrive before the disposal.
-        let (origin, onboarding) = try Self.slowArchiveOrigin(work)
+        let (origin, onboarding) = try Self.stallingArchiveOrigin(work)
         let cache = try work.cache()
         let host = try Self.host(origin, cache, work)
         _ = try? await host.prepare()  // falls back at the deadline: that it fails is the previous test's subject

@@ -4,6 +4,7 @@ import LarderSystem
 import LarderCache
 import LarderFormat
 import LarderPack
+import LarderPublish
 import LarderTransport
 
 /// A real nginx on 127.0.0.1 serving an origin folder (Tools/origin/origin.sh), stopped when

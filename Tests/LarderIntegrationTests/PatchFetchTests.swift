@@ -3,6 +3,7 @@ import LarderCache
 import LarderFetch
 import LarderFormat
 import LarderPack
+import LarderPublish
 import LarderSystem
 import LarderTestSupport
 import LarderTransport

@@ -1,5 +1,6 @@
 import Foundation
 import LarderPack
+import LarderPublish
 import LarderTestSupport
 import Testing
 

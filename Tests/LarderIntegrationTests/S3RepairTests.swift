@@ -1,6 +1,7 @@
 import Foundation
 import LarderFormat
 import LarderPack
+import LarderPublish
 import LarderTestSupport
 import Testing
 

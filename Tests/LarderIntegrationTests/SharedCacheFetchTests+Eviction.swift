@@ -2,6 +2,7 @@ import Foundation
 import LarderCache
 import LarderFormat
 import LarderPack
+import LarderPublish
 import LarderSystem
 import LarderTestSupport
 import Testing

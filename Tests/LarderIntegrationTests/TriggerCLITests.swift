@@ -1,6 +1,7 @@
 import Foundation
 import LarderHost
 import LarderPack
+import LarderPublish
 import LarderTransport
 import LarderTestSupport
 import Testing

@@ -1,5 +1,5 @@
 import Foundation
-import LarderPack
+import LarderPublish
 @testable import LarderS3
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import LarderFormat
 import LarderPack
+import LarderPublish
 @testable import LarderS3
 import LarderSystem
 import LarderTestSupport
@@ -111,12 +112,12 @@ import Testing
             }
         }
         defer { service.stop() }
-        let failure = #expect(throws: PackFailure.self) {
+        let failure = #expect(throws: PublishError.self) {
             try OriginPublisher.publish(
                 archives: [packed.archivePath], to: try Self.target(service), journey: JourneyPublication(id: "j", key: nil), staging: folder + "/staging")
         }
-        let message = failure?.errors.first?.message ?? ""
-        #expect(failure?.errors.first?.code == .originUnavailable, "\(String(describing: failure))")
+        let message = failure?.message ?? ""
+        #expect(failure?.code == .originUnavailable, "\(String(describing: failure))")
         #expect(message.contains("gave this file a new ETag on each of 3 reads"), "\(message)")
         #expect(message.contains("does not keep ETags as S3 does") && !message.contains("another publisher changed"), "\(message)")
         #expect(service.requests.filter { $0.method == "GET" && $0.path.hasSuffix("journeys/j.json") }.count == 3)

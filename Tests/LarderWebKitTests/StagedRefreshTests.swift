@@ -3,6 +3,7 @@ import LarderCache
 import LarderFormat
 import LarderHost
 import LarderPack
+import LarderPublish
 import LarderTestSupport
 import LarderWebKit
 import Testing

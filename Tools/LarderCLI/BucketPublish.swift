@@ -1,6 +1,7 @@
 import Foundation
 import LarderFormat
 import LarderPack
+import LarderPublish
 import LarderS3
 
 /// `larder publish … --origin s3://<bucket>/<prefix>`: the bucket's configuration from the
@@ -41,17 +42,17 @@ enum BucketPublish {
     {
         // Refused setups (credentials, no such bucket, not S3) exit 69, an endpoint that
         // cannot be reached 74, as for any later request.
-        do throws(PublishError) { try target.checkBucket() } catch { throw PackFailure([error.packError]) }
+        do throws(PublishError) { try target.checkBucket() } catch { throw PackFailure(reporting: error) }
         if let folder = parsed.value("--from") {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder + "/objects", isDirectory: &isFolder), isFolder.boolValue else {
                 throw PackFailure([PackError(.invalidConfiguration, "\(folder) is not an origin folder (it has no objects/)", path: folder)])
             }
-            return try OriginPublisher.upload(folder: folder, to: target)
+            return try PackFailure.reporting { () throws(PublishError) in try OriginPublisher.upload(folder: folder, to: target) }
         }
         if rollback, let journey {
             do throws(PublishError) { return try OriginPublisher.rollback(journey, to: revision, target: target) } catch {
-                throw PackFailure([error.packError])
+                throw PackFailure(reporting: error)
             }
         }
         let staging = FileManager.default.temporaryDirectory.appendingPathComponent("larder-publish-\(UUID().uuidString)").path
@@ -60,6 +61,8 @@ enum BucketPublish {
                 do { try FileManager.default.removeItem(atPath: staging) } catch { Console.error("warning: could not remove \(shown(staging)): \(error)") }
             }
         }
-        return try OriginPublisher.publish(archives: parsed.positionals, to: target, journey: journey, staging: staging)
+        return try PackFailure.reporting { () throws(PublishError) in
+            try OriginPublisher.publish(archives: parsed.positionals, to: target, journey: journey, staging: staging)
+        }
     }
 }

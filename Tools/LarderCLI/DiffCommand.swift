@@ -2,6 +2,7 @@ import Foundation
 import LarderCache
 import LarderFormat
 import LarderPack
+import LarderPublish
 
 /// `larder diff <old> <new>`: what changed between two bundles and what the new one costs a
 /// device that holds the old one.

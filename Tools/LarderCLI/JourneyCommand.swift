@@ -3,7 +3,7 @@ import LarderCache
 import LarderFetch
 import LarderFormat
 import LarderHost
-import LarderPack
+import LarderPublish
 import LarderTransport
 
 /// `larder journey prepare|present|status`: runs a ``JourneyHost`` against an origin and a

@@ -1,6 +1,6 @@
 import Foundation
 import LarderFormat
-import LarderPack
+import LarderPublish
 
 /// `larder journey history --origin <folder> --journey <id>`: what an origin published for a
 /// journey, oldest first, from `journeys/<id>.history.json`.

@@ -2,7 +2,7 @@ import Foundation
 import LarderCache
 import LarderFormat
 import LarderHost
-import LarderPack
+import LarderPublish
 import LarderTransport
 
 /// `larder journey prefetch --journey a --journey b …`: warms several journeys up with one

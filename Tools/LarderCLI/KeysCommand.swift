@@ -1,7 +1,7 @@
 import Foundation
 import LarderFormat
 import LarderSystem
-import LarderPack
+import LarderPublish
 
 /// `larder keys generate <name>`: a publisher's Ed25519 key pair for signing journey
 /// documents; `larder keys grant|revoke|list --origin <folder>`: the publishable keys an origin

@@ -1,6 +1,7 @@
 import Foundation
 import LarderFormat
 import LarderPack
+import LarderPublish
 import LarderS3
 
 enum PublishCommand {
@@ -189,9 +190,9 @@ enum PublishCommand {
             if bucket {
                 report = try BucketPublish.run(parsed, origin: origin, journey: journey, rollback: rollback, to: rollbackTarget)
             } else if rollback, let journey {
-                report = try OriginPublisher.rollback(journey, to: rollbackTarget, origin: origin)
+                report = try PackFailure.reporting { () throws(PublishError) in try OriginPublisher.rollback(journey, to: rollbackTarget, origin: origin) }
             } else {
-                report = try OriginPublisher.publish(archives: parsed.positionals, to: origin, journey: journey)
+                report = try PackFailure.reporting { () throws(PublishError) in try OriginPublisher.publish(archives: parsed.positionals, to: origin, journey: journey) }
             }
             // After the journey's document: a trigger never names a journey not yet published.
             if let triggers { triggersReport = try PublishTriggers.publish(triggers, origin: origin) }

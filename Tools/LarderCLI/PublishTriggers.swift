@@ -1,6 +1,7 @@
 import Foundation
 import LarderFormat
 import LarderPack
+import LarderPublish
 
 /// `larder publish … --journey <id> --trigger <event> [--trigger <event>]… [--reentry <policy>]`:
 /// which app events present the journey, in the origin's triggers document.
@@ -46,7 +47,7 @@ enum PublishTriggers {
     /// Publishes the triggers to an origin folder.
     static func publish(_ publication: TriggerPublication, origin: String) throws(PackFailure) -> TriggerPublishReport {
         do throws(PublishError) { return try OriginPublisher.publishTriggers(publication, target: LocalFolderTarget(folder: origin)) } catch {
-            throw PackFailure([error.packError])
+            throw PackFailure(reporting: error)
         }
     }
 

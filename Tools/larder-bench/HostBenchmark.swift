@@ -3,6 +3,7 @@ import LarderCache
 import LarderFormat
 import LarderHost
 import LarderPack
+import LarderPublish
 import LarderTransport
 import LarderSystem
 import Synchronization

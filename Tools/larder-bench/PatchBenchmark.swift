@@ -1,6 +1,6 @@
 import Foundation
 import LarderFormat
-import LarderPack
+import LarderPublish
 
 /// `larder-bench patch`: realistic edits between two revisions of one file, and the bytes a
 /// device holding the old one moves for the new one: today's per-object fetch (the gzip copy,

@@ -1,5 +1,6 @@
 import Foundation
 import LarderPack
+import LarderPublish
 
 /// `larder-bench publish`: `larder publish --origin s3://…` of the packed corpus to a local S3
 /// server (moto, Tools/s3/s3-server.py), against `s3cmd sync` and `rclone sync` of the origin

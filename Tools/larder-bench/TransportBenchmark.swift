@@ -1,6 +1,7 @@
 import Foundation
 import LarderFormat
 import LarderPack
+import LarderPublish
 
 /// `larder-bench transport`: fetching over loopback from the nginx origin, beside curl and tar
 /// in the same run, and the bytes a one-file update moves.

@@ -1,5 +1,6 @@
 import Foundation
 import LarderFormat
+import LarderSystem
 
 /// What the font pipeline decided for a bundle: the converted files to pack, the sources no
 /// longer packed, how each stylesheet's `@font-face` rules and font preloads are rewritten, and

@@ -5,6 +5,7 @@ import LarderFormat
 import LarderHost
 import LarderJourneyView
 import LarderPack
+import LarderPublish
 import LarderSystem
 import LarderTestSupport
 import LarderWebKit

@@ -1,5 +1,5 @@
 import Foundation
-import LarderPack
+import LarderPublish
 import LarderS3
 
 /// What an S3 service (or anything answering as one) sends back, as LarderS3 reads it: the

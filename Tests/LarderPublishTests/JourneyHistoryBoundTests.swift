@@ -1,6 +1,6 @@
 import Foundation
 import LarderFormat
-import LarderPack
+import LarderPublish
 import Testing
 
 /// Issue 35, item 6: what a written history keeps (``JourneyHistory/bounded(for:)``): the newest

@@ -99,13 +99,20 @@ public struct PublishReport: Sendable {
 /// Every file is written under a temporary name and renamed into place, so a reader never sees
 /// half a file; content that is already there is not written again.
 public enum OriginPublisher {
-    public static func publish(archives: [String], to origin: String, journey: JourneyPublication?) throws(PackFailure) -> PublishReport {
+    /// Publishes archives to an origin folder, then points the journey (when given) at the
+    /// last one and grants its key.
+    /// - Throws: ``PublishError`` as reported (``PublishError/reported``):
+    ///   ``PublishError/Code/invalidIdentifier`` for a journey id or key an origin does not
+    ///   serve, ``PublishError/Code/outputFailed`` for a folder that cannot be written,
+    ///   ``PublishError/Code/invalidConfiguration`` for an archive or journey that cannot be
+    ///   published.
+    public static func publish(archives: [String], to origin: String, journey: JourneyPublication?) throws(PublishError) -> PublishReport {
         if let journey {
             guard JourneyPublication.isValidJourneyID(journey.id) else {
-                throw PackFailure([PackError(.invalidIdentifier, "journey id '\(journey.id)' may use only letters, digits, '_', '-' and '.', and may not end in '.history'")])
+                throw PublishError(.invalidIdentifier, "journey id '\(journey.id)' may use only letters, digits, '_', '-' and '.', and may not end in '.history'")
             }
             if let key = journey.key, !JourneyPublication.isValidName(key) {
-                throw PackFailure([PackError(.invalidIdentifier, "key '\(key)' may use only letters, digits, '_', '-' and '.'")])
+                throw PublishError(.invalidIdentifier, "key '\(key)' may use only letters, digits, '_', '-' and '.'")
             }
         }
         do throws(Folder.CreationError) {
@@ -115,7 +122,7 @@ public enum OriginPublisher {
                 error.errno == .notAFolder
                 ? "the origin folder is under a file: \(error.path) is not a folder"
                 : "cannot create the origin folder \(error.path): \(error.errno)"
-            throw PackFailure([PackError(.outputFailed, why, path: origin)])
+            throw PublishError(.outputFailed, why, path: origin)
         }
         var report = PublishReport(bundles: [], journey: nil, changed: [])
         do throws(FormatError) {
@@ -127,8 +134,8 @@ public enum OriginPublisher {
                 report.changed = changed
             }
         } catch {
-            let code: PackError.Code = error.code == .io ? .outputFailed : .invalidConfiguration
-            throw PackFailure([PackError(code, error.detail, path: error.path, cause: error)])
+            let code: PublishError.Code = error.code == .io ? .outputFailed : .invalidConfiguration
+            throw PublishError(code, error.detail, path: error.path, cause: error)
         }
         return report
     }

@@ -1,6 +1,7 @@
 import Foundation
 import LarderFormat
-@testable import LarderPack
+import LarderPack
+@testable import LarderPublish
 import Testing
 
 /// Issue 20: revision arithmetic never traps. An origin whose document is at `Int64.max` (which
@@ -23,12 +24,12 @@ import Testing
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let history = try Data(contentsOf: URL(fileURLWithPath: origin + "/" + JourneyHistory.path(journey: "j")))
 
-        let publish = #expect(throws: PackFailure.self) {
+        let publish = #expect(throws: PublishError.self) {
             try OriginPublisher.publish(archives: [archives[0]], to: origin, journey: publication)
         }
-        let rollback = #expect(throws: PackFailure.self) { try OriginPublisher.rollback(publication, to: nil, origin: origin) }
+        let rollback = #expect(throws: PublishError.self) { try OriginPublisher.rollback(publication, to: nil, origin: origin) }
         for failure in [publish, rollback] {
-            #expect(failure?.errors.first?.message.contains("is at revision 9223372036854775807, the highest there is") == true, "\(String(describing: failure))")
+            #expect(failure?.message.contains("is at revision 9223372036854775807, the highest there is") == true, "\(String(describing: failure))")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(try Data(contentsOf: URL(fileURLWithPath: origin + "/" + JourneyHistory.path(journey: "j"))) == history)

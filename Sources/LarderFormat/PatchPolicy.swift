@@ -1,5 +1,3 @@
-import LarderFormat
-
 /// What `larder publish` makes patches from and which it keeps (Docs/Patches.md).
 public enum PatchPolicy {
     /// How many earlier revisions each object is patched from: a device that skipped up to

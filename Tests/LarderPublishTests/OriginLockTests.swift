@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
 import LarderFormat
-@testable import LarderPack
+import LarderPack
+@testable import LarderPublish
 import LarderSystem
 import Testing
 
@@ -32,7 +33,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: origin, withIntermediateDirectories: true)
         let elsewhere = folder.output + "/elsewhere"
         try FileManager.default.createSymbolicLink(atPath: origin + "/.publish.lock", withDestinationPath: elsewhere)
-        #expect(throws: PackFailure.self) { try OriginPublisher.publish(archives: [archive], to: origin, journey: JourneyPublication(id: "j", key: nil)) }
+        #expect(throws: PublishError.self) { try OriginPublisher.publish(archives: [archive], to: origin, journey: JourneyPublication(id: "j", key: nil)) }
         #expect(!FileManager.default.fileExists(atPath: elsewhere), "the lock's link was followed")
     }
 }

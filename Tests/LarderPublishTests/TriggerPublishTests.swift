@@ -1,6 +1,6 @@
 import Foundation
 import LarderFormat
-import LarderPack
+import LarderPublish
 import LarderTestSupport
 import Testing
 

@@ -16,20 +16,20 @@ extension OriginPublisher {
     /// of it (each object, the archive, the manifest) is asked for (a HEAD each in a bucket),
     /// and what the target lost since, or holds at another size, is sent again before any
     /// journey points at it (``PublishReport/repaired``).
-    /// - Throws: ``PackFailure`` with ``PackError/Code/originUnavailable`` or
-    ///   ``PackError/Code/originTransfer`` for what the target refused, the other codes as
-    ///   for a folder.
+    /// - Throws: ``PublishError`` as reported (``PublishError/reported``):
+    ///   ``PublishError/Code/originUnavailable`` or
+    ///   ``PublishError/Code/originTransfer`` for what the target refused, the
+    ///   other codes as for a folder.
     public static func publish(
         archives: [String], to target: some PublishTarget, journey: JourneyPublication?, staging: String
-    ) throws(PackFailure) -> PublishReport {
+    ) throws(PublishError) -> PublishReport {
         if let journey {
             guard JourneyPublication.isValidJourneyID(journey.id) else {
-                throw PackFailure([PackError(.invalidIdentifier, "journey id '\(journey.id)' may use only letters, digits, '_', '-' and '.', and may not end in '.history'")])
+                throw PublishError(.invalidIdentifier, "journey id '\(journey.id)' may use only letters, digits, '_', '-' and '.', and may not end in '.history'")
             }
             if let key = journey.key {
-                throw PackFailure([
-                    PackError(.invalidConfiguration, "\(target.name) has no access maps to grant '\(key)': a CDN in front gates journeys by X-Larder-Key (Docs/Buckets.md)")
-                ])
+                throw PublishError(
+                    .invalidConfiguration, "\(target.name) has no access maps to grant '\(key)': a CDN in front gates journeys by X-Larder-Key (Docs/Buckets.md)")
             }
         }
         var report = PublishReport(bundles: [], journey: nil, changed: [])
@@ -47,7 +47,7 @@ extension OriginPublisher {
                 report.changed = changed
             }
         } catch {
-            throw PackFailure([error.packError])
+            throw error.reported
         }
         return report
     }
@@ -62,9 +62,9 @@ extension OriginPublisher {
     /// read where it is (no symbolic link followed, regular files only) and each the file its
     /// name says. A bundle whose manifest the target has was sent whole once: what devices
     /// fetch of it is asked for, and what the target lost is sent again from the folder.
-    /// - Throws: ``PackFailure``; ``PackError/Code/invalidSource`` naming a file of the folder
+    /// - Throws: ``PublishError`` as reported; ``PublishError/Code/invalidSource`` naming a file of the folder
     ///   that is not what its name says (nothing is sent then).
-    public static func upload(folder: String, to target: some PublishTarget) throws(PackFailure) -> PublishReport {
+    public static func upload(folder: String, to target: some PublishTarget) throws(PublishError) -> PublishReport {
         var report = PublishReport(bundles: [], journey: nil, changed: [])
         do throws(PublishError) {
             let bundles = try files(in: folder, "bundles")
@@ -147,7 +147,7 @@ extension OriginPublisher {
             if let first = report.bundles.indices.first { report.bundles[first].objectsWritten = written }
             for (id, local) in localJourneys { report.changed += try copyJourney(id, local, to: target) }
         } catch {
-            throw PackFailure([error.packError])
+            throw error.reported
         }
         return report
     }
@@ -280,27 +280,6 @@ extension OriginPublisher {
         try OriginFolderCheck.checkFolders(of: sub + "/-", in: folder)
         do { return try FileManager.default.contentsOfDirectory(atPath: path).sorted() } catch {
             throw PublishError(.local, "cannot list the folder: \(error.localizedDescription)", path: path)
-        }
-    }
-}
-
-extension PublishError {
-    /// The error `larder publish` reports: the target's refusals as
-    /// ``PackError/Code/originUnavailable`` or ``PackError/Code/originTransfer``, local and
-    /// format failures as a folder's publish reports them.
-    public var packError: PackError {
-        switch code {
-        case .credentials, .noSuchBucket, .notObjectStore, .unavailable, .contended, .unexpected, .damaged, .unstableValidator, .integrity:
-            return PackError(.originUnavailable, description)
-        case .connection:
-            return PackError(.originTransfer, description)
-        case .sourceMismatch:
-            return PackError(.invalidSource, message, path: path, cause: cause)
-        case .invalidIdentifier:
-            return PackError(.invalidIdentifier, message, path: path, cause: cause)
-        default:
-            let error = formatError
-            return PackError(error.code == .io || error.code == .noSpace ? .outputFailed : .invalidConfiguration, error.detail, path: error.path, cause: error)
         }
     }
 }

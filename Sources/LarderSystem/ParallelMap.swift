@@ -1,10 +1,9 @@
 import Dispatch
 import Foundation
-import LarderSystem
 
 extension Array where Element: Sendable {
     /// Maps the elements on all cores (`DispatchQueue.concurrentPerform`), keeping order.
-    func parallelMap<T: Sendable>(_ transform: @Sendable (Element) -> T) -> [T] {
+    public func parallelMap<T: Sendable>(_ transform: @Sendable (Element) -> T) -> [T] {
         // Nothing to map: and `Array(unsafeUninitializedCapacity: 0)` would write its count
         // into the shared empty-array storage, which ThreadSanitizer reports between threads.
         guard !isEmpty else { return [] }
@@ -19,7 +18,7 @@ extension Array where Element: Sendable {
     /// Maps the elements on `width` threads whatever the number of cores, keeping order: for
     /// work that mostly waits (uploads, each a request to a server). `transform` escapes: the
     /// threads may release it a moment after the last result is in.
-    func parallelMap<T: Sendable>(width: Int, _ transform: @escaping @Sendable (Element) -> T) -> [T] {
+    public func parallelMap<T: Sendable>(width: Int, _ transform: @escaping @Sendable (Element) -> T) -> [T] {
         guard !isEmpty else { return [] }
         let results = ResultSlots<T>(count: count)
         let input = self

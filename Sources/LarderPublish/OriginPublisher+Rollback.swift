@@ -13,8 +13,10 @@ extension OriginPublisher {
     ///   - revision: the revision whose bundle to serve again; nil for the newest earlier one
     ///     with another bundle.
     ///   - origin: the origin folder the journey was published to.
-    /// - Throws: ``PackFailure`` naming what is missing (no such journey, revision or bundle).
-    public static func rollback(_ publication: JourneyPublication, to revision: Int64?, origin: String) throws(PackFailure) -> PublishReport {
+    /// - Throws: ``PublishError`` (``PublishError/Code/invalidConfiguration``)
+    ///   naming what is missing (no such journey, revision or bundle), or
+    ///   ``PublishError/Code/outputFailed``.
+    public static func rollback(_ publication: JourneyPublication, to revision: Int64?, origin: String) throws(PublishError) -> PublishReport {
         do throws(FormatError) {
             guard try currentDocument(journey: publication.id, origin: origin) != nil else { throw neverPublished(publication, origin) }
             let target = LocalFolderTarget(folder: origin)
@@ -27,8 +29,8 @@ extension OriginPublisher {
                 throw error.formatError
             }
         } catch {
-            let code: PackError.Code = error.code == .io ? .outputFailed : .invalidConfiguration
-            throw PackFailure([PackError(code, error.message, path: error.path)])
+            let code: PublishError.Code = error.code == .io ? .outputFailed : .invalidConfiguration
+            throw PublishError(code, error.message, path: error.path)
         }
     }
 
@@ -59,9 +61,4 @@ extension OriginPublisher {
     private static func neverPublished(_ publication: JourneyPublication, _ origin: String) -> FormatError {
         FormatError(.invalidManifest, "journey '\(publication.id)' was never published to \(origin)")
     }
-}
-
-extension PublishError {
-    /// The format error this stands for: its cause, or an I/O error with its message.
-    var formatError: FormatError { cause ?? FormatError(.io, message, path: path) }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import LarderFormat
 import LarderPack
+import LarderPublish
 import Testing
 
 /// What `larder publish` writes for a new revision of a plain bundle in an origin folder: a
