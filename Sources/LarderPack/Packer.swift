@@ -15,6 +15,9 @@ public struct PackOptions: Sendable {
     package var limits: ArchiveReader.Limits = .default
     /// Where converted fonts are kept between packs (`--font-cache`).
     public var fontCache: FontCacheLocation = .standard
+    /// Called on the packing thread as the archive is written (``PackProgress``); nil, the
+    /// default, reports nothing. It does not change what is packed.
+    public var progress: (@Sendable (PackProgress) -> Void)?
 
     public init(level: Int = 6, strict: Bool = false, modificationTime: Int64 = 0) {
         self.level = level
@@ -87,6 +90,15 @@ public enum Packer {
             try output.write(bytes)
         }
         var starts: [(offset: UInt64, path: String)] = []
+        let totalBytes = plan.tree.files.reduce(Int64(0)) { total, file in
+            total + (plan.generatedFiles[file.path].map { Int64($0.count) } ?? plan.analyses[file.path]!.size)
+        }
+        var bytesDone: Int64 = 0
+        func advance(_ count: Int) {
+            guard let progress = options.progress else { return }
+            bytesDone += Int64(count)
+            progress(PackProgress(bytes: bytesDone, totalBytes: totalBytes))
+        }
         do throws(FormatError) {
             let tar = try TarWriter(modificationTime: options.modificationTime) { (bytes) throws(FormatError) in try gzip.write(bytes) }
             try tar.addFile(path: Manifest.entryName, bytes: verified.bytes)
@@ -97,9 +109,10 @@ public enum Packer {
                 gzip.inputIsPrecompressed = MediaType.isPrecompressed(file.path)
                 if let bytes = plan.generatedFiles[file.path] {
                     try tar.addFile(path: file.path, bytes: bytes)
+                    advance(bytes.count)
                     continue
                 }
-                try archive(file, analysis: plan.analyses[file.path]!, into: tar, buffer: buffer)
+                try archive(file, analysis: plan.analyses[file.path]!, into: tar, buffer: buffer, advance: advance)
             }
             gzip.inputIsPrecompressed = false
             try tar.finish()
@@ -120,7 +133,8 @@ public enum Packer {
     }
 
     private static func archive(
-        _ file: SourceFile, analysis: FileAnalysis, into tar: TarWriter, buffer: UnsafeMutableRawBufferPointer
+        _ file: SourceFile, analysis: FileAnalysis, into tar: TarWriter, buffer: UnsafeMutableRawBufferPointer,
+        advance: (Int) -> Void
     ) throws(FormatError) {
         let handle = try ReadableFile(path: file.location)
         guard try FileStamp(fileDescriptor: handle.descriptor) == analysis.stamp else {
@@ -129,6 +143,7 @@ public enum Packer {
         if !analysis.edits.isEmpty {
             let packed = FileAnalysis.apply(analysis.edits, to: try handle.readAll())
             try tar.addFile(path: file.path, bytes: packed)
+            advance(Int(analysis.size))
             return
         }
         try tar.addFile(path: file.path, size: analysis.size) { (write) throws(FormatError) in
@@ -136,6 +151,7 @@ public enum Packer {
                 let count = try handle.read(into: buffer)
                 if count == 0 { break }
                 try write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                advance(count)
             }
         }
     }

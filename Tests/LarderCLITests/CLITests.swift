@@ -124,7 +124,7 @@ import Testing
         try CLI.shell("mkdir -p '\(scratch.path)/src' && printf '<p>\\n<img src=\"gone.png\">' > '\(scratch.path)/src/index.html'")
         let result = try CLI.run(["pack", scratch.path + "/src", "-o", scratch.path + "/out"])
         #expect(result.status == 65)
-        #expect(result.stderr.contains("error: index.html:2:11: 'gone.png' refers to 'gone.png', which is not in the bundle"))
+        #expect(result.stderr.contains("Error: index.html:2:11: 'gone.png' refers to 'gone.png', which is not in the bundle"))
         // Nothing was written: the output folder was never needed.
         #expect(!FileManager.default.fileExists(atPath: scratch.path + "/out"))
     }

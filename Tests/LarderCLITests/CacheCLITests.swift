@@ -133,7 +133,7 @@ import Testing
         try Data("x".utf8).write(to: URL(fileURLWithPath: file))
         let notAFolder = try CLI.run(["cache", "ls", "--cache", file])
         #expect(notAFolder.status == 66)
-        #expect(notAFolder.stderr == "error: \(file): this is not a folder, so not a cache; nothing was changed\n")
+        #expect(notAFolder.stderr == "Error: \(file): this is not a folder, so not a cache; nothing was changed\n")
     }
 
     static let exitCases: [(String, Int32)] = [

@@ -123,11 +123,11 @@ import Testing
         try Data("not an archive".utf8).write(to: URL(fileURLWithPath: scratch + "/junk.tar.gz"))
         let cases: [([String], Int32, String)] = [
             (["diff", releases.old], 64, "Error: Missing expected argument '<new>'"),
-            (["diff", releases.old, scratch + "/none.tar.gz"], 66, "error: \(scratch)/none.tar.gz: no such archive"),
-            (["diff", releases.old, scratch + "/junk.tar.gz"], 65, "error: \(scratch)/junk.tar.gz: "),
+            (["diff", releases.old, scratch + "/none.tar.gz"], 66, "Error: \(scratch)/none.tar.gz: no such archive"),
+            (["diff", releases.old, scratch + "/junk.tar.gz"], 65, "Error: \(scratch)/junk.tar.gz: "),
             (["diff", "a", "b", "--origin", scratch, "--cache", scratch], 64, "Error: --cache and --origin cannot be used together"),
-            (["diff", "sha256:12", releases.newDigest, "--origin", scratch], 64, "error: 'sha256:12' is not a bundle digest"),
-            (["diff", releases.oldDigest, releases.newDigest, "--origin", scratch + "/empty"], 66, "error: \(scratch)/empty/bundles/"),
+            (["diff", "sha256:12", releases.newDigest, "--origin", scratch], 64, "Error: 'sha256:12' is not a bundle digest"),
+            (["diff", releases.oldDigest, releases.newDigest, "--origin", scratch + "/empty"], 66, "Error: \(scratch)/empty/bundles/"),
         ]
         for (arguments, status, message) in cases {
             let result = try CLI.run(arguments)

@@ -19,7 +19,7 @@ import Testing
         try Self.write("{\n  \"name\": x}", to: scratch.path + "/src/larder.json")
         let result = try CLI.run(["pack", scratch.path + "/src", "-o", scratch.path + "/out"])
         #expect(result.status == 65)
-        #expect(result.stderr == "error: larder.json:2:11: malformed JSON: unexpected character\n")
+        #expect(result.stderr == "Error: larder.json:2:11: malformed JSON: unexpected character\n")
         let json = try CLI.run(["pack", scratch.path + "/src", "-o", scratch.path + "/out", "--json"])
         #expect(json.stdout.contains(#""location":"larder.json:2:11","message":"malformed JSON: unexpected character""#), "\(json.stdout)")
     }
@@ -68,11 +68,11 @@ import Testing
         try Self.write("garbage", to: origin + "/journeys/j.json")
         let publish = try CLI.run(["publish", archive, "--origin", origin, "--journey", "j"])
         #expect(publish.status == 65)
-        #expect(publish.stderr == "error: \(origin)/journeys/j.json: byte 0: malformed JSON: unexpected character\n")
+        #expect(publish.stderr == "Error: \(origin)/journeys/j.json: byte 0: malformed JSON: unexpected character\n")
         try Self.write("[", to: origin + "/journeys/j.history.json")
         let history = try CLI.run(["journey", "history", "--origin", origin, "--journey", "j"])
         #expect(history.status == 65)
-        #expect(history.stderr == "error: \(origin)/journeys/j.history.json: byte 1: malformed JSON: unexpected end of input\n")
+        #expect(history.stderr == "Error: \(origin)/journeys/j.history.json: byte 1: malformed JSON: unexpected end of input\n")
     }
 
     /// `-o` under a file said "The operation could not be completed. (NSCocoaErrorDomain error
@@ -84,15 +84,15 @@ import Testing
         try Self.write("a file", to: scratch.path + "/file")
         let pack = try CLI.run(["pack", scratch.path + "/src", "-o", scratch.path + "/file/out"])
         #expect(pack.status == 73)
-        #expect(pack.stderr == "error: \(scratch.path)/file/out: the output path is under a file: \(scratch.path)/file is not a folder\n")
+        #expect(pack.stderr == "Error: \(scratch.path)/file/out: the output path is under a file: \(scratch.path)/file is not a folder\n")
         let packed = try CLI.run(["pack", scratch.path + "/src", "-o", scratch.path + "/out", "--json"])
         let archive = try #require((try JSONSerialization.jsonObject(with: Data(packed.stdout.utf8)) as? [String: Any])?["archivePath"] as? String)
         let publish = try CLI.run(["publish", archive, "--origin", scratch.path + "/file/origin"])
         #expect(publish.status == 73)
-        #expect(publish.stderr == "error: \(scratch.path)/file/origin: the origin folder is under a file: \(scratch.path)/file is not a folder\n")
+        #expect(publish.stderr == "Error: \(scratch.path)/file/origin: the origin folder is under a file: \(scratch.path)/file is not a folder\n")
         let keys = try CLI.run(["keys", "generate", "k", "--out", scratch.path + "/file/keys"])
         #expect(keys.status == 73)
-        #expect(keys.stderr == "error: the key folder is under a file: \(scratch.path)/file is not a folder\n")
+        #expect(keys.stderr == "Error: the key folder is under a file: \(scratch.path)/file is not a folder\n")
         for result in [pack, publish, keys] { #expect(!result.stderr.contains("NSCocoaErrorDomain")) }
     }
 
@@ -112,7 +112,7 @@ import Testing
         }
         let result = try CLI.run(arguments)
         #expect(result.status == 66, "\(arguments[0]): \(result.stderr)")
-        #expect(result.stderr == "error: \(folder): not a regular file (a folder)\n", "\(arguments[0])")
+        #expect(result.stderr == "Error: \(folder): not a regular file (a folder)\n", "\(arguments[0])")
     }
 
     /// A missing file: the reason once ("No such file or directory (No such file or
@@ -120,7 +120,7 @@ import Testing
     @Test func aMissingArchiveGivesItsReasonOnce() throws {
         let result = try CLI.run(["inspect", "/nonexistent/a.tar.gz"])
         #expect(result.status == 66)
-        #expect(result.stderr == "error: /nonexistent/a.tar.gz: cannot open for reading: No such file or directory\n")
+        #expect(result.stderr == "Error: /nonexistent/a.tar.gz: cannot open for reading: No such file or directory\n")
     }
 
     /// Garbage where an archive should be: the file once (`diff` said it twice, `cache install`

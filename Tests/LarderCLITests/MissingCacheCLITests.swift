@@ -42,7 +42,7 @@ import Testing
         let scratch = try Scratch()
         let result = try CLI.run(["cache", "ls", "--cache", scratch.path + "/typo"])
         #expect(result.stderr == """
-            error: \(scratch.path)/typo: no such cache folder (nothing was created); check the --cache path, or make a cache there \
+            Error: \(scratch.path)/typo: no such cache folder (nothing was created); check the --cache path, or make a cache there \
             with 'larder cache install <archive>' or 'larder cache fetch'
 
             """)

@@ -21,7 +21,7 @@ import Testing
         }
         let result = try CLI.run(["pack", source, "-o", scratch.path + "/out"])
         #expect(result.status == 65, "\(result.stdout)")
-        #expect(result.stderr.hasPrefix("error: the manifest would have 1"), "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("Error: the manifest would have 1"), "\(result.stderr)")
         #expect(result.stderr.contains("bytes and readers accept at most 16777216 (16 MiB)"), "\(result.stderr)")
         let written = (try? FileManager.default.contentsOfDirectory(atPath: scratch.path + "/out")) ?? []
         #expect(written.isEmpty)
@@ -34,7 +34,7 @@ import Testing
         try Data(count: 10_000_000).write(to: URL(fileURLWithPath: scratch.path + "/src/zeros.bin"))
         let result = try CLI.run(["pack", scratch.path + "/src", "-o", scratch.path + "/out"])
         #expect(result.status == 65, "\(result.stdout)")
-        #expect(result.stderr.hasPrefix("error: zeros.bin: the archive would compress "), "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("Error: zeros.bin: the archive would compress "), "\(result.stderr)")
         #expect(result.stderr.contains("past the 200:1 ratio readers accept (they refuse such archives as gzip bombs): compress this file yourself"), "\(result.stderr)")
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: scratch.path + "/out")) ?? []).isEmpty)
     }

@@ -67,7 +67,7 @@ import Testing
         let sources = ["one", "two", "broken"].map { scratch.path + "/" + $0 }
         let result = try CLI.run(["pack"] + sources + ["-o", scratch.path + "/out"])
         #expect(result.status == 65)
-        #expect(result.stderr.contains("error: \(sources[2]): index.html:1:10: 'gone.png' refers to 'gone.png'"))
+        #expect(result.stderr.contains("Error: \(sources[2]): index.html:1:10: 'gone.png' refers to 'gone.png'"))
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 5, "\(result.stdout)")
         #expect(lines.first?.hasPrefix("SOURCE") == true)
@@ -124,7 +124,7 @@ import Testing
         let changed = try CLI.run(["pack", source, "-o", out, "--expect", expected])
         #expect(changed.status == 65)
         let lines = changed.stderr.split(separator: "\n").map(String.init)
-        #expect(lines.first?.hasPrefix("error: the bundle digest is sha256:") == true, "\(changed.stderr)")
+        #expect(lines.first?.hasPrefix("Error: the bundle digest is sha256:") == true, "\(changed.stderr)")
         #expect(lines.first?.hasSuffix("not the expected \(expected)") == true)
         #expect(lines.contains { $0.hasPrefix("  changed  app.css  ") })
         #expect(lines.contains { $0.hasPrefix("  changed  index.html  ") })

@@ -23,7 +23,7 @@ import Testing
             ["publish", try Self.archive(work), "--origin", "s3://larder/cdn", "--endpoint", "http://deploy:hunter2-endpoint-password@127.0.0.1:1", "--json"],
             environment: Self.environment, watchdog: .seconds(120))
         #expect(outcome.status == 74, "\(outcome)")
-        #expect(outcome.stderr.contains("error: ") && outcome.stderr.contains("no answer after 5 attempts"), "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("Error: ") && outcome.stderr.contains("no answer after 5 attempts"), "\(outcome.stderr)")
         for text in [outcome.stdout, outcome.stderr] {
             #expect(!text.contains("hunter2-endpoint-password") && !text.contains("secret-key-never-shown"), "\(text)")
         }

@@ -20,7 +20,7 @@ struct CommandSpec {
     static let helpOption = OptionSpec(names: ["-h", "--help"], value: nil, help: "Show help information.")
 
     var helpText: String {
-        var text = "OVERVIEW: \(overview)\n\nUSAGE: \(usage)\n"
+        var text = "OVERVIEW: \(overview)\n\n" + UsageWrapping.block(usage)
         if !arguments.isEmpty {
             text += "\nARGUMENTS:\n"
             for argument in arguments { text += Self.row(argument.name, argument.help) }
@@ -30,7 +30,7 @@ struct CommandSpec {
             let label = option.names.joined(separator: ", ") + (option.value.map { " <\($0)>" } ?? "")
             text += Self.row(label, option.help)
         }
-        if let discussion { text += "\n\(discussion)\n" }
+        if let discussion { text += "\n\(DiscussionWrapping.text(discussion))\n" }
         if let examples = CommandExamples.all[name], !examples.isEmpty {
             text += "\nEXAMPLES:\n"
             // Command lines stay whole, to copy; what they do is wrapped.
@@ -65,6 +65,8 @@ struct UsageError: Error {
 
 /// The arguments of one command, parsed.
 struct ParsedArguments {
+    /// The command parsed for, whose usage an option's refused value shows (``TypedOption``).
+    let command: CommandSpec
     var positionals: [String] = []
     var values: [String: String] = [:]
     /// Every value of each option, in order, for options that may be repeated.
@@ -79,6 +81,7 @@ struct ParsedArguments {
 
     /// Parses `arguments` against `spec`, keyed by each option's last (long) name.
     init(_ arguments: [String], spec: CommandSpec, positionalCount: ClosedRange<Int>) throws(UsageError) {
+        command = spec
         var index = 0
         var onlyPositionals = false
         while index < arguments.count {

@@ -107,7 +107,7 @@ enum CacheCommand {
         sub("gc", "Remove objects no bundle uses, and stray files.", " [--dry-run]",
             options: [OptionSpec(names: ["--dry-run"], value: nil, help: "Report what would be removed.")], run: CacheOperations.sweep),
         sub("evict", "Evict least recently used bundles down to a size.", " --to <size>",
-            options: [OptionSpec(names: ["--to"], value: "size", help: "Target size: bytes, or with kB, MB, GB (1000s) or KiB, MiB, GiB.")],
+            options: [CacheOperations.evictionSize.spec],
             checkUsage: { (arguments, spec) throws(UsageError) in _ = try CacheOperations.evictionTarget(arguments, spec: spec) },
             run: CacheOperations.evict),
         sub("pin", "Keep a bundle from eviction.", " <bundle>", arguments: [("<bundle>", "Digest, hex prefix or name.")],
@@ -148,34 +148,24 @@ enum CacheCommand {
         }
     }
 
-    /// A cache error: `error: …` on stderr, with `--json` the failure object on stdout
+    /// A cache error: `Error: …` on stderr, with `--json` the failure object on stdout
     /// (``FailureJSON``); the exit status by its code.
     static func failed(_ error: CacheError, json: Bool) -> ExitCode {
-        FailureJSON.failed(exitCode(for: error), code: error.code.rawValue, message: error.description, path: error.path, json: json)
-    }
-
-    /// The documented exit status for a cache error (`journey` and `prefetch` open caches too).
-    static func exitCode(for error: CacheError) -> ExitCode {
-        switch error.code {
-        case .invalidBundle, .bundleDigestMismatch, .corruptObject, .malformedFontURL, .foreignEntry: .dataError
-        case .bundleNotFound, .unknownFont, .resourceNotFound, .cacheNotFound: .noInput
-        case .diskFull, .readOnly: .cannotCreate
-        default: .failure
-        }
+        FailureJSON.failed(ExitCode(error), code: error.code.rawValue, message: error.description, path: error.path, json: json)
     }
 
     /// A cache (or the host state in it) that could not be opened: "cannot open the cache …" on
     /// stderr, with `json` the failure object (``FailureJSON``) on stdout; the exit status by
     /// the error's code.
     static func openingFailed(_ error: any Error, at path: String, json: Bool) -> ExitCode {
-        Console.error(openingFailure(error, at: path))
-        let status: ExitCode
-        let code: String
-        switch error {
-        case let error as CacheError: (status, code) = (exitCode(for: error), error.code.rawValue)
-        case let error as HostError: (status, code) = (JourneyReport.exitCode(for: error), error.code.rawValue)
-        default: (status, code) = (.failure, "failure")
-        }
+        Console.failure(openingFailure(error, at: path))
+        let status = ExitCode(any: error) ?? .failure
+        let code =
+            switch error {
+            case let error as CacheError: error.code.rawValue
+            case let error as HostError: error.code.rawValue
+            default: "failure"
+            }
         if json {
             let named = (error as? CacheError)?.path
             let message = "cannot open the cache" + (named != nil ? "" : " at \(path)") + ": \(error)"
@@ -187,7 +177,7 @@ enum CacheCommand {
     /// "cannot open the cache …", naming the cache folder once.
     static func openingFailure(_ error: any Error, at path: String) -> String {
         let named = (error as? CacheError)?.path != nil
-        return "Error: cannot open the cache" + (named ? "" : " at \(shown(path))") + ": \(shown(error))"
+        return "cannot open the cache" + (named ? "" : " at \(shown(path))") + ": \(shown(error))"
     }
 
     /// Finds a bundle by digest, unique hex prefix (4+ digits) or name.

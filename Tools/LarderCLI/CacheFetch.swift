@@ -56,29 +56,12 @@ enum CacheFetch {
             }
             return .success
         case .failure(let error):
-            return FailureJSON.failed(exitCode(for: error), code: error.code.rawValue, message: error.description, path: nil, json: json)
+            return FailureJSON.failed(ExitCode(error), code: error.code.rawValue, message: error.description, path: nil, json: json)
         }
     }
 
     /// A fetch's bytes by kind, as `cache fetch --json` and the journey timeline report them.
     static func json(_ bytes: FetchBytes) -> JSONValue {
         .object(["manifest": .int(bytes.manifest), "archive": .int(bytes.archive), "objects": .int(bytes.objects), "patches": .int(bytes.patches)])
-    }
-
-    /// The documented exit status for a fetch that failed.
-    static func exitCode(for error: TransportError) -> ExitCode {
-        switch error.code {
-        case .diskFull: .cannotCreate
-        case .digestMismatch, .malformedDocument, .tooLarge, .unexpectedEncoding: .dataError
-        case .unexpectedStatus where error.status == 404: .noInput
-        case .redirectLoop, .redirectRefused, .unexpectedStatus: .unavailable
-        case .connection, .timeout, .tooSlow, .busy: .temporaryFailure
-        case .cache:
-            switch error.cacheError?.code {
-            case .invalidBundle?, .bundleDigestMismatch?: .dataError
-            default: .failure
-            }
-        default: .failure
-        }
     }
 }

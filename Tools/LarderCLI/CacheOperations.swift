@@ -154,11 +154,16 @@ enum CacheOperations {
 
     /// The `--to <size>` of `cache evict`; missing or not a size is a usage error.
     static func evictionTarget(_ arguments: ParsedArguments, spec: CommandSpec) throws(UsageError) -> Int64 {
-        guard let text = arguments.value("--to") else { throw UsageError(message: "Missing '--to <size>'", command: spec) }
-        guard let target = parseSize(text) else {
-            throw UsageError(message: "'\(shown(text))' is not a size (try 500MB or 2GiB)", command: spec)
-        }
+        guard let target = try evictionSize.value(in: arguments, command: spec) else { throw UsageError(message: "Missing '--to <size>'", command: spec) }
         return target
+    }
+
+    /// `cache evict --to <size>`, declared once (``TypedOption``).
+    static let evictionSize = TypedOption<Int64?>(
+        OptionSpec(names: ["--to"], value: "size", help: "Target size: bytes, or with kB, MB, GB (1000s) or KiB, MiB, GiB."), default: nil
+    ) { text in
+        guard let target = parseSize(text) else { return .failure(OptionRefusal(message: "'\(shown(text))' is not a size (try 500MB or 2GiB)")) }
+        return .success(target)
     }
 
     /// "1234", "500MB", "1.5GB", "2GiB", "64k".

@@ -62,7 +62,7 @@ enum Console {
     struct Record {
         /// Whether anything was written to stdout.
         var wroteStdout = false
-        /// The first line of the last `Error: …` or `error: …` message, without the prefix.
+        /// The first line of the last failure's message (``failure(_:)``), without the prefix.
         var lastError: String?
     }
 
@@ -73,12 +73,21 @@ enum Console {
         write(line(text), to: 1)
     }
 
+    /// A line for people on stderr that is not a failure's message: a warning, a hint, a detail.
     static func error(_ text: String) {
-        for prefix in ["Error: ", "error: "] where text.hasPrefix(prefix) {
-            let message = text.dropFirst(prefix.count).prefix { $0 != "\n" }
-            record.withLock { $0.lastError = String(message) }
-        }
         write(line(text), to: 2)
+    }
+
+    /// The one prefix every failure's message starts with, as swift-argument-parser prints
+    /// its own (`Error: Missing expected argument …`).
+    static let failurePrefix = "Error: "
+
+    /// A failure's message on stderr: ``failurePrefix``, then `message` (whose first line is
+    /// remembered for the `--json` failure object, ``FailureJSON/ensure(_:wanted:)``). Every
+    /// failure the commands report goes through here.
+    static func failure(_ message: String) {
+        record.withLock { $0.lastError = String(message.prefix { $0 != "\n" }) }
+        write(line(failurePrefix + message), to: 2)
     }
 
     private static func line(_ text: String) -> String {
@@ -103,7 +112,7 @@ enum Console {
             if errno == EINTR { continue }
             let reason = String(cString: strerror(errno))
             if descriptor != 2 {
-                bytes = Array("Error: cannot write the output: \(reason)\n".utf8)
+                bytes = Array("\(failurePrefix)cannot write the output: \(reason)\n".utf8)
                 _ = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress!, $0.count) }  // the exit status says it if this fails too
             }
             exit(ExitCode.ioError.rawValue)
@@ -117,8 +126,8 @@ enum Console {
     }
 
     static func usageError(_ error: UsageError) -> ExitCode {
-        Console.error(
-            "Error: \(shown(error.message))\nUsage: \(error.command.usage)\n  See 'larder \(error.command.name) --help' for more information.")
+        Console.failure(
+            "\(shown(error.message))\nUsage: \(error.command.usage)\n  See 'larder \(error.command.name) --help' for more information.")
         return .usage
     }
 }

@@ -29,13 +29,19 @@ enum DurationOption {
         return .milliseconds(Int64((seconds * 1000).rounded(.up)))
     }
 
+    /// A duration option, typed (``TypedOption``): nil when absent.
+    static func typed(_ option: OptionSpec) -> TypedOption<Duration?> {
+        TypedOption(option, default: nil) { text in
+            guard let duration = parse(text) else {
+                return .failure(OptionRefusal(message: "Invalid '\(option.names[0]) <duration>': '\(text)' (use e.g. 5s, 1500ms, 2min)"))
+            }
+            return .success(duration)
+        }
+    }
+
     /// The value of `option` in `arguments` (its default when absent).
     static func value(_ option: OptionSpec, in arguments: ParsedArguments, default fallback: Duration, command: CommandSpec) throws(UsageError) -> Duration {
-        guard let text = arguments.value(option.names[0]) else { return fallback }
-        guard let duration = parse(text) else {
-            throw UsageError(message: "Invalid '\(option.names[0]) <duration>': '\(text)' (use e.g. 5s, 1500ms, 2min)", command: command)
-        }
-        return duration
+        try typed(option).value(in: arguments, command: command) ?? fallback
     }
 
     static func describe(_ duration: Duration) -> String {

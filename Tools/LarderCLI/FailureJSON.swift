@@ -1,7 +1,7 @@
 import LarderCache
 import LarderFormat
 
-/// How a command ends on a failure: the message on stderr (`error: …`, or the usage block),
+/// How a command ends on a failure: the message on stderr (`Error: …`, or the usage block),
 /// and with `--json` also one JSON object on stdout, so a pipeline reading stdout gets a
 /// document either way:
 ///
@@ -33,13 +33,11 @@ enum FailureJSON {
         return Console.usageError(error)
     }
 
-    /// A failure with one message: `error: <message>` on stderr (`prefix` for the commands
-    /// that print `Error:`), and with `json` the object.
+    /// A failure with one message: `Error: <message>` on stderr (``Console/failure(_:)``), and
+    /// with `json` the object.
     /// - Returns: `status`.
-    static func failed(
-        _ status: ExitCode, code: String, message: String, path: String? = nil, prefix: String = "error", json: Bool
-    ) -> ExitCode {
-        Console.error("\(prefix): \(shown(message))")
+    static func failed(_ status: ExitCode, code: String, message: String, path: String? = nil, json: Bool) -> ExitCode {
+        Console.failure(shown(message))
         if json { print(status, code: code, message: message, path: path) }
         return status
     }

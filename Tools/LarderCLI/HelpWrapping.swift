@@ -11,12 +11,18 @@ enum HelpWrapping {
     /// `text` in lines of at most `width` characters, broken at spaces; a word longer than the
     /// width stays whole on its own line.
     static func lines(_ text: String, width: Int) -> [String] {
+        lines(words: text.split(separator: " ", omittingEmptySubsequences: true).map(String.init), width: width)
+    }
+
+    /// `words` joined by spaces in lines of at most `width` characters (the first of at most
+    /// `firstWidth`, when given); a word longer than the width stays whole on its own line.
+    static func lines(words: [String], width: Int, firstWidth: Int? = nil) -> [String] {
         var lines: [String] = []
         var line = ""
-        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+        for word in words {
             if line.isEmpty {
                 line = String(word)
-            } else if line.count + 1 + word.count <= max(width, 20) {
+            } else if line.count + 1 + word.count <= max(lines.isEmpty ? firstWidth ?? width : width, 20) {
                 line += " " + word
             } else {
                 lines.append(line)

@@ -36,7 +36,7 @@ enum InitCommand {
         }
         let folder = parsed.positionals[0]
         do throws(PackError) { try FlowScaffold.create(at: folder, font: font) } catch {
-            Console.error("error: \(shown(error.description))")
+            Console.failure("\(shown(error.description))")
             return error.code == .unreadableFile ? .noInput : .cannotCreate
         }
         Console.out("Created \(shown(folder)): \(FlowScaffold.paths.joined(separator: ", "))")

@@ -58,7 +58,7 @@ enum JourneyCaptures {
         }
         let queue: CaptureQueue
         do { queue = try CaptureQueue(path: path) } catch {
-            return FailureJSON.failed(.failure, code: error.code.rawValue, message: "\(error)", path: path, prefix: "Error", json: json)
+            return FailureJSON.failed(.failure, code: error.code.rawValue, message: "\(error)", path: path, json: json)
         }
         if let (endpoint, key) = delivery {
             let sink = HTTPCaptureSink(endpoint: endpoint, publishableKey: key, transport: platformTransport())
@@ -69,12 +69,12 @@ enum JourneyCaptures {
                 Console.out(lines.joined(separator: "\n"))
             }
             guard let error = result.error else { return .success }
-            Console.error("Error: \(shown(error))")
+            Console.failure("\(shown(error))")
             return error.code == .storage ? .failure : .unavailable
         }
         let events: [CaptureEvent]
         do { events = try queue.pending().filter { event in parsed.value("--journey").map { event.journey == $0 } ?? true } } catch {
-            return FailureJSON.failed(.failure, code: error.code.rawValue, message: "\(error)", path: path, prefix: "Error", json: json)
+            return FailureJSON.failed(.failure, code: error.code.rawValue, message: "\(error)", path: path, json: json)
         }
         if json {
             Console.json(.array(events.map(eventJSON)))

@@ -167,7 +167,7 @@ enum JourneyCommand {
             return Console.usageError(error)
         }
         if let embedded = configuration.embeddedDefault, !FileManager.default.fileExists(atPath: embedded) {
-            Console.error("Error: \(shown(embedded)): no such archive")
+            Console.failure("\(shown(embedded)): no such archive")
             return .noInput
         }
         let started = Date()
@@ -177,7 +177,7 @@ enum JourneyCommand {
         let cachePath = parsed.value("--cache") ?? LarderCache.defaultPath
         let renderer: any JourneyRenderer
         do { renderer = try choice.makeRenderer(engine: engine) } catch {
-            Console.error("Error: \(shown(error))")
+            Console.failure("\(shown(error))")
             return .unavailable
         }
         let host: JourneyHost
@@ -232,7 +232,7 @@ enum JourneyCommand {
                 try WebEngineSupport.write(png, to: path)
                 outcome.screenshot = path
             } catch {
-                Console.error("Error: cannot write the screenshot: \(shown(error))")
+                Console.failure("cannot write the screenshot: \(shown(error))")
                 return .cannotCreate
             }
         }
@@ -242,9 +242,8 @@ enum JourneyCommand {
     /// Builds the host configuration from the scope options; a missing or malformed one is a
     /// usage error.
     static func configuration(_ parsed: ParsedArguments, spec: CommandSpec) throws(UsageError) -> JourneyConfiguration {
-        guard let text = parsed.value("--origin") else { throw UsageError(message: "Missing '--origin <url>'", command: spec) }
-        guard let origin = OriginOption.url(text) else {
-            throw UsageError(message: "Invalid '--origin <url>': '\(text)' is not an http or https URL", command: spec)
+        guard let origin = try OriginOption.typed.value(in: parsed, command: spec) else {
+            throw UsageError(message: "Missing '--origin <url>'", command: spec)
         }
         guard let key = parsed.value("--key"), !key.isEmpty else {
             throw UsageError(message: "Missing '--key <key>'", command: spec)
@@ -287,11 +286,16 @@ enum JourneyCommand {
     /// The `--bundle <digest>` to preview: `sha256:<hex>` or the 64 hex digits alone; anything
     /// else is a usage error.
     static func previewBundle(_ parsed: ParsedArguments, spec: CommandSpec) throws(UsageError) -> Digest? {
-        guard let text = parsed.value(bundleOption.names[0]) else { return nil }
+        try previewBundleOption.value(in: parsed, command: spec)
+    }
+
+    /// `--bundle <digest>`, typed (``TypedOption``).
+    static let previewBundleOption = TypedOption<Digest?>(bundleOption, default: nil) { text in
         do throws(FormatError) {
-            return text.hasPrefix(Digest.prefix) ? try Digest(parsing: text) : try Digest(hex: text)
+            return .success(text.hasPrefix(Digest.prefix) ? try Digest(parsing: text) : try Digest(hex: text))
         } catch {
-            throw UsageError(message: "Invalid '--bundle <digest>': '\(text)' is not sha256:<64 lowercase hex digits> or the hex digits alone", command: spec)
+            return .failure(
+                OptionRefusal(message: "Invalid '--bundle <digest>': '\(text)' is not sha256:<64 lowercase hex digits> or the hex digits alone"))
         }
     }
 

@@ -90,8 +90,8 @@ enum JourneyPrefetch {
         }
         bar.finish()
         if let error = outcome.error {
-            Console.error("Error: \(shown(error))")
-            return JourneyReport.exitCode(for: error)
+            Console.failure("\(shown(error))")
+            return ExitCode(error)
         }
         print(outcome.results, timeline: outcome.timeline, started: started, json: json)
         for result in outcome.results {

@@ -27,29 +27,13 @@ struct JourneyReport {
             if outcome.error == nil { sections.append(table(summaryRows(outcome, load: load))) }
             if !sections.isEmpty { Console.out(sections.joined(separator: "\n\n")) }
         }
-        if let error = outcome.error { Console.error("Error: \(shown(error))") }
+        if let error = outcome.error { Console.failure("\(shown(error))") }
         if outcome.metBackoff, action == .prepare || action == .present {
             Console.error(JourneyHints.backoff(until: outcome.backoffEnds, now: outcome.finished))
         }
         guard let error = outcome.error else { return .success }
         if let hint = JourneyHints.denial(error, key: key, journey: journey) { Console.error(shown(hint)) }
-        return Self.exitCode(for: error)
-    }
-
-    /// The documented exit status for a host error.
-    static func exitCode(for error: HostError) -> ExitCode {
-        if error.transportError?.code == .diskFull || error.cacheError?.code == .diskFull || error.storageError?.code == .diskFull {
-            return .cannotCreate
-        }
-        return switch error.code {
-        case .denied: .noPermission
-        // A renderer that could not show the content (not ready in time, a missing file, a
-        // script error): nothing to show, as the help says.
-        case .unavailable, .backingOff, .deadlineExceeded, .incompatible, .renderer: .unavailable
-        case .malformedDocument, .rejected: .dataError
-        case .bundleNotFound: .noInput
-        default: .failure
-        }
+        return ExitCode(error)
     }
 
     // MARK: People

@@ -88,8 +88,8 @@ enum JourneyTrigger {
             print(decision, event: event, json: parsed.flag("--json"))
             return .success
         case .failure(let error):
-            Console.error("Error: \(shown(error))")
-            return JourneyReport.exitCode(for: error)
+            Console.failure("\(shown(error))")
+            return ExitCode(error)
         }
     }
 

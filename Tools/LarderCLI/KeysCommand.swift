@@ -74,13 +74,13 @@ enum KeysCommand {
         let privatePath = folder + "/" + name + ".pem"
         let publicPath = folder + "/" + name + ".pub"
         if let existing = [privatePath, publicPath].first(where: { FileManager.default.fileExists(atPath: $0) }) {
-            Console.error("error: \(shown(existing)): exists already; keys are never overwritten")
+            Console.failure("\(shown(existing)): exists already; keys are never overwritten")
             return .cannotCreate
         }
         // A folder made for keys is its owner's alone.
         do throws(Folder.CreationError) { try Folder.createPath(folder, permissions: 0o700) } catch {
             let why = error.errno == .notAFolder ? "the key folder is under a file: \(error.path) is not a folder" : "cannot create \(error.path): \(error.errno)"
-            Console.error("error: \(shown(why))")
+            Console.failure("\(shown(why))")
             return .cannotCreate
         }
         do {
@@ -98,7 +98,7 @@ enum KeysCommand {
             }
             return .success
         } catch {
-            Console.error("error: \(shown(error))")
+            Console.failure("\(shown(error))")
             return .cannotCreate
         }
     }
@@ -118,12 +118,12 @@ extension KeysCommand {
             return Console.usageError(UsageError(message: "Missing '--origin <folder>'", command: spec))
         }
         if origin.hasPrefix("s3://") {
-            Console.error("error: \(shown(origin)): \(s3Refusal)")
+            Console.failure("\(shown(origin)): \(s3Refusal)")
             return .usage
         }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: origin, isDirectory: &isFolder), isFolder.boolValue else {
-            Console.error("error: \(shown(origin)): no such origin folder")
+            Console.failure("\(shown(origin)): no such origin folder")
             return .noInput
         }
         let maps = AccessMaps(origin: origin)
@@ -142,7 +142,7 @@ extension KeysCommand {
             case "revoke":
                 let changed = try maps.revoke(key)
                 guard !changed.isEmpty else {
-                    Console.error("error: \(shown(origin)): no key '\(shown(key))' to revoke")
+                    Console.failure("\(shown(origin)): no key '\(shown(key))' to revoke")
                     return .noInput
                 }
                 Console.out("revoked \(shown(key)); reload the origin")
@@ -158,7 +158,7 @@ extension KeysCommand {
             }
             return .success
         } catch {
-            Console.error("error: \(shown(error))")
+            Console.failure("\(shown(error))")
             return error.code == .io || error.code == .noSpace ? .cannotCreate : .dataError
         }
     }

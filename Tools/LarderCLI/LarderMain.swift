@@ -71,15 +71,15 @@ func commands(engine: any WebEngineRunner) -> [String: (spec: CommandSpec, run: 
         // `larder help cache verify`: the command the words reach, each of them a command.
         let (node, rest) = CommandTree.larder.walk(arguments.dropFirst())
         if let unknown = rest.first {
-            Console.error(
-                "Error: Unknown subcommand '\(shown(unknown))'\(node.hint(unknown))\nUsage: larder help [<subcommand> ...]\n  See 'larder --help' for more information.")
+            Console.failure(
+                "Unknown subcommand '\(shown(unknown))'\(node.hint(unknown))\nUsage: larder help [<subcommand> ...]\n  See 'larder --help' for more information.")
             return .usage
         }
         Console.out(node.spec.helpText)
         return .success
     case "--generate-completion-script":
         guard let shell = arguments.dropFirst().first.flatMap(CompletionScript.Shell.init(rawValue:)), arguments.count == 2 else {
-            Console.error("Error: --generate-completion-script takes one of bash, zsh, fish\nUsage: larder --generate-completion-script <shell>")
+            Console.failure("--generate-completion-script takes one of bash, zsh, fish\nUsage: larder --generate-completion-script <shell>")
             return .usage
         }
         Console.out(CompletionScript(tree: .larder, shell: shell).text)
@@ -88,7 +88,7 @@ func commands(engine: any WebEngineRunner) -> [String: (spec: CommandSpec, run: 
         // Under --json a failure prints one JSON object on stdout, whichever command failed.
         let json = FailureJSON.wanted(arguments)
         guard let command = commands[first] else {
-            Console.error("Error: Unknown subcommand '\(shown(first))'\(CommandTree.larder.hint(first))\nUsage: \(rootSpec.usage)\n  See 'larder --help' for more information.")
+            Console.failure("Unknown subcommand '\(shown(first))'\(CommandTree.larder.hint(first))\nUsage: \(rootSpec.usage)\n  See 'larder --help' for more information.")
             return FailureJSON.ensure(.usage, wanted: json)
         }
         return FailureJSON.ensure(command.run(Array(arguments.dropFirst())), wanted: json)

@@ -3,6 +3,28 @@ import LarderFormat
 import LarderPack
 
 enum PackCommand {
+    /// The options with values, each declared once (``TypedOption``).
+    enum Options {
+        static let output = TypedOption(
+            OptionSpec(names: ["-o", "--output"], value: "out", help: "Folder for <bundle-digest>.tar.gz (default: .)."), default: ".")
+        static let level = TypedOption(OptionSpec(names: ["--level"], value: "1-9", help: "gzip level (default: 6)."), default: 6) { text in
+            guard let level = Int(text), (1...9).contains(level) else { return .failure(OptionRefusal(message: "--level must be 1 to 9, not '\(text)'")) }
+            return .success(level)
+        }
+        static let expect = TypedOption<Digest?>(
+            OptionSpec(
+                names: ["--expect"], value: "digest",
+                help: "Fail (65) unless the bundle digest is this one; names the files that differ when <out> holds its archive. One source folder only."),
+            default: nil
+        ) { text in
+            do throws(FormatError) { return .success(try Digest(parsing: text)) } catch { return .failure(OptionRefusal(message: "--expect: \(error.message)")) }
+        }
+        static let fontCache = TypedOption<String?>(
+            OptionSpec(
+                names: ["--font-cache"], value: "dir",
+                help: "Keep converted fonts here (default: $XDG_CACHE_HOME/larder/fonts, else ~/.cache/larder/fonts)."))
+    }
+
     static let spec = CommandSpec(
         name: "pack",
         overview: "Pack source folders into deterministic, content-hashed bundle archives.",
@@ -10,17 +32,13 @@ enum PackCommand {
             "larder pack <source-folder>... [-o <out>] [--level <1-9>] [--strict] [--expect <digest>] [--font-cache <dir>] [--verbose] [--json]",
         arguments: [("<source-folder>", "A bundle's HTML, CSS, JS, fonts and images, with an optional larder.json; several in one run.")],
         options: [
-            OptionSpec(names: ["-o", "--output"], value: "out", help: "Folder for <bundle-digest>.tar.gz (default: .)."),
-            OptionSpec(names: ["--level"], value: "1-9", help: "gzip level (default: 6)."),
+            Options.output.spec,
+            Options.level.spec,
             OptionSpec(
                 names: ["--strict"], value: nil,
                 help: "Treat remote http(s) resources a page loads, fonts that cannot be converted and characters no subset holds as errors."),
-            OptionSpec(
-                names: ["--expect"], value: "digest",
-                help: "Fail (65) unless the bundle digest is this one; names the files that differ when <out> holds its archive. One source folder only."),
-            OptionSpec(
-                names: ["--font-cache"], value: "dir",
-                help: "Keep converted fonts here (default: $XDG_CACHE_HOME/larder/fonts, else ~/.cache/larder/fonts)."),
+            Options.expect.spec,
+            Options.fontCache.spec,
             OptionSpec(names: ["--verbose"], value: nil, help: "List every warning, not the first few of each kind."),
             OptionSpec(names: ["--json"], value: nil, help: "Print the report as JSON (every warning included)."),
         ],
@@ -62,40 +80,36 @@ enum PackCommand {
         }
         if parsed.wantsHelp { Console.out(spec.helpText); return .success }
         var options = PackOptions()
-        if let text = parsed.value("--level") {
-            guard let level = Int(text), (1...9).contains(level) else {
-                return Console.usageError(UsageError(message: "--level must be 1 to 9, not '\(text)'", command: spec))
-            }
-            options.level = level
+        let expected: Digest?
+        let output: String
+        do throws(UsageError) {
+            output = try parsed[Options.output]
+            options.level = try parsed[Options.level]
+            options.strict = parsed.flag("--strict")
+            if let folder = try parsed[Options.fontCache] { options.fontCache = .folder(folder) }
+            expected = try parsed[Options.expect]
+        } catch {
+            return Console.usageError(error)
         }
-        options.strict = parsed.flag("--strict")
-        if let folder = parsed.value("--font-cache") { options.fontCache = .folder(folder) }
-        var expected: Digest?
-        if let text = parsed.value("--expect") {
-            do { expected = try Digest(parsing: text) } catch {
-                return Console.usageError(UsageError(message: "--expect: \(error.message)", command: spec))
-            }
-            guard parsed.positionals.count == 1 else {
-                return Console.usageError(UsageError(message: "--expect takes exactly one source folder", command: spec))
-            }
+        if expected != nil, parsed.positionals.count != 1 {
+            return Console.usageError(UsageError(message: "--expect takes exactly one source folder", command: spec))
         }
         if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], !epoch.isEmpty {
             guard let seconds = Int64(epoch), seconds >= 0 else {
-                Console.error("Error: SOURCE_DATE_EPOCH must be a whole number of seconds, not '\(shown(epoch))'")
+                Console.failure("SOURCE_DATE_EPOCH must be a whole number of seconds, not '\(shown(epoch))'")
                 return .usage
             }
             options.modificationTime = seconds
         }
-        let output = parsed.value("--output") ?? "."
         let several = parsed.positionals.count > 1
         let verbose = parsed.flag("--verbose")
         var outcomes: [Outcome] = []
         for source in parsed.positionals {
-            let outcome = pack(source, into: output, options: options, expected: expected)
+            let outcome = pack(source, into: output, options: options, expected: expected, quiet: parsed.flag("--json"))
             let label = several ? source : nil
-            for problem in outcome.errors { Console.error("error: " + (label.map { "\(shown($0)): " } ?? "") + shown(problem)) }
+            for problem in outcome.errors { Console.failure((label.map { "\(shown($0)): " } ?? "") + shown(problem)) }
             if let expectation = outcome.expectation, !expectation.matches {
-                Console.error(expectation.text(label: label))
+                Console.failure(expectation.text(label: label))
             }
             if let report = outcome.report {
                 if !parsed.flag("--json") && !several { Console.out(text(report)) }
@@ -114,8 +128,12 @@ enum PackCommand {
     }
 
     /// Packs one folder and checks it against the expected digest.
-    static func pack(_ source: String, into output: String, options: PackOptions, expected: Digest?) -> Outcome {
+    static func pack(_ source: String, into output: String, options: PackOptions, expected: Digest?, quiet: Bool) -> Outcome {
         let report: PackReport
+        let bar = ProgressBar(label: "packing", quiet: quiet, stdoutToo: false)
+        var options = options
+        options.progress = { bar.update(bytes: $0.bytes, of: $0.totalBytes) }
+        defer { bar.finish() }
         do {
             report = try Packer.pack(source: source, into: output, options: options)
         } catch {

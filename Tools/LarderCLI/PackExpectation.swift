@@ -33,9 +33,10 @@ struct PackExpectation {
         }
     }
 
-    /// The error lines for people (only when it does not match).
+    /// The error lines for people (only when it does not match), without the failure prefix
+    /// (``Console/failure(_:)`` adds it).
     func text(label: String?) -> String {
-        var lines = ["error: " + (label.map { "\(shown($0)): " } ?? "") + "the bundle digest is \(actual), not the expected \(expected)"]
+        var lines = [(label.map { "\(shown($0)): " } ?? "") + "the bundle digest is \(actual), not the expected \(expected)"]
         if let difference {
             if difference.isEmpty {
                 lines.append("  every file is as expected: the bundle's name, entry or renderer, or a file's role or media type, differ")

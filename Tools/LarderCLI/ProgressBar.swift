@@ -1,9 +1,9 @@
 import Foundation
 import LarderSystem
 
-/// A progress bar on stderr for a person watching a terminal: drawn only when both stdout and
-/// stderr are terminals and the command is not `quiet` (`--json`), so nothing reaches a pipe,
-/// a file or a program. Given bytes, it shows how many of how many, the rate and the time left.
+/// A progress bar on stderr for a person watching a terminal: drawn only when stderr is a
+/// terminal (and stdout too, for a bar that asks it) and the command is not `quiet` (`--json`),
+/// so nothing reaches a pipe, a file or a program. Given bytes, it shows how many of how many, the rate and the time left.
 /// Updates may come from any thread.
 final class ProgressBar: Sendable {
     private struct State {
@@ -16,9 +16,11 @@ final class ProgressBar: Sendable {
     private let enabled: Bool
     private let state = Locked(State())
 
-    init(label: String, quiet: Bool = false) {
+    /// - Parameter stdoutToo: whether stdout must be a terminal as well (`cache fetch`); `pack`
+    ///   and `publish` draw whenever stderr is one.
+    init(label: String, quiet: Bool = false, stdoutToo: Bool = true) {
         self.label = label
-        enabled = !quiet && isatty(1) == 1 && isatty(2) == 1
+        enabled = !quiet && (!stdoutToo || isatty(1) == 1) && isatty(2) == 1
     }
 
     /// Draws a fraction from 0 to 1.

@@ -25,7 +25,7 @@ enum PublishCommand {
             OptionSpec(names: ["--from"], value: "folder", help: "s3:// origins: upload this origin folder (what 'larder publish' wrote) in the safe order."),
             OptionSpec(names: ["--journey"], value: "id", help: "Point this journey at the last archive (a new revision if it changed)."),
             OptionSpec(names: ["--key"], value: "publishable-key", help: "Grant this key the journey."),
-            OptionSpec(names: ["--refresh"], value: "seconds", help: "Refresh interval in the journey document (default: 600)."),
+            Options.refresh.spec,
             OptionSpec(
                 names: ["--sign"], value: "private-key",
                 help: "Sign the journey document with this key (a .pem from 'larder keys generate'); with the same bundle, renews the signature."),
@@ -36,7 +36,7 @@ enum PublishCommand {
             OptionSpec(
                 names: ["--rollback"], value: nil,
                 help: "Publish a new revision pointing at an earlier bundle from the journey's history (no archive needed)."),
-            OptionSpec(names: ["--to"], value: "revision", help: "With --rollback: the revision whose bundle to serve again (default: the newest earlier one with another bundle)."),
+            Options.rollbackTarget.spec,
             PublishTriggers.triggerOption,
             PublishTriggers.reentryOption,
             OptionSpec(names: ["--json"], value: nil, help: "Print the report as JSON."),
@@ -113,13 +113,8 @@ enum PublishCommand {
         if rollback && (parsed.value("--journey") == nil || parsed.value("--key") != nil) {
             return usage(UsageError(message: "--rollback needs --journey and takes no --key", command: spec))
         }
-        var rollbackTarget: Int64?
-        if let text = parsed.value("--to") {
-            guard let revision = Int64(text), revision > 0 else {
-                return usage(UsageError(message: "--to must be a revision number", command: spec))
-            }
-            rollbackTarget = revision
-        }
+        let rollbackTarget: Int64?
+        do throws(UsageError) { rollbackTarget = try parsed[Options.rollbackTarget] } catch { return usage(error) }
         guard let origin = parsed.value("--origin") else {
             return usage(UsageError(message: "Missing '--origin <folder>'", command: spec))
         }
@@ -132,13 +127,8 @@ enum PublishCommand {
         }
         var journey: JourneyPublication?
         if let id = parsed.value("--journey") {
-            var refresh: Int64 = 600
-            if let text = parsed.value("--refresh") {
-                guard let seconds = Int64(text), seconds > 0 else {
-                    return usage(UsageError(message: "--refresh must be a positive number of seconds", command: spec))
-                }
-                refresh = seconds
-            }
+            let refresh: Int64
+            do throws(UsageError) { refresh = try parsed[Options.refresh] } catch { return usage(error) }
             journey = JourneyPublication(id: id, key: parsed.value("--key"), refresh: refresh)
             if let text = parsed.value("--rollout") {
                 guard let percent = Int(text), (1...100).contains(percent), !rollback else {

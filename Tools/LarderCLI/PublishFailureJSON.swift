@@ -2,7 +2,7 @@ import Foundation
 import LarderFormat
 import LarderPack
 
-/// How `larder publish` ends on a failure: the message on stderr (`error: …`, or the usage
+/// How `larder publish` ends on a failure: the message on stderr (`Error: …`, or the usage
 /// block), and with `--json` also one JSON object on stdout, so a pipeline reading stdout
 /// gets a document either way:
 ///
@@ -26,7 +26,7 @@ enum PublishFailureJSON {
 
     /// A publish that failed: every error on stderr, the first in the JSON object.
     static func failed(_ status: ExitCode, _ failure: PackFailure, json: Bool) -> ExitCode {
-        for problem in failure.errors { Console.error("error: \(shown(problem))") }
+        for problem in failure.errors { Console.failure("\(shown(problem))") }
         if json, let first = failure.errors.first {
             FailureJSON.print(status, code: first.code.rawValue, message: first.description, path: first.path)
         }

@@ -58,13 +58,13 @@ enum RenderCommand {
             return Console.usageError(error)
         }
         do { try engine.takeOver() } catch {
-            Console.error("Error: \(shown(error))")
+            Console.failure("\(shown(error))")
             return .unavailable
         }
         let source = parsed.positionals[0]
         let isArchive = looksLikeArchive(source)
         if isArchive, let refusal = archiveRefusal(source) {
-            Console.error("Error: \(refusal)")
+            Console.failure("\(refusal)")
             return .noInput
         }
         var temporary: String?
@@ -96,22 +96,22 @@ enum RenderCommand {
                 default: .failure
                 }
             return FailureJSON.failed(
-                status, code: error.code.rawValue, message: "\(source): \(error)\(hint)", path: error.path, prefix: "Error", json: parsed.flag("--json"))
+                status, code: error.code.rawValue, message: "\(source): \(error)\(hint)", path: error.path, json: parsed.flag("--json"))
         }
         let display: String?
         do { display = try engine.display() } catch {
-            Console.error("Error: \(shown(error))")
+            Console.failure("\(shown(error))")
             return .unavailable
         }
         let outcome = waitFor { await engine.render(bundle, cache: cache, viewport: viewport) }
         switch outcome {
         case .failure(let error):
             return FailureJSON.failed(
-                error.code == .renderer ? .dataError : .failure, code: error.code.rawValue, message: "\(error)", prefix: "Error",
+                error.code == .renderer ? .dataError : .failure, code: error.code.rawValue, message: "\(error)",
                 json: parsed.flag("--json"))
         case .success(let rendered):
             do { try WebEngineSupport.write(rendered.png, to: output) } catch {
-                Console.error("Error: cannot write the screenshot: \(shown(error))")
+                Console.failure("cannot write the screenshot: \(shown(error))")
                 return .cannotCreate
             }
             print(rendered, bundle: bundle, name: rendered.name, viewport: viewport, output: output, display: display, json: parsed.flag("--json"))

@@ -50,7 +50,7 @@ enum VerifyCommand {
         } else if report.isIntact {
             Console.out("OK \(shown(path)): \(report.bundleDigest!), \(report.filesVerified) files, \(humanSize(report.bytesVerified)) verified")
         } else {
-            for problem in report.problems { Console.error("error: \(shown(problem))") }
+            for problem in report.problems { Console.failure("\(shown(problem))") }
             Console.error("FAILED \(shown(path)): \(report.problems.count) problem(s)")
         }
         return report.isIntact ? .success : .dataError

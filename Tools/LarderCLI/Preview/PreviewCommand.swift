@@ -41,7 +41,7 @@ enum PreviewCommand {
         let source = parsed.positionals[0]
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: source, isDirectory: &isFolder), isFolder.boolValue else {
-            Console.error("error: \(shown(source)): no such folder")
+            Console.failure("\(shown(source)): no such folder")
             return .noInput
         }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("larder-preview-\(UUID().uuidString)").path
@@ -52,7 +52,7 @@ enum PreviewCommand {
             server.start()
             Console.out("Preview: http://127.0.0.1:\(server.port)/   (\(shown(source)); Ctrl-C stops)")
         } catch {
-            Console.error("error: \(shown(error.description))")
+            Console.failure("\(shown(error.description))")
             return .cannotCreate
         }
         // Serves until a signal ends the process; the scratch folder goes with it.
