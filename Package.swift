@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "LarderPublish", targets: ["LarderPublish"]),
         .library(name: "LarderCache", targets: ["LarderCache"]),
         .library(name: "LarderTransport", targets: ["LarderTransport"]),
+        .library(name: "LarderFetch", targets: ["LarderFetch"]),
         .library(name: "LarderHost", targets: ["LarderHost"]),
         .library(name: "LarderS3", targets: ["LarderS3"]),
         .library(name: "LarderRendering", targets: ["LarderRendering"]),
@@ -87,9 +88,12 @@ let package = Package(
         .target(name: "LarderPublish", dependencies: ["LarderFormat", "LarderSystem"]),
         .target(name: "LarderSQLite", dependencies: ["CSQLite", "LarderSystem"]),
         .target(name: "LarderCache", dependencies: ["LarderFormat", "LarderSystem", "LarderSQLite"]),
+        // An HTTP client only: requests, responses, redirects, libcurl and URLSession.
         .target(
             name: "LarderTransport",
-            dependencies: ["LarderCache", "LarderFormat", "LarderSystem", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
+            dependencies: ["LarderFormat", "LarderSystem", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
+        // Fetching bundles from an origin into the cache, over LarderTransport's HTTP.
+        .target(name: "LarderFetch", dependencies: ["LarderTransport", "LarderCache", "LarderFormat", "LarderSystem"]),
         // Publishing to an S3 bucket: requests signed by libcurl (AWS Signature V4).
         .target(
             name: "LarderS3",
@@ -97,7 +101,7 @@ let package = Package(
         .target(
             name: "LarderHost",
             dependencies: [
-                "LarderCache", "LarderSQLite", "LarderTransport", "LarderFormat", "LarderSystem", .target(name: "CGIO", condition: .when(platforms: [.linux])),
+                "LarderCache", "LarderSQLite", "LarderTransport", "LarderFetch", "LarderFormat", "LarderSystem", .target(name: "CGIO", condition: .when(platforms: [.linux])),
             ]),
         // The egress filter's rules (its request parser, which addresses it connects to, which
         // peers it serves), free of any engine so the fuzz targets can link them.
@@ -121,7 +125,7 @@ let package = Package(
         // without loading WebKitGTK; it hands `render` and `journey --renderer webkit` to
         // `larder-webkit` (found next to it), the same commands with the engine.
         .target(
-            name: "LarderCLI", dependencies: ["LarderFormat", "LarderPack", "LarderPublish", "LarderCache", "LarderTransport", "LarderHost", "LarderS3", "LarderSystem", "LarderRendering"],
+            name: "LarderCLI", dependencies: ["LarderFormat", "LarderPack", "LarderPublish", "LarderCache", "LarderTransport", "LarderFetch", "LarderHost", "LarderS3", "LarderSystem", "LarderRendering"],
             path: "Tools/LarderCLI"),
         .executableTarget(name: "larder", dependencies: ["LarderCLI"], path: "Tools/larder"),
         .executableTarget(
@@ -130,13 +134,13 @@ let package = Package(
         .executableTarget(
             name: "larder-bench",
             dependencies: [
-                "LarderFormat", "LarderPack", "LarderPublish", "LarderCache", "LarderTransport", "LarderHost", "LarderWebKit", "LarderSystem",
+                "LarderFormat", "LarderPack", "LarderPublish", "LarderCache", "LarderTransport", "LarderFetch", "LarderHost", "LarderWebKit", "LarderSystem",
                 "LarderToolSupport",
             ],
             path: "Tools/larder-bench"),
         // The power-loss explorer's workload, checker and state builder (Tools/powerloss.sh).
         .executableTarget(
-            name: "larder-powerloss", dependencies: ["LarderSQLite", "LarderCache", "LarderHost", "LarderTransport", "LarderFormat", "LarderSystem", "LarderToolSupport"],
+            name: "larder-powerloss", dependencies: ["LarderSQLite", "LarderCache", "LarderHost", "LarderTransport", "LarderFetch", "LarderFormat", "LarderSystem", "LarderToolSupport"],
             path: "Tools/powerloss/larder-powerloss"),
 
         // Small programs that use the libraries as an app does (Tools/examples.sh, which the test
@@ -173,10 +177,13 @@ let package = Package(
         .testTarget(name: "LarderPublishTests", dependencies: ["LarderPublish", "LarderPack", "LarderFormat", "LarderSystem", "LarderTestSupport"]),
         .testTarget(
             name: "LarderCLITests", dependencies: ["larder", "larder-webkit", "LarderFormat", "LarderCache", "LarderSystem", "LarderTestSupport", "LarderJourneyView"]),
+        // The cache's error beneath a fetch's TransportError. The fetch's own tests need a real
+        // origin (nginx) and stay with the integration tests.
+        .testTarget(name: "LarderFetchTests", dependencies: ["LarderFetch", "LarderTransport", "LarderCache", "LarderFormat"]),
         .testTarget(name: "LarderCacheTests", dependencies: ["LarderCache", "LarderSQLite", "LarderSystem", "LarderTestSupport", "CArchive"]),
         .testTarget(
             name: "LarderHostTests",
-            dependencies: ["LarderHost", "LarderCache", "LarderSQLite", "LarderTransport", "LarderFormat", "LarderPack", "LarderPublish", "LarderSystem", "LarderTestSupport"]),
+            dependencies: ["LarderHost", "LarderCache", "LarderSQLite", "LarderTransport", "LarderFetch", "LarderFormat", "LarderPack", "LarderPublish", "LarderSystem", "LarderTestSupport"]),
         // With the journey view's tests: every test that drives the web engine runs one at a time.
         .testTarget(
             name: "LarderWebKitTests",
@@ -190,7 +197,7 @@ let package = Package(
         .testTarget(
             name: "LarderIntegrationTests",
             dependencies: [
-                "larder", "LarderTransport", "LarderCache", "LarderSQLite", "LarderPack", "LarderPublish", "LarderFormat", "LarderHost", "LarderS3", "LarderSystem", "LarderTestSupport",
+                "larder", "LarderTransport", "LarderFetch", "LarderCache", "LarderSQLite", "LarderPack", "LarderPublish", "LarderFormat", "LarderHost", "LarderS3", "LarderSystem", "LarderTestSupport",
             ]),
     ]
 )

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 
 modules=("$@")
 if [ ${#modules[@]} -eq 0 ]; then
-    modules=(LarderFormat LarderPack LarderPublish LarderCache LarderTransport LarderHost LarderS3 LarderRendering LarderWebKit LarderJourneyView)
+    modules=(LarderFormat LarderPack LarderPublish LarderCache LarderTransport LarderFetch LarderHost LarderS3 LarderRendering LarderWebKit LarderJourneyView)
 fi
 
 scratch=.build-docs
@@ -24,7 +24,7 @@ graphs="$PWD/$scratch/symbol-graphs"
 # Kept between runs: an incremental build writes the graphs only of the modules it compiles.
 mkdir -p "$graphs"
 # Three targets reach every library module: LarderJourneyView (WebKit, Rendering, Host,
-# Transport, Cache, Format), LarderS3 (Publish) and LarderPack.
+# Fetch, Transport, Cache, Format), LarderS3 (Publish) and LarderPack.
 for target in LarderJourneyView LarderS3 LarderPack; do
     swift build --scratch-path "$scratch" --target "$target" \
         -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" \

@@ -1,20 +1,22 @@
 import Foundation
 
 /// Collects a body in memory; the transport bounds it before it gets here.
-final class MemorySink: ResponseSink, @unchecked Sendable {
+package final class MemorySink: ResponseSink, @unchecked Sendable {
     // Confined: the transport calls it from one thread at a time and never after the send
     // returned, which is when `take` reads it.
     private var data = Data()
 
-    func begin(status: Int, headers: [String: String]) throws(TransportError) {
+    package init() {}
+
+    package func begin(status: Int, headers: [String: String]) throws(TransportError) {
         // Each try starts the body over (a retry after a dropped connection sends it again).
         data.removeAll(keepingCapacity: true)
         if let length = headers["content-length"].flatMap(Int.init), length > 0 { data.reserveCapacity(min(length, 1 << 20)) }
     }
 
-    func receive(_ bytes: UnsafeRawBufferPointer) throws(TransportError) { data.append(contentsOf: bytes) }
+    package func receive(_ bytes: UnsafeRawBufferPointer) throws(TransportError) { data.append(contentsOf: bytes) }
 
-    func take() -> Data { data }
+    package func take() -> Data { data }
 }
 
 extension HTTPTransport {

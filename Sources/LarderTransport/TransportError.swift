@@ -1,7 +1,5 @@
 import Foundation
-import LarderCache
 import LarderFormat
-import LarderSystem
 
 /// An error fetching from an origin.
 public struct TransportError: Error, Sendable, CustomStringConvertible {
@@ -43,7 +41,8 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         /// Another process kept downloading the same bundle into the same cache past this
         /// fetch's deadline.
         public static let busy = Code("busy")
-        /// The cache refused or failed the install (``TransportError/cacheError`` says why).
+        /// The cache refused or failed the install (``TransportError/cause`` says why; LarderFetch
+        /// reads it as a `CacheError`).
         public static let cache = Code("cache")
     }
 
@@ -53,28 +52,28 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     public var status: Int?
     /// The bundle or object involved.
     public var digest: Digest?
-    public var cacheError: CacheError?
+    /// The error beneath this one, from a layer above HTTP: the cache's refusal of an install,
+    /// say (LarderFetch's `cacheError` reads it as a `CacheError`).
+    public var cause: (any Error & Sendable)?
 
     public init(
         _ code: Code, _ message: String, url: URL? = nil, status: Int? = nil, digest: Digest? = nil,
-        cacheError: CacheError? = nil
+        cause: (any Error & Sendable)? = nil
     ) {
         self.code = code
         self.message = message
         self.url = url
         self.status = status
         self.digest = digest
-        self.cacheError = cacheError
+        self.cause = cause
     }
 
-    /// What was refused and why, naming the URL, and the digest once (a cache error that
-    /// names the same digest does not repeat it).
+    /// What was refused and why, naming the URL, and the digest once (a cause that names the
+    /// same digest does not repeat it: ``DigestNamingError``).
     public var description: String {
         var text = (url.map { "\($0.absoluteString): " } ?? "") + message + (status.map { " (HTTP \($0))" } ?? "")
-        if let cacheError {
-            var inner = cacheError
-            if inner.digest == digest { inner.digest = nil }
-            text += ": \(inner)"
+        if let cause {
+            text += ": " + ((cause as? any DigestNamingError)?.description(omitting: digest) ?? "\(cause)")
         }
         if let digest { text += " [\(digest)]" }
         return text
@@ -87,13 +86,5 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     /// A body past its bound.
     static func tooLarge(_ url: URL?, limit: Int64) -> TransportError {
         TransportError(.tooLarge, "the response is larger than the \(limit) bytes it may have", url: url)
-    }
-
-    /// A failed write of downloaded bytes: its own code when the disk is full.
-    static func write(_ error: Errno, path: String, url: URL?) -> TransportError {
-        if error.rawValue == ENOSPC || error.rawValue == EDQUOT {
-            return TransportError(.diskFull, "no space left for the download \(path)", url: url)
-        }
-        return TransportError(.cache, "cannot write the download \(path): \(error)", url: url)
     }
 }

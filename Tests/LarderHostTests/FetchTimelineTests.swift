@@ -1,3 +1,4 @@
+import LarderFetch
 import LarderFormat
 import LarderTransport
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import LarderFetch
 import LarderTestSupport
 import Testing
 

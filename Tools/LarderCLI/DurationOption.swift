@@ -1,3 +1,4 @@
+import LarderFetch
 import LarderTransport
 
 /// `--deadline <duration>` and `--timeout <duration>`: a number of seconds, or a number with

@@ -1,4 +1,5 @@
 import LarderCache
+import LarderFetch
 import LarderHost
 import LarderTransport
 

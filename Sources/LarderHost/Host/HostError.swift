@@ -1,4 +1,5 @@
 import LarderCache
+import LarderFetch
 import LarderFormat
 import LarderTransport
 

@@ -1,4 +1,5 @@
 import Foundation
+import LarderFetch
 import LarderFormat
 import LarderTransport
 

@@ -1,3 +1,4 @@
+import LarderFetch
 import LarderTransport
 
 extension FetchResult {

@@ -1,5 +1,6 @@
 import Foundation
 import LarderCache
+import LarderFetch
 import LarderFormat
 import LarderTransport
 

@@ -1,6 +1,7 @@
 import Foundation
 import LarderFormat
 import LarderSystem
+import LarderTransport
 
 /// A file that downloaded bytes go into, written at an offset (so a resumed download continues
 /// where the file ends), with a full disk reported as its own error.

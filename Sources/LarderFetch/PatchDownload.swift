@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import LarderCache
 import LarderFormat
+import LarderTransport
 
 /// Makes one object of a fetch from a patch (Docs/Patches.md): downloads the patch (at most the
 /// size its index entry states and ``PatchLimits/maximumPatchBytes``), checks its digest,
@@ -28,7 +29,7 @@ struct PatchDownload {
     ///   - entry: the index entry to apply; its `to` is the object.
     ///   - size: the object's size, as the verified manifest states it.
     ///   - final: where the object goes once verified.
-    /// - Throws: ``TransportError/Code/cancelled`` only: every other failure is an outcome.
+    /// - Throws: `TransportError/Code/cancelled` only: every other failure is an outcome.
     func run(_ entry: PatchIndex.Entry, size: Int64, final: String) async throws(TransportError) -> Outcome {
         let limits = configuration.patchLimits
         let url = origin.appendingPathComponent(PatchIndex.path(of: entry.patch))

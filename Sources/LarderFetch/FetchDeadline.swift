@@ -1,4 +1,5 @@
 import Foundation
+import LarderTransport
 
 /// The end of one fetch: every request, retry pause and wait for another process stops there.
 struct FetchDeadline: Sendable {
@@ -9,7 +10,7 @@ struct FetchDeadline: Sendable {
     var remaining: Duration { ContinuousClock.now.duration(to: end) }
 
     /// The time limit of the next request: `limit`, cut to what is left.
-    /// - Throws: ``TransportError/Code/timeout`` when nothing is left.
+    /// - Throws: `TransportError/Code/timeout` when nothing is left.
     func requestTimeout(_ limit: Duration, url: URL? = nil) throws(TransportError) -> Duration {
         let left = remaining
         guard left > .milliseconds(10) else { throw TransportError(.timeout, "the fetch's deadline passed", url: url) }
@@ -17,7 +18,7 @@ struct FetchDeadline: Sendable {
     }
 
     /// Sleeps for `pause`, or until the deadline if that comes first.
-    /// - Throws: ``TransportError/Code/cancelled`` when the task is cancelled.
+    /// - Throws: `TransportError/Code/cancelled` when the task is cancelled.
     func sleep(_ pause: Duration) async throws(TransportError) {
         do { try await Task.sleep(for: min(pause, max(.zero, remaining))) } catch {
             throw TransportError(.cancelled, "the fetch was cancelled")

@@ -2,6 +2,7 @@ import Foundation
 import LarderCache
 import LarderFormat
 import LarderSystem
+import LarderTransport
 
 /// Downloads a bundle archive into its claim's partial file, resuming at the first missing
 /// byte: whatever arrived before a dropped connection, a timeout or the end of a process is

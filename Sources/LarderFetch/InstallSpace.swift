@@ -1,5 +1,6 @@
 import Foundation
 import LarderFormat
+import LarderTransport
 
 /// The disk space a fetch holds at its peak, so that it refuses before downloading what it
 /// could not install: a disk with room for the archive but not for the archive and the

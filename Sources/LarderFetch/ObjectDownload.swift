@@ -2,6 +2,7 @@ import Foundation
 import LarderCache
 import LarderFormat
 import LarderSystem
+import LarderTransport
 
 /// Downloads one object into its claim's objects folder: gzip-encoded when the origin has a
 /// compressed copy (decoded as it arrives, never past the object's size), hashed as it is

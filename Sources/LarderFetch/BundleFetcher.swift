@@ -1,66 +1,7 @@
 import Foundation
 import LarderCache
 import LarderFormat
-
-/// How a bundle reached the cache.
-public struct FetchResult: Sendable, Equatable {
-    public enum Source: Sendable, Equatable {
-        /// It was already there, or another process sharing the cache brought it in while
-        /// this fetch waited: nothing was downloaded.
-        case cache
-        /// Only the objects the cache lacked were downloaded.
-        case objects
-        /// The whole archive was downloaded (nothing of it was cached).
-        case archive
-    }
-
-    public var bundle: Digest
-    public var source: Source
-    /// Body bytes received over the network (compressed, where they came compressed).
-    public var bytesDownloaded: Int64
-    /// HTTP requests sent, retries included.
-    public var requests: Int
-    /// ``bytesDownloaded`` by what the bytes were.
-    public var bytesByKind = FetchBytes()
-    /// Objects made from patches (Docs/Patches.md).
-    public var patchesApplied = 0
-    /// Times a patch could not be used and the object was fetched whole instead: a patch
-    /// missing, damaged, of a base gone from the cache, making other bytes, past a limit; or
-    /// an index that could not be read (once).
-    public var patchFallbacks = 0
-
-    public init(
-        bundle: Digest, source: Source, bytesDownloaded: Int64, requests: Int, bytesByKind: FetchBytes = FetchBytes(), patchesApplied: Int = 0,
-        patchFallbacks: Int = 0
-    ) {
-        self.bundle = bundle
-        self.source = source
-        self.bytesDownloaded = bytesDownloaded
-        self.requests = requests
-        self.bytesByKind = bytesByKind
-        self.patchesApplied = patchesApplied
-        self.patchFallbacks = patchFallbacks
-    }
-}
-
-/// The bytes a fetch received, by kind; they add up to ``FetchResult/bytesDownloaded``.
-public struct FetchBytes: Sendable, Equatable {
-    /// The manifest.
-    public var manifest: Int64 = 0
-    /// The whole archive, when nothing of the bundle was cached.
-    public var archive: Int64 = 0
-    /// Objects fetched whole (fallbacks included).
-    public var objects: Int64 = 0
-    /// The patch index and the patches, those that failed included.
-    public var patches: Int64 = 0
-
-    public init(manifest: Int64 = 0, archive: Int64 = 0, objects: Int64 = 0, patches: Int64 = 0) {
-        self.manifest = manifest
-        self.archive = archive
-        self.objects = objects
-        self.patches = patches
-    }
-}
+import LarderTransport
 
 /// Fetches bundles from a static origin (see `larder publish`) into a `LarderCache`.
 ///
@@ -114,7 +55,7 @@ public actor BundleFetcher {
 
     /// - Parameters:
     ///   - origin: the base URL the origin layout is served under.
-    ///   - transport: how requests are sent; ``platformTransport()`` unless a test swaps it.
+    ///   - transport: how requests are sent; `platformTransport()` unless a test swaps it.
     ///   - cache: the cache bundles are installed into; what it holds is never fetched again.
     ///   - configuration: parallelism, attempts and the time limits of requests and of a whole
     ///     fetch.
@@ -132,7 +73,7 @@ public actor BundleFetcher {
     ///   - progress: fractions from 0 to 1 as bytes arrive (apps show it as preload
     ///     progress); called from a background thread.
     ///   - bundle: the bundle digest, as a journey document or `larder pack` names it.
-    /// - Throws: ``TransportError``; a server that sends wrong bytes gets nothing into the cache.
+    /// - Throws: `TransportError`; a server that sends wrong bytes gets nothing into the cache.
     public func fetch(_ bundle: Digest, progress: (@Sendable (Double) -> Void)? = nil) async throws(TransportError) -> FetchResult {
         guard let progress else { return try await fetch(bundle, reporting: nil) }
         return try await fetch(bundle, reporting: { @Sendable (reached: FetchProgress) in progress(reached.fraction) })
@@ -143,7 +84,7 @@ public actor BundleFetcher {
     ///   - bundle: the bundle digest, as a journey document or `larder pack` names it.
     ///   - progress: called from a background thread as bytes arrive, and once more when the
     ///     bundle is in the cache.
-    /// - Throws: ``TransportError``; a server that sends wrong bytes gets nothing into the cache.
+    /// - Throws: `TransportError`; a server that sends wrong bytes gets nothing into the cache.
     public func fetch(_ bundle: Digest, reporting progress: (@Sendable (FetchProgress) -> Void)?) async throws(TransportError) -> FetchResult {
         if let task = running[bundle] { return try await Self.value(of: task) }
         let work = FetchWork(
@@ -155,7 +96,7 @@ public actor BundleFetcher {
         return try await Self.value(of: task)
     }
 
-    /// Stops every fetch in progress (they throw ``TransportError/Code/cancelled``); their
+    /// Stops every fetch in progress (they throw `TransportError/Code/cancelled`); their
     /// partial files stay for a later fetch to resume.
     public func cancelAll() {
         for task in running.values { task.cancel() }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import LarderCache
 import LarderFormat
+import LarderTransport
 
 /// One fetch, from the download claim to the install.
 struct FetchWork: Sendable {

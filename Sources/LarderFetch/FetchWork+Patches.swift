@@ -1,6 +1,7 @@
 import Foundation
 import LarderCache
 import LarderFormat
+import LarderTransport
 
 /// Which of a fetch's objects come from patches: the bundle's patch index, read once, and for
 /// each object the cache lacks the smallest patch whose base the cache holds.
@@ -20,7 +21,7 @@ extension FetchWork {
     /// Reads the bundle's patch index (``PatchIndex/path(bundle:)``) and chooses a patch for
     /// each object in `missing` whose base the cache holds. A 404 means the origin published
     /// none; any other failure to read the index is one fallback and no patches.
-    /// - Throws: ``TransportError/Code/cancelled`` only.
+    /// - Throws: `TransportError/Code/cancelled` only.
     func planPatches(_ bundle: Digest, missing: Set<Digest>, sizes: [Digest: Int64]) async throws(TransportError) -> PatchPlan {
         let url = origin.appendingPathComponent(PatchIndex.path(bundle: bundle))
         let request = HTTPRequest(
