@@ -6,9 +6,12 @@ import Testing
 /// time left, on stderr; with stderr a pipe or a file nothing is added.
 @Suite struct PackProgressCLITests {
     /// Runs a program with stderr on a pseudo-terminal and stdout where ``CLI/run`` captures it;
-    /// what the terminal received is written to the file named first.
+    /// what the terminal received is written to the file named first. When the first bytes
+    /// arrive (the bar's first line) the program is stopped for a second and continued, so the
+    /// lines after show a rate (the bar shows none in its first half second) however fast this
+    /// machine packs or copies.
     static let stderrOnATerminal = """
-        import os, pty, sys
+        import os, pty, signal, sys, time
         screen, program = sys.argv[1], sys.argv[2:]
         master, slave = pty.openpty()
         pid = os.fork()
@@ -26,6 +29,10 @@ import Testing
                 break
             if not chunk:
                 break
+            if not received:
+                os.kill(pid, signal.SIGSTOP)
+                time.sleep(1)
+                os.kill(pid, signal.SIGCONT)
             received += chunk
         with open(screen, "wb") as file:
             file.write(received)
