@@ -20,8 +20,14 @@ extension OriginPublisher {
     ///   ``PublishError/Code/originUnavailable`` or
     ///   ``PublishError/Code/originTransfer`` for what the target refused, the
     ///   other codes as for a folder.
-    /// - Parameter progress: told the bytes of the files sent (or found there) after each, of
-    ///   the files to send of the archives laid out so far; nil (the default) for no reports.
+    /// - Parameters:
+    ///   - archives: the archives to publish (`larder pack`'s), in order; the journey points at
+    ///     the last.
+    ///   - target: where the origin's files go (a bucket's `S3Target`, or a `LocalFolderTarget`).
+    ///   - journey: the journey to point at the last archive; nil to publish the bundles alone.
+    ///   - staging: a local folder to lay each archive out in, emptied after each bundle.
+    ///   - progress: told the bytes of the files sent (or found there) after each, of the files
+    ///     to send of the archives laid out so far; nil (the default) for no reports.
     public static func publish(
         archives: [String], to target: some PublishTarget, journey: JourneyPublication?, staging: String,
         progress: (@Sendable (PublishProgress) -> Void)? = nil
@@ -69,8 +75,11 @@ extension OriginPublisher {
     /// fetch of it is asked for, and what the target lost is sent again from the folder.
     /// - Throws: ``PublishError`` as reported; ``PublishError/Code/invalidSource`` naming a file of the folder
     ///   that is not what its name says (nothing is sent then).
-    /// - Parameter progress: told the bytes of the files sent (or found there) after each, of
-    ///   all the files to send; nil (the default) for no reports.
+    /// - Parameters:
+    ///   - folder: the origin folder to upload.
+    ///   - target: where its files go.
+    ///   - progress: told the bytes of the files sent (or found there) after each, of all the
+    ///     files to send; nil (the default) for no reports.
     public static func upload(
         folder: String, to target: some PublishTarget, progress: (@Sendable (PublishProgress) -> Void)? = nil
     ) throws(PublishError) -> PublishReport {

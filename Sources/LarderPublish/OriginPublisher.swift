@@ -53,7 +53,7 @@ extension UInt8 {
     }
 }
 
-/// What ``OriginPublisher/publish(archives:to:journey:)`` wrote.
+/// What ``OriginPublisher/publish(archives:to:journey:progress:)`` wrote.
 public struct PublishReport: Sendable {
     public struct Bundle: Sendable {
         public var name: String
@@ -106,8 +106,14 @@ public enum OriginPublisher {
     ///   serve, ``PublishError/Code/outputFailed`` for a folder that cannot be written,
     ///   ``PublishError/Code/invalidConfiguration`` for an archive or journey that cannot be
     ///   published.
-    /// - Parameter progress: told the bytes of objects, manifests and archives written (or
-    ///   found there) after each, of their total; nil (the default) for no reports.
+    /// - Parameters:
+    ///   - archives: the archives to publish (`larder pack`'s), in order; the journey points at
+    ///     the last.
+    ///   - origin: the origin folder, made if missing.
+    ///   - journey: the journey to point at the last archive, and the key to grant it; nil to
+    ///     publish the bundles alone.
+    ///   - progress: told the bytes of objects, manifests and archives written (or found there)
+    ///     after each, of their total; nil (the default) for no reports.
     public static func publish(
         archives: [String], to origin: String, journey: JourneyPublication?, progress: (@Sendable (PublishProgress) -> Void)? = nil
     ) throws(PublishError) -> PublishReport {
