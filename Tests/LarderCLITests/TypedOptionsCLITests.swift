@@ -33,6 +33,19 @@ import Testing
         (["cache", "evict", "--cache", "/nonexistent/cache"], "Missing '--to <size>'", "cache evict"),
         (["journey", "prepare", "--origin", "http://127.0.0.1:9/", "--key", "k", "--journey", "j", "--deadline", "soon", "--cache", "/nonexistent/cache"],
          "Invalid '--deadline <duration>': 'soon' (use e.g. 5s, 1500ms, 2min)", "journey prepare"),
+        (["journey", "prepare", "--origin", "http://127.0.0.1:9/", "--key", "k", "--journey", "j", "--cache", "/nonexistent/cache", "--renderer", "gpu"],
+         "Invalid '--renderer <name>': 'gpu' (headless or webkit)", "journey prepare"),
+        (["journey", "present", "--origin", "http://127.0.0.1:9/", "--key", "k", "--journey", "j", "--cache", "/nonexistent/cache",
+          "--renderer", "webkit", "--viewport", "430x0"],
+         "Invalid '--viewport <WxH>': '430x0' (for example 430x932, each 1 to 8192)", "journey present"),
+        (["render", "x.tar.gz", "--screenshot", "/nonexistent/x.png", "--viewport", "wide"],
+         "Invalid '--viewport <WxH>': 'wide' (for example 430x932, each 1 to 8192)", "render"),
+        (["journey", "captures", "--cache", "/nonexistent/cache", "--deliver", "ftp://127.0.0.1/events", "--key", "k"],
+         "Invalid '--deliver <url>': 'ftp://127.0.0.1/events' is not an http or https URL", "journey captures"),
+        (["journey", "prepare", "--origin", "http://127.0.0.1:9/", "--key", "k", "--journey", "j", "--cache", "/nonexistent/cache", "--on-removed", "archive"],
+         "Invalid '--on-removed <policy>': 'archive' (use discard or keep)", "journey prepare"),
+        (["journey", "present", "--origin", "http://127.0.0.1:9/", "--key", "k", "--journey", "j", "--cache", "/nonexistent/cache", "--startup", "eager"],
+         "Invalid '--startup <policy>': 'eager' (use ask-origin-first, cache-first or require-authorisation)", "journey present"),
     ])
     func aRefusedValueIsAUsageError(_ arguments: [String], _ message: String, _ command: String) throws {
         let result = try CLI.run(arguments)

@@ -11,24 +11,24 @@ import LarderS3
 /// and wherever it was put into a message.
 enum BucketPublish {
     static func run(
-        _ parsed: ParsedArguments, origin: String, journey: JourneyPublication?, rollback: Bool, to revision: Int64?,
+        _ parsed: ParsedArguments, options: Options, origin: String, journey: JourneyPublication?, rollback: Bool, to revision: Int64?,
         progress: (@Sendable (PublishProgress) -> Void)? = nil
     ) throws(PackFailure) -> PublishReport
     {
         let environment = ProcessInfo.processInfo.environment
-        let region = parsed.value("--region") ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
+        let region = options.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
         let target: S3Target
         do throws(PublishError) {
             let configuration = try S3Configuration(
-                origin: origin, endpoint: parsed.value("--endpoint"), region: region, virtualHostAddressing: parsed.flag("--virtual-host"),
-                credentials: try S3Credentials.from(environment: environment), acl: parsed.value("--acl"))
+                origin: origin, endpoint: options.endpoint, region: region, virtualHostAddressing: options.virtualHost,
+                credentials: try S3Credentials.from(environment: environment), acl: options.acl)
             target = S3Target(configuration: configuration)
         } catch {
             // A setup that cannot be used: no request was made.
             throw PackFailure([PackError(.originUnavailable, error.description)])
         }
         do {
-            return try publish(parsed, to: target, journey: journey, rollback: rollback, to: revision, progress: progress)
+            return try publish(parsed, from: options.from, to: target, journey: journey, rollback: rollback, to: revision, progress: progress)
         } catch {
             throw PackFailure(error.errors.map { problem in
                 var problem = problem
@@ -40,14 +40,14 @@ enum BucketPublish {
     }
 
     private static func publish(
-        _ parsed: ParsedArguments, to target: S3Target, journey: JourneyPublication?, rollback: Bool, to revision: Int64?,
+        _ parsed: ParsedArguments, from folder: String?, to target: S3Target, journey: JourneyPublication?, rollback: Bool, to revision: Int64?,
         progress: (@Sendable (PublishProgress) -> Void)?
     ) throws(PackFailure) -> PublishReport
     {
         // Refused setups (credentials, no such bucket, not S3) exit 69, an endpoint that
         // cannot be reached 74, as for any later request.
         do throws(PublishError) { try target.checkBucket() } catch { throw PackFailure(reporting: error) }
-        if let folder = parsed.value("--from") {
+        if let folder {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder + "/objects", isDirectory: &isFolder), isFolder.boolValue else {
                 throw PackFailure([PackError(.invalidConfiguration, "\(folder) is not an origin folder (it has no objects/)", path: folder)])

@@ -5,8 +5,11 @@ import LarderHost
 
 /// `larder cache …`: look inside a device cache folder, verify, repair and evict.
 enum CacheCommand {
-    static let cacheOption = OptionSpec(
-        names: ["--cache"], value: "dir", help: "The cache folder (default: $XDG_CACHE_HOME/larder or ~/.cache/larder).")
+    /// `--cache <dir>`, of `cache` and the `journey` commands.
+    static let cache = TypedOption<String>(
+        OptionSpec(names: ["--cache"], value: "dir", help: "The cache folder (default: $XDG_CACHE_HOME/larder or ~/.cache/larder)."),
+        default: LarderCache.defaultPath)
+    static var cacheOption: OptionSpec { cache.spec }
     static let jsonOption = OptionSpec(names: ["--json"], value: nil, help: "Print JSON.")
 
     static let spec = CommandSpec(
@@ -135,10 +138,15 @@ enum CacheCommand {
             return FailureJSON.usage(error, json: json)
         }
         if parsed.wantsHelp { Console.out(subcommand.spec.helpText); return .success }
-        do throws(UsageError) { try subcommand.checkUsage(parsed, subcommand.spec) } catch { return FailureJSON.usage(error, json: json) }
+        let path: String
+        do throws(UsageError) {
+            try subcommand.checkUsage(parsed, subcommand.spec)
+            path = try parsed[Self.cache]
+        } catch {
+            return FailureJSON.usage(error, json: json)
+        }
         do {
             try subcommand.validate(parsed)
-            let path = parsed.value("--cache") ?? LarderCache.defaultPath
             if !subcommand.createsCache { try CacheFolder.requireExisting(path) }
             let configuration = LarderCache.Configuration(mode: subcommand.mode(parsed))
             let cache = try LarderCache(at: path, configuration: configuration)

@@ -7,11 +7,23 @@ import LarderTransport
 /// `larder cache fetch <bundle> --origin <url>`: brings a bundle from a static origin into the
 /// cache, downloading only what the cache lacks.
 enum CacheFetch {
+    /// The message for an `--origin` missing or refused.
+    static let originRefusal = "Missing or invalid '--origin <url>' (http or https)"
+
+    /// `--origin <url>`: nil when absent.
+    static let origin = TypedOption<URL?>(OriginOption.spec, default: nil) { text in
+        OriginOption.url(text).map { .success($0) } ?? .failure(OptionRefusal(message: originRefusal))
+    }
+
     static func run(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
         let spec = CacheCommand.subcommands["fetch"]!.spec
         let json = arguments.flag("--json")
-        guard let origin = arguments.value("--origin").flatMap(OriginOption.url) else {
-            return FailureJSON.usage(UsageError(message: "Missing or invalid '--origin <url>' (http or https)", command: spec), json: json)
+        let origin: URL
+        do throws(UsageError) {
+            guard let url = try arguments[Self.origin] else { throw UsageError(message: originRefusal, command: spec) }
+            origin = url
+        } catch {
+            return FailureJSON.usage(error, json: json)
         }
         let bundle: Digest
         do {

@@ -9,8 +9,8 @@ enum InitCommand {
         usage: "larder init <folder> [--font <ttf> --licence <txt>]",
         arguments: [("<folder>", "The flow's folder: created; an empty folder is filled; anything else is refused.")],
         options: [
-            OptionSpec(names: ["--font"], value: "ttf", help: "The font the flow draws with (default: DejaVu Sans from fonts-dejavu-core)."),
-            OptionSpec(names: ["--licence"], value: "txt", help: "The font's licence text, packed with it (required with --font)."),
+            Options.font.spec,
+            Options.licence.spec,
         ],
         discussion: """
             The flow's larder.json turns on the page runtime ("runtime": true: the packer adds
@@ -29,10 +29,14 @@ enum InitCommand {
         }
         if parsed.wantsHelp { Console.out(spec.helpText); return .success }
         var font = FlowScaffold.Font.dejaVuSans
-        switch (parsed.value("--font"), parsed.value("--licence")) {
-        case (nil, nil): break
-        case (let file?, let licence?): font = FlowScaffold.Font(file: file, licence: licence)
-        default: return Console.usageError(UsageError(message: "--font and --licence go together", command: spec))
+        do throws(UsageError) {
+            switch (try parsed[Options.font], try parsed[Options.licence]) {
+            case (nil, nil): break
+            case (let file?, let licence?): font = FlowScaffold.Font(file: file, licence: licence)
+            default: throw UsageError(message: "--font and --licence go together", command: spec)
+            }
+        } catch {
+            return Console.usageError(error)
         }
         let folder = parsed.positionals[0]
         do throws(PackError) { try FlowScaffold.create(at: folder, font: font) } catch {

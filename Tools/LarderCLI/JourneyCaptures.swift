@@ -8,16 +8,11 @@ import LarderTransport
 /// with `--deliver <url>` posts them there with ``HTTPCaptureSink`` (in order, each settled
 /// event removed), as an app would deliver them later.
 enum JourneyCaptures {
-    static let deliverOption = OptionSpec(
-        names: ["--deliver"], value: "url", help: "POST every queued event to this endpoint (with --key), oldest first.")
-    static let keyOption = OptionSpec(names: ["--key"], value: "key", help: "The publishable key sent with delivered events (X-Larder-Key).")
-    static let journeyOption = OptionSpec(names: ["--journey"], value: "id", help: "List only this journey's events.")
-
     static let spec = CommandSpec(
         name: "journey captures",
         overview: "List the captured events queued for delivery, or deliver them.",
         usage: "larder journey captures [--cache <dir>] [--journey <id>] [--deliver <url> --key <key>] [--json]",
-        options: [CacheCommand.cacheOption, journeyOption, deliverOption, keyOption, JourneyCommand.jsonOption],
+        options: [CacheCommand.cacheOption, Options.journey.spec, Options.deliver.spec, Options.key.spec, JourneyCommand.jsonOption],
         discussion: """
             Events keep the visitor, session, journey, revision and context they were created
             with; delivery sends them so, whatever identity is configured now. An event the
@@ -37,16 +32,20 @@ enum JourneyCaptures {
         }
         if parsed.wantsHelp { Console.out(spec.helpText); return .success }
         var delivery: (endpoint: URL, key: String)?
-        if let text = parsed.value("--deliver") {
-            guard let url = OriginOption.url(text) else {
-                return Console.usageError(UsageError(message: "Invalid '--deliver <url>': '\(text)' is not an http or https URL", command: spec))
+        let journey: String?
+        let cachePath: String
+        do throws(UsageError) {
+            if let url = try parsed[Options.deliver] {
+                guard let key = try parsed[Options.key], !key.isEmpty else {
+                    throw UsageError(message: "Missing '--key <key>' (needed by '--deliver')", command: spec)
+                }
+                delivery = (url, key)
             }
-            guard let key = parsed.value("--key"), !key.isEmpty else {
-                return Console.usageError(UsageError(message: "Missing '--key <key>' (needed by '--deliver')", command: spec))
-            }
-            delivery = (url, key)
+            journey = try parsed[Options.journey]
+            cachePath = try parsed[CacheCommand.cache]
+        } catch {
+            return Console.usageError(error)
         }
-        let cachePath = parsed.value("--cache") ?? LarderCache.defaultPath
         let path = cachePath + "/host/capture.sqlite"
         let json = parsed.flag("--json")
         do throws(CacheError) { try CacheFolder.requireExisting(cachePath) } catch { return CacheCommand.failed(error, json: json) }
@@ -73,7 +72,7 @@ enum JourneyCaptures {
             return error.code == .storage ? .failure : .unavailable
         }
         let events: [CaptureEvent]
-        do { events = try queue.pending().filter { event in parsed.value("--journey").map { event.journey == $0 } ?? true } } catch {
+        do { events = try queue.pending().filter { event in journey.map { event.journey == $0 } ?? true } } catch {
             return FailureJSON.failed(.failure, code: error.code.rawValue, message: "\(error)", path: path, json: json)
         }
         if json {

@@ -12,16 +12,15 @@ enum JourneyCommand {
     static let scopeUsage = "--origin <url> --key <key> --journey <id> [--cache <dir>] [--identity <id>] [--trust <public-key>]..."
     static let scopeOptions = [
         OriginOption.spec,
-        OptionSpec(names: ["--key"], value: "key", help: "The publishable key; it authorises showing the journey."),
-        OptionSpec(names: ["--journey"], value: "id", help: "The journey id."),
+        Options.key.spec,
+        Options.journey.spec,
         CacheCommand.cacheOption,
-        HostRuleOptions.identity,
+        HostRuleOptions.identity.spec,
         TrustOption.spec,
     ]
     static let offlineOption = OptionSpec(
         names: ["--offline"], value: nil, help: "Fail every request without touching the network, as a device offline does.")
-    static let embeddedOption = OptionSpec(
-        names: ["--embedded"], value: "archive", help: "A bundle archive shipped with the app, shown when nothing else can be.")
+    static var embeddedOption: OptionSpec { Options.embedded.spec }
     static let jsonOption = OptionSpec(names: ["--json"], value: nil, help: "Print the report as JSON.")
     static let allOption = OptionSpec(
         names: ["--all"], value: nil,
@@ -39,15 +38,7 @@ enum JourneyCommand {
     static let timeoutOption = OptionSpec(
         names: ["--timeout"], value: "duration",
         help: "How long one request of a bundle download may take; the download goes on past --deadline until the command ends (default \(DurationOption.describe(BundleFetcher.Configuration().requestTimeout))).")
-    static let rendererOptions = [
-        OptionSpec(
-            names: ["--renderer"], value: "name",
-            help: "headless (default: reads and verifies the files and fonts) or webkit (renders them in WebKitGTK)."),
-        OptionSpec(
-            names: ["--screenshot"], value: "png",
-            help: "With --renderer webkit: a PNG of the prepared (hidden) or presented screen."),
-        WebEngineSupport.viewportOption,
-    ]
+    static let rendererOptions = RendererChoice.options
 
     static let exitStatus = """
         EXIT STATUS: 0 prepared or presented (status: the state was read), 64 usage error,
@@ -154,6 +145,7 @@ enum JourneyCommand {
         let choice: RendererChoice
         let context: [String: String]
         let preview: Digest?
+        let cachePath: String
         do throws(UsageError) {
             parsed = try ParsedArguments(Array(arguments.dropFirst()), spec: subSpec, positionalCount: 0...0)
             if parsed.wantsHelp { Console.out(subSpec.helpText); return .success }
@@ -161,6 +153,7 @@ enum JourneyCommand {
             context = try Self.context(parsed, spec: subSpec)
             preview = try Self.previewBundle(parsed, spec: subSpec)
             choice = try RendererChoice(parsed, spec: subSpec)
+            cachePath = try parsed[CacheCommand.cache]
             if choice.window && preview != nil {
                 throw UsageError(message: "'--window' shows the journey's revision: it does not preview a '--bundle'", command: subSpec)
             }
@@ -175,7 +168,6 @@ enum JourneyCommand {
         let report = JourneyReport(
             action: action, journey: configuration.journeyID, json: parsed.flag("--json"), renderer: choice.name,
             key: configuration.publishableKey)
-        let cachePath = parsed.value("--cache") ?? LarderCache.defaultPath
         let renderer: any JourneyRenderer
         do { renderer = try choice.makeRenderer(engine: engine) } catch {
             Console.failure("\(shown(error))")
@@ -246,10 +238,10 @@ enum JourneyCommand {
         guard let origin = try OriginOption.typed.value(in: parsed, command: spec) else {
             throw UsageError(message: "Missing '--origin <url>'", command: spec)
         }
-        guard let key = parsed.value("--key"), !key.isEmpty else {
+        guard let key = try parsed[Options.key], !key.isEmpty else {
             throw UsageError(message: "Missing '--key <key>'", command: spec)
         }
-        guard let journey = parsed.value("--journey"), !journey.isEmpty else {
+        guard let journey = try parsed[Options.journey], !journey.isEmpty else {
             throw UsageError(message: "Missing '--journey <id>'", command: spec)
         }
         guard JourneyPublication.isValidName(journey) else {
@@ -257,14 +249,14 @@ enum JourneyCommand {
                 message: "Invalid '--journey <id>': '\(journey)' may use only letters, digits, '_', '-' and '.'", command: spec)
         }
         var configuration = JourneyConfiguration(
-            publishableKey: key, journeyID: journey, origin: origin, embeddedDefault: parsed.value("--embedded"),
+            publishableKey: key, journeyID: journey, origin: origin, embeddedDefault: try parsed[Options.embedded],
             trustedKeys: try TrustOption.keys(parsed, spec: spec))
         configuration.fetchDeadline = try DurationOption.value(deadlineOption, in: parsed, default: configuration.fetchDeadline, command: spec)
         configuration.download.requestTimeout = try DurationOption.value(
             timeoutOption, in: parsed, default: configuration.download.requestTimeout, command: spec)
-        configuration.removedJourney = try HostRuleOptions.removedJourney(parsed, command: spec)
-        configuration.startup = try HostRuleOptions.startupPolicy(parsed, command: spec)
-        configuration.identity = parsed.value(HostRuleOptions.identity.names[0]).map(JourneyIdentity.init(externalID:))
+        configuration.removedJourney = try parsed[HostRuleOptions.onRemoved]
+        configuration.startup = try parsed[HostRuleOptions.startup]
+        configuration.identity = try parsed[HostRuleOptions.identity]
         return configuration
     }
 

@@ -10,8 +10,8 @@ enum JourneyHistoryCommand {
         overview: "List every revision an origin folder published for a journey (what 'publish --rollback' chooses from).",
         usage: "larder journey history --origin <folder> --journey <id> [--json]",
         options: [
-            OptionSpec(names: ["--origin"], value: "folder", help: "The origin folder 'larder publish' writes."),
-            OptionSpec(names: ["--journey"], value: "id", help: "The journey id."),
+            Options.origin.spec,
+            Options.journey.spec,
             OptionSpec(names: ["--json"], value: nil, help: "Print the history as JSON."),
         ],
         discussion: """
@@ -29,11 +29,16 @@ enum JourneyHistoryCommand {
             return Console.usageError(error)
         }
         if parsed.wantsHelp { Console.out(spec.helpText); return .success }
-        guard let origin = parsed.value("--origin") else {
-            return Console.usageError(UsageError(message: "Missing '--origin <folder>'", command: spec))
-        }
-        guard let journey = parsed.value("--journey"), JourneyPublication.isValidJourneyID(journey) else {
-            return Console.usageError(UsageError(message: "Missing or invalid '--journey <id>'", command: spec))
+        let origin: String
+        let journey: String
+        do throws(UsageError) {
+            guard let folder = try parsed[Options.origin] else { throw UsageError(message: "Missing '--origin <folder>'", command: spec) }
+            guard let id = try parsed[Options.journey], JourneyPublication.isValidJourneyID(id) else {
+                throw UsageError(message: "Missing or invalid '--journey <id>'", command: spec)
+            }
+            (origin, journey) = (folder, id)
+        } catch {
+            return Console.usageError(error)
         }
         let history: JourneyHistory
         let current: JourneyDocument?

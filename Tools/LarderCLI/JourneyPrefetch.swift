@@ -49,6 +49,7 @@ enum JourneyPrefetch {
         }
         let parsed: ParsedArguments
         let configuration: JourneyConfiguration
+        let cachePath: String
         do throws(UsageError) {
             parsed = try ParsedArguments(rest, spec: spec, positionalCount: 0...0)
             if parsed.wantsHelp { Console.out(spec.helpText); return .success }
@@ -60,11 +61,11 @@ enum JourneyPrefetch {
                     message: "Invalid '--journey <id>': '\(journey)' may use only letters, digits, '_', '-' and '.'", command: spec)
             }
             configuration = try JourneyCommand.configuration(values, spec: spec)
+            cachePath = try parsed[CacheCommand.cache]
         } catch {
             return Console.usageError(error)
         }
         let json = parsed.flag("--json")
-        let cachePath = parsed.value("--cache") ?? LarderCache.defaultPath
         let host: JourneyHost
         do {
             host = try JourneyHost(

@@ -41,6 +41,7 @@ enum JourneyTrigger {
     static func run(_ arguments: [String]) -> ExitCode {
         let parsed: ParsedArguments
         let configuration: JourneyConfiguration
+        let cachePath: String
         var properties: [String: JSONValue] = [:]
         do throws(UsageError) {
             parsed = try ParsedArguments(arguments, spec: spec, positionalCount: 1...1)
@@ -53,12 +54,12 @@ enum JourneyTrigger {
             scoped.values["--journey"] = "triggers"
             configuration = try JourneyCommand.configuration(scoped, spec: spec)
             properties = try Self.properties(parsed)
+            cachePath = try parsed[CacheCommand.cache]
         } catch {
             return Console.usageError(error)
         }
         let event = parsed.positionals[0]
         let values = properties
-        let cachePath = parsed.value("--cache") ?? LarderCache.defaultPath
         let router: JourneyTriggers
         do {
             router = try JourneyTriggers(

@@ -14,28 +14,18 @@ enum PublishCommand {
                    larder publish --from <folder> --origin s3://<bucket>[/<prefix>] [--endpoint <url>] [--region <region>] [--virtual-host] [--acl public-read] [--json]
             """,
         arguments: [("<archive>...", "Archives written by 'larder pack'; each is verified entry by entry.")],
-        options: [
-            OptionSpec(
-                names: ["--origin"], value: "folder",
-                help: "The folder a static HTTP server serves (see Tools/origin), or s3://<bucket>[/<prefix>] for an S3 bucket."),
-            OptionSpec(names: ["--endpoint"], value: "url", help: "s3:// origins: the S3 service (default: AWS's for the region), e.g. http://127.0.0.1:9000."),
-            OptionSpec(names: ["--region"], value: "region", help: "s3:// origins: the region requests are signed for (default: AWS_REGION, else us-east-1)."),
-            OptionSpec(names: ["--virtual-host"], value: nil, help: "s3:// origins: address the bucket as <bucket>.<host> (default: <host>/<bucket>)."),
-            OptionSpec(names: ["--acl"], value: "acl", help: "s3:// origins: a canned ACL for every file, e.g. public-read for a bucket devices read directly (default: none)."),
-            OptionSpec(names: ["--from"], value: "folder", help: "s3:// origins: upload this origin folder (what 'larder publish' wrote) in the safe order."),
-            OptionSpec(names: ["--journey"], value: "id", help: "Point this journey at the last archive (a new revision if it changed)."),
-            OptionSpec(names: ["--key"], value: "publishable-key", help: "Grant this key the journey."),
+        options: [Options.origin.spec] + BucketPublish.Options.specs + [
+            Options.journey.spec,
+            Options.key.spec,
             Options.refresh.spec,
-            OptionSpec(
-                names: ["--sign"], value: "private-key",
-                help: "Sign the journey document with this key (a .pem from 'larder keys generate'); with the same bundle, renews the signature."),
-            expiresOption,
+            Options.sign.spec,
+            Options.expires.spec,
             Options.rollout.spec,
             OptionSpec(
                 names: ["--rollback"], value: nil,
                 help: "Publish a new revision pointing at an earlier bundle from the journey's history (no archive needed)."),
             Options.rollbackTarget.spec,
-            PublishTriggers.triggerOption,
+            PublishTriggers.trigger.spec,
             PublishTriggers.reentry.spec,
             OptionSpec(names: ["--json"], value: nil, help: "Print the report as JSON."),
         ],
@@ -80,10 +70,6 @@ enum PublishCommand {
             connection kept failing.
             """)
 
-    static let expiresOption = OptionSpec(
-        names: ["--expires-in"], value: "duration",
-        help: "How long devices accept the signed document, e.g. 7d, 12h (default 7d); publish again with --sign to renew.")
-
     static func run(_ arguments: [String]) -> ExitCode {
         // With --json, a failure prints one JSON object on stdout too (PublishFailureJSON).
         let json = arguments.contains("--json")
@@ -97,40 +83,56 @@ enum PublishCommand {
         }
         if parsed.wantsHelp { Console.out(spec.helpText); return .success }
         let rollback = parsed.flag("--rollback")
-        if parsed.value("--from") != nil {
-            guard parsed.positionals.isEmpty, !rollback, parsed.value("--journey") == nil else {
+        let bucketOptions: BucketPublish.Options
+        let journeyID: String?
+        let key: String?
+        do throws(UsageError) {
+            bucketOptions = try BucketPublish.Options(parsed)
+            journeyID = try parsed[Options.journey]
+            key = try parsed[Options.key]
+        } catch {
+            return usage(error)
+        }
+        if bucketOptions.from != nil {
+            guard parsed.positionals.isEmpty, !rollback, journeyID == nil else {
                 return usage(UsageError(message: "--from takes no archive, --journey or --rollback", command: spec))
             }
         } else if rollback != parsed.positionals.isEmpty {
             return usage(
                 UsageError(message: rollback ? "--rollback takes no archive" : "Missing expected argument '<archive>...'", command: spec))
         }
-        if parsed.value("--to") != nil && !rollback {
+        if parsed.isGiven(Options.rollbackTarget) && !rollback {
             return usage(UsageError(message: "--to goes with --rollback", command: spec))
         }
-        if rollback && (parsed.value("--journey") == nil || parsed.value("--key") != nil) {
+        if rollback && (journeyID == nil || key != nil) {
             return usage(UsageError(message: "--rollback needs --journey and takes no --key", command: spec))
         }
         let rollbackTarget: Int64?
-        do throws(UsageError) { rollbackTarget = try parsed[Options.rollbackTarget] } catch { return usage(error) }
-        guard let origin = parsed.value("--origin") else {
-            return usage(UsageError(message: "Missing '--origin <folder>'", command: spec))
+        let origin: String
+        let signKey: String?
+        do throws(UsageError) {
+            rollbackTarget = try parsed[Options.rollbackTarget]
+            guard let folder = try parsed[Options.origin] else { throw UsageError(message: "Missing '--origin <folder>'", command: spec) }
+            origin = folder
+            signKey = try parsed[Options.sign]
+        } catch {
+            return usage(error)
         }
         let bucket = S3Configuration.isS3Origin(origin)
-        if !bucket, let option = ["--endpoint", "--region", "--acl", "--from"].first(where: { parsed.value($0) != nil }) ?? (parsed.flag("--virtual-host") ? "--virtual-host" : nil) {
+        if !bucket, let option = bucketOptions.firstGiven {
             return usage(UsageError(message: "\(option) goes with an s3:// origin", command: spec))
         }
-        if bucket, parsed.value("--key") != nil {
+        if bucket, key != nil {
             return failed(.usage, "usage", "\(origin): \(KeysCommand.s3Refusal)")
         }
         var journey: JourneyPublication?
-        if let id = parsed.value("--journey") {
+        if let id = journeyID {
             let refresh: Int64
             do throws(UsageError) { refresh = try parsed[Options.refresh] } catch { return usage(error) }
-            journey = JourneyPublication(id: id, key: parsed.value("--key"), refresh: refresh)
+            journey = JourneyPublication(id: id, key: key, refresh: refresh)
             do throws(UsageError) { journey?.rollout = try parsed[Options.rollout] } catch { return usage(error) }
             if rollback, journey?.rollout != nil { return usage(UsageError(message: Options.rolloutRefusal, command: spec)) }
-            if let path = parsed.value("--sign") {
+            if let path = signKey {
                 let pem: [UInt8]
                 do { pem = try ReadableFile(path: path).readAll(limit: 64 << 10) } catch {
                     return failed(.noInput, "no-input", "\(path): no such key file, or it cannot be read: \(error.message)")
@@ -139,20 +141,20 @@ enum PublishCommand {
                     return failed(.dataError, error.code.rawValue, "\(path): \(error.message)")
                 }
                 do throws(UsageError) {
-                    let validity = try DurationOption.value(expiresOption, in: parsed, default: .seconds(7 * 86_400), command: spec)
+                    let validity = try parsed[Options.expires] ?? .seconds(7 * 86_400)
                     journey?.validity = max(1, validity.components.seconds)
                 } catch {
                     return usage(error)
                 }
-            } else if parsed.value("--expires-in") != nil {
+            } else if parsed.isGiven(Options.expires) {
                 return usage(UsageError(message: "--expires-in goes with --sign", command: spec))
             }
-        } else if ["--key", "--refresh", "--sign", "--expires-in", "--rollout"].contains(where: { parsed.value($0) != nil }) {
+        } else if [Options.key.spec, Options.refresh.spec, Options.sign.spec, Options.expires.spec, Options.rollout.spec].contains(where: { parsed.isGiven($0) }) {
             return usage(UsageError(message: "--key, --refresh, --sign and --rollout go with --journey", command: spec))
         }
         let triggers: TriggerPublication?
         do throws(UsageError) {
-            if rollback, !parsed.values(PublishTriggers.triggerOption.names[0]).isEmpty {
+            if rollback, try !parsed[all: PublishTriggers.trigger].isEmpty {
                 throw UsageError(message: "--trigger goes with a publish, not with --rollback", command: spec)
             }
             triggers = try PublishTriggers.parse(
@@ -176,7 +178,7 @@ enum PublishCommand {
         do {
             defer { bar.finish() }
             if bucket {
-                report = try BucketPublish.run(parsed, origin: origin, journey: journey, rollback: rollback, to: rollbackTarget, progress: progress)
+                report = try BucketPublish.run(parsed, options: bucketOptions, origin: origin, journey: journey, rollback: rollback, to: rollbackTarget, progress: progress)
             } else if rollback, let journey {
                 report = try PackFailure.reporting { () throws(PublishError) in try OriginPublisher.rollback(journey, to: rollbackTarget, origin: origin) }
             } else {

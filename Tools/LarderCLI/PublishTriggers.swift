@@ -6,9 +6,11 @@ import LarderPublish
 /// `larder publish … --journey <id> --trigger <event> [--trigger <event>]… [--reentry <policy>]`:
 /// which app events present the journey, in the origin's triggers document.
 enum PublishTriggers {
-    static let triggerOption = OptionSpec(
-        names: ["--trigger"], value: "event",
-        help: "With --journey: an app event that presents the journey (repeatable; the journey's triggers become these), e.g. checkout_started.")
+    /// Any text, checked with ``EventName`` once --journey is known to be there.
+    static let trigger = RepeatedOption<String>(
+        OptionSpec(
+            names: ["--trigger"], value: "event",
+            help: "With --journey: an app event that presents the journey (repeatable; the journey's triggers become these), e.g. checkout_started."))
     static let reentry = TypedOption<TriggerDocument.Reentry>(
         OptionSpec(
             names: ["--reentry"], value: "policy",
@@ -31,9 +33,9 @@ enum PublishTriggers {
     static func parse(_ parsed: ParsedArguments, journey: String?, signingKey: SigningKey?, validity: Int64, spec: CommandSpec) throws(UsageError)
         -> TriggerPublication?
     {
-        let events = parsed.values(triggerOption.names[0])
+        let events = try parsed[all: trigger]
         guard !events.isEmpty else {
-            if parsed.value(reentry.spec.names[0]) != nil { throw UsageError(message: "--reentry goes with --trigger", command: spec) }
+            if parsed.isGiven(reentry) { throw UsageError(message: "--reentry goes with --trigger", command: spec) }
             return nil
         }
         guard let journey else { throw UsageError(message: "--trigger goes with --journey", command: spec) }

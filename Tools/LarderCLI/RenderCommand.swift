@@ -17,11 +17,9 @@ enum RenderCommand {
             )
         ],
         options: [
-            OptionSpec(names: ["--screenshot"], value: "png", help: "Where to write the PNG (required)."),
-            WebEngineSupport.viewportOption,
-            OptionSpec(
-                names: ["--cache"], value: "dir",
-                help: "The cache (default: $XDG_CACHE_HOME/larder or ~/.cache/larder; an archive given without it goes to a temporary cache)."),
+            Options.screenshot.spec,
+            WebEngineSupport.viewport.spec,
+            Options.cache.spec,
             OptionSpec(names: ["--json"], value: nil, help: "Print the report as JSON."),
         ],
         discussion: """
@@ -46,14 +44,16 @@ enum RenderCommand {
         let parsed: ParsedArguments
         let viewport: Viewport
         let output: String
+        let cacheFolder: String?
         do throws(UsageError) {
             parsed = try ParsedArguments(arguments, spec: spec, positionalCount: 1...1)
             if parsed.wantsHelp { Console.out(spec.helpText); return .success }
-            viewport = try WebEngineSupport.viewport(parsed, spec: spec)
-            guard let path = parsed.value("--screenshot"), !path.isEmpty else {
+            viewport = try parsed[WebEngineSupport.viewport]
+            guard let path = try parsed[Options.screenshot], !path.isEmpty else {
                 throw UsageError(message: "Missing '--screenshot <png>'", command: spec)
             }
             output = path
+            cacheFolder = try parsed[Options.cache]
         } catch {
             return Console.usageError(error)
         }
@@ -76,8 +76,8 @@ enum RenderCommand {
         let cache: LarderCache
         let bundle: Digest
         do throws(CacheError) {
-            var folder = parsed.value("--cache") ?? LarderCache.defaultPath
-            if isArchive && parsed.value("--cache") == nil {
+            var folder = cacheFolder ?? LarderCache.defaultPath
+            if isArchive && cacheFolder == nil {
                 folder = FileManager.default.temporaryDirectory.appendingPathComponent("larder-render-\(getpid())-\(UUID().uuidString)").path
                 temporary = folder
             }

@@ -4,25 +4,30 @@ import LarderHost
 /// default) or `--renderer webkit`, with `--screenshot`, `--viewport` and (`present` only)
 /// `--window` for the latter.
 struct RendererChoice {
-    /// `headless` or `webkit`.
-    var name: String
+    /// `--screenshot <png>` of `journey prepare|present`.
+    static let screenshotOption = TypedOption<String?>(
+        OptionSpec(names: ["--screenshot"], value: "png", help: "With --renderer webkit: a PNG of the prepared (hidden) or presented screen."))
+    /// The options that choose the renderer, in the order of the help.
+    static let options = [Renderer.option.spec, screenshotOption.spec, WebEngineSupport.viewport.spec]
+
+    var renderer: Renderer
     var screenshot: String?
     var viewport: Viewport
     /// `--window`: present in a window of the engine's journey view (``JourneyWindow``).
     var window: Bool
 
+    /// `headless` or `webkit`.
+    var name: String { renderer.rawValue }
+
     init(_ parsed: ParsedArguments, spec: CommandSpec) throws(UsageError) {
-        name = parsed.value("--renderer") ?? "headless"
-        guard name == "headless" || name == "webkit" else {
-            throw UsageError(message: "Invalid '--renderer <name>': '\(name)' (headless or webkit)", command: spec)
-        }
-        screenshot = parsed.value("--screenshot")
-        viewport = try WebEngineSupport.viewport(parsed, spec: spec)
+        renderer = try parsed[Renderer.option]
+        screenshot = try parsed[Self.screenshotOption]
+        viewport = try parsed[WebEngineSupport.viewport]
         window = parsed.flag(JourneyWindow.option.names[0])
-        if window && name != "webkit" { throw UsageError(message: "'--window' needs '--renderer webkit'", command: spec) }
-        if name == "headless" {
+        if window && renderer != .webkit { throw UsageError(message: "'--window' needs '--renderer webkit'", command: spec) }
+        if renderer == .headless {
             if screenshot != nil { throw UsageError(message: "'--screenshot' needs '--renderer webkit'", command: spec) }
-            if parsed.value("--viewport") != nil { throw UsageError(message: "'--viewport' needs '--renderer webkit'", command: spec) }
+            if parsed.isGiven(WebEngineSupport.viewport) { throw UsageError(message: "'--viewport' needs '--renderer webkit'", command: spec) }
         }
         if screenshot?.isEmpty == true { throw UsageError(message: "Missing value for '--screenshot <png>'", command: spec) }
     }
@@ -33,7 +38,7 @@ struct RendererChoice {
     /// - Throws: ``HostError/Code/renderer`` when the engine's program or a display cannot
     ///   be started.
     func makeRenderer(engine: any WebEngineRunner) throws(HostError) -> any JourneyRenderer {
-        guard name == "webkit" else { return HeadlessRenderer() }
+        guard renderer == .webkit else { return HeadlessRenderer() }
         try engine.takeOver()
         _ = try engine.display()
         return try engine.makeRenderer(viewport: viewport)

@@ -11,6 +11,11 @@ struct RepeatedOption<Element: Sendable>: Sendable {
         self.convert = convert
     }
 
+    /// A repeatable text option: every text is a value.
+    init(_ spec: OptionSpec) where Element == String {
+        self.init(spec) { .success($0) }
+    }
+
     /// Every value given, in order; none when the option is absent.
     /// - Throws: the usage error for the first text the option refuses, with its message and
     ///   `command`'s usage.

@@ -53,3 +53,11 @@ extension ParsedArguments {
         get throws(UsageError) { try option.value(in: self, command: command) }
     }
 }
+
+extension ParsedArguments {
+    /// Whether the option was given, whatever its text (its conversion is not run).
+    func isGiven(_ option: OptionSpec) -> Bool { value(option.names.last!) != nil }
+
+    /// Whether the option was given, whatever its text (its conversion is not run).
+    func isGiven<Value>(_ option: TypedOption<Value>) -> Bool { isGiven(option.spec) }
+}

@@ -7,9 +7,7 @@ enum VerifyCommand {
         usage: "larder verify <archive> [--digest <sha256:hex>] [--json]",
         arguments: [("<archive>", "A .tar.gz written by 'larder pack'.")],
         options: [
-            OptionSpec(
-                names: ["--digest"], value: "sha256:hex",
-                help: "The bundle digest to expect (default: from a <hex>.tar.gz file name)."),
+            Options.digest.spec,
             OptionSpec(names: ["--json"], value: nil, help: "Print the report as JSON."),
         ],
         discussion: "EXIT STATUS: 0 intact, 64 usage error, 65 verification failed (each problem names its entry), 66 no such file.")
@@ -21,12 +19,8 @@ enum VerifyCommand {
             return FailureJSON.usage(error, json: json)
         }
         if parsed.wantsHelp { Console.out(spec.helpText); return .success }
-        var expected: Digest?
-        if let text = parsed.value("--digest") {
-            do { expected = try Digest(parsing: text) } catch {
-                return FailureJSON.usage(UsageError(message: error.message, command: spec), json: json)
-            }
-        }
+        let expected: Digest?
+        do throws(UsageError) { expected = try parsed[Options.digest] } catch { return FailureJSON.usage(error, json: json) }
         let path = parsed.positionals[0]
         let report: VerificationReport
         do { report = try BundleVerifier.verify(archiveAt: path, expectedDigest: expected) } catch {

@@ -4,23 +4,20 @@ import LarderHost
 
 /// What the commands that use the web engine share: the viewport option and PNG output.
 enum WebEngineSupport {
-    static let viewportOption = OptionSpec(
-        names: ["--viewport"], value: "WxH", help: "The page's size in CSS pixels (default: 430x932).")
-    static let screenshotOption = OptionSpec(names: ["--screenshot"], value: "png", help: "Write a PNG of the screen to this file.")
+    /// `--viewport <WxH>`; the phone's when not given.
+    static let viewport = TypedOption<Viewport>(
+        OptionSpec(names: ["--viewport"], value: "WxH", help: "The page's size in CSS pixels (default: 430x932)."), default: .phone
+    ) { text in
+        guard let viewport = Viewport(parsing: text) else {
+            return .failure(OptionRefusal(message: "Invalid '--viewport <WxH>': '\(text)' (for example 430x932, each 1 to 8192)"))
+        }
+        return .success(viewport)
+    }
 
     static let displayNote = """
         The web engine is WebKitGTK. Without DISPLAY, larder starts Xvfb on a free display for
         the run; it stops when larder exits.
         """
-
-    /// Parses `--viewport`.
-    static func viewport(_ parsed: ParsedArguments, spec: CommandSpec) throws(UsageError) -> Viewport {
-        guard let text = parsed.value("--viewport") else { return .phone }
-        guard let viewport = Viewport(parsing: text) else {
-            throw UsageError(message: "Invalid '--viewport <WxH>': '\(text)' (for example 430x932, each 1 to 8192)", command: spec)
-        }
-        return viewport
-    }
 
     /// Writes PNG bytes through a temporary file and a rename.
     static func write(_ png: [UInt8], to path: String) throws(FormatError) {

@@ -12,7 +12,7 @@ enum PreviewCommand {
         overview: "Serve a flow's source folder on 127.0.0.1 as a device loads it, with a bridge log, and reload it on every change.",
         usage: "larder preview <folder> [--port <port>]",
         arguments: [("<folder>", "The flow's source folder (with its larder.json).")],
-        options: [OptionSpec(names: ["--port"], value: "port", help: "The port on 127.0.0.1 (default: 4173; 0: any free port).")],
+        options: [Options.port.spec],
         discussion: """
             The folder is packed through the real pipeline (the packer and its font cache) and
             served from the archive as a device loads it: the device's Content-Security-Policy,
@@ -34,10 +34,8 @@ enum PreviewCommand {
             return Console.usageError(error)
         }
         if parsed.wantsHelp { Console.out(spec.helpText); return .success }
-        let portText = parsed.value("--port") ?? "4173"
-        guard let port = Int(portText), (0...65535).contains(port) else {
-            return Console.usageError(UsageError(message: "Invalid '--port': '\(portText)' is not a port from 0 to 65535", command: spec))
-        }
+        let port: Int
+        do throws(UsageError) { port = try parsed[Options.port] } catch { return Console.usageError(error) }
         let source = parsed.positionals[0]
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: source, isDirectory: &isFolder), isFolder.boolValue else {
