@@ -1,5 +1,6 @@
 import Foundation
 import LarderFormat
+import LarderTestSupport
 import Testing
 @testable import LarderPack
 

@@ -1,46 +1,7 @@
-import Foundation
 import LarderTestSupport
 @testable import LarderPack
 
-/// A scratch source folder for one test, removed when the test ends.
-final class SourceFolder {
-    let root: String
-    let output: String
-
-    init(_ files: [String: String] = [:]) throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("larder-pack-\(UUID().uuidString)").path
-        root = base + "/src"
-        output = base + "/out"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        for (path, text) in files { try write(path, Array(text.utf8)) }
-    }
-
-    deinit {
-        let base = (root as NSString).deletingLastPathComponent
-        do { try FileManager.default.removeItem(atPath: base) } catch { print("could not remove \(base): \(error)") }
-    }
-
-    func write(_ path: String, _ bytes: [UInt8]) throws {
-        let url = URL(fileURLWithPath: root + "/" + path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(bytes).write(to: url)
-    }
-
-    /// Gives every file and folder under the root these permissions.
-    func setModes(file: Int, folder: Int) throws {
-        let manager = FileManager.default
-        for path in try manager.subpathsOfDirectory(atPath: root) {
-            var isFolder: ObjCBool = false
-            _ = manager.fileExists(atPath: root + "/" + path, isDirectory: &isFolder)
-            try manager.setAttributes([.posixPermissions: isFolder.boolValue ? folder : file], ofItemAtPath: root + "/" + path)
-        }
-    }
-
-    /// Files left in the output folder (none after a failure).
-    var outputFiles: [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []
-    }
-
+extension SourceFolder {
     /// Packs, expecting failure; returns the errors.
     func packFailure(strict: Bool = false) -> [PackError] {
         do {
@@ -51,4 +12,3 @@ final class SourceFolder {
         }
     }
 }
-

@@ -4,6 +4,7 @@ import LarderFormat
 import LarderPack
 @testable import LarderPublish
 import LarderSystem
+import LarderTestSupport
 import Testing
 
 /// The origin's lock: publishers at once on one journey each get a revision of their own (none

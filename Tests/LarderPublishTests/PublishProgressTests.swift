@@ -3,6 +3,7 @@ import LarderFormat
 import LarderPack
 import LarderPublish
 import LarderSystem
+import LarderTestSupport
 import Testing
 
 /// A publish's progress callback sees the bytes written rise to the total, and changes nothing

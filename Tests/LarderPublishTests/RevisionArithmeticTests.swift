@@ -2,6 +2,7 @@ import Foundation
 import LarderFormat
 import LarderPack
 @testable import LarderPublish
+import LarderTestSupport
 import Testing
 
 /// Issue 20: revision arithmetic never traps. An origin whose document is at `Int64.max` (which
