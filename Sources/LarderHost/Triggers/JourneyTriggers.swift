@@ -25,14 +25,8 @@ public actor JourneyTriggers {
     /// The base configuration: key, origin, person, trusted keys and the host rules; each
     /// journey's host gets it with its own journey id.
     public private(set) var configuration: JourneyConfiguration
-    let cache: LarderCache
-    let storage: String
-    let transport: any HTTPTransport
-    let clock: any HostClock
-    let captureSink: (any CaptureSink)?
-    let coordinator: PresentationCoordinator
-    let connectivity: (any ConnectivitySignal)?
-    let makeRenderer: @Sendable (String) -> any JourneyRenderer
+    /// What the hosts it makes share (cache, storage, transport, clock, coordinator, …).
+    let parts: TriggerHostParts
     let store: TriggerStore
     /// This router in its coordinator's group.
     let id = UUID()
@@ -45,6 +39,10 @@ public actor JourneyTriggers {
     /// The last stored document whose signature checked out, and the keys it was checked against.
     private(set) var verified: (document: TriggerDocument, keys: [PublicKey])?
     private var disposed = false
+
+    var clock: any HostClock { parts.clock }
+    nonisolated var coordinator: PresentationCoordinator { parts.coordinator }
+    var transport: any HTTPTransport { parts.transport }
 
     /// Whether ``dispose()`` was called.
     var isDisposed: Bool { disposed }
@@ -83,14 +81,9 @@ public actor JourneyTriggers {
                 storage: HostStorageError(.folder, "cannot create the folder: \(error)", path: storage), "cannot create the trigger state folder")
         }
         self.configuration = configuration
-        self.cache = cache
-        self.storage = storage
-        self.transport = transport
-        self.clock = clock
-        self.captureSink = captureSink
-        self.coordinator = coordinator
-        self.connectivity = connectivity
-        self.makeRenderer = renderer
+        self.parts = TriggerHostParts(
+            cache: cache, storage: storage, transport: transport, clock: clock, captureSink: captureSink, coordinator: coordinator,
+            connectivity: connectivity, makeRenderer: renderer)
         self.store = try TriggerStore(path: storage + "/triggers.sqlite")
         coordinator.join(
             id,
@@ -172,11 +165,7 @@ public actor JourneyTriggers {
     public func host(for journey: String) throws(HostError) -> JourneyHost {
         guard !disposed else { throw HostError(.disposed, "the trigger router was disposed") }
         if let host = hosts[journey] { return host }
-        var scoped = configuration
-        scoped.journeyID = journey
-        let host = try JourneyHost(
-            configuration: scoped, cache: cache, renderer: makeRenderer(journey), storage: storage, transport: transport, clock: clock,
-            captureSink: captureSink, coordinator: coordinator, connectivity: connectivity)
+        let host = try parts.host(for: journey, base: configuration)
         hosts[journey] = host
         return host
     }
