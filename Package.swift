@@ -94,10 +94,11 @@ let package = Package(
             dependencies: ["LarderFormat", "LarderSystem", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
         // Fetching bundles from an origin into the cache, over LarderTransport's HTTP.
         .target(name: "LarderFetch", dependencies: ["LarderTransport", "LarderCache", "LarderFormat", "LarderSystem"]),
-        // Publishing to an S3 bucket: requests signed by libcurl (AWS Signature V4).
+        // Publishing to an S3 bucket: requests signed by libcurl (AWS Signature V4), on
+        // LarderTransport's libcurl setup and response-head parser.
         .target(
             name: "LarderS3",
-            dependencies: ["LarderPublish", "LarderFormat", "LarderSystem", "CCrypto", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
+            dependencies: ["LarderPublish", "LarderTransport", "LarderFormat", "LarderSystem", "CCrypto", .target(name: "CCurl", condition: .when(platforms: [.linux]))]),
         .target(
             name: "LarderHost",
             dependencies: [

@@ -2,6 +2,7 @@
 import CCurl
 import Foundation
 import LarderFormat
+import LarderTransport
 
 /// What an S3 request sends as its body: nothing, bytes in memory (a journey document), or a
 /// local file read as it goes out (`CURLOPT_UPLOAD` with a read callback; memory stays at
@@ -33,6 +34,12 @@ struct S3ConnectionFailure: Error, Sendable {
 
     var message: String
     var kind = Kind.connection
+
+    /// The message for an answer whose headers were refused past the bound, or that libcurl
+    /// refused for a line past its own (100 KiB: its "Out of memory").
+    static var headersTooLarge: String {
+        "the answer's headers were larger than \(ResponseHead.maximumBytes >> 10) KiB (an S3 service sends a few hundred bytes); the endpoint is not answering as an S3 service does"
+    }
 }
 
 /// One signed HTTP request on a libcurl easy handle, performed on the calling thread
@@ -53,8 +60,9 @@ final class S3Request {
     private let timeout: Duration
     private let stallTimeout: Duration
 
-    private var head = S3AnswerHead()
-    private var headTooLarge = false
+    private var head = ResponseHead()
+    private let errorBuffer = CurlErrorBuffer()
+    private var headerList: CurlHeaderList?
     private var answerBody: [UInt8] = []
     private var file: ReadableFile?
     private var bytesOffset = 0
@@ -93,35 +101,16 @@ final class S3Request {
         guard let easy = connections.take() else { throw S3ConnectionFailure(message: "libcurl cannot make a handle") }
         var completed = false
         defer { connections.giveBack(easy, reusable: completed) }
-        var list: UnsafeMutablePointer<curl_slist>?
-        defer { curl_slist_free_all(list) }
         // libcurl adds `Expect: 100-continue` to large uploads after signing; an empty
         // `Expect:` to suppress it would be signed, and S3 services do not see it.
-        for line in headers {
-            guard let appended = curl_slist_append(list, line) else { throw S3ConnectionFailure(message: "libcurl cannot hold the request headers") }
-            list = appended
-        }
-        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
-        defer { errorBuffer.deallocate() }
-        errorBuffer[0] = 0
+        guard let headerList = CurlHeaderList(headers) else { throw S3ConnectionFailure(message: "libcurl cannot hold the request headers") }
+        self.headerList = headerList
         let context = Unmanaged.passUnretained(self).toOpaque()
-        let seconds = Int(timeout.components.seconds)
-        var codes: [CURLcode] = [
-            larder_easy_set_string(easy, CURLOPT_URL, url),
-            larder_easy_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"),
-            larder_easy_set_long(easy, CURLOPT_NOSIGNAL, 1),
-            larder_easy_set_long(easy, CURLOPT_EXPECT_100_TIMEOUT_MS, 200),
-            larder_easy_set_long(easy, CURLOPT_TIMEOUT, max(1, seconds)),
-            larder_easy_set_long(easy, CURLOPT_CONNECTTIMEOUT, min(max(1, seconds), 10)),
-            larder_easy_set_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1),
-            larder_easy_set_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(stallTimeout.components.seconds))),
-            larder_easy_set_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer),
-            larder_easy_set_write_function(easy, CURLOPT_HEADERFUNCTION, s3HeaderCallback),
-            larder_easy_set_pointer(easy, CURLOPT_HEADERDATA, context),
-            larder_easy_set_write_function(easy, CURLOPT_WRITEFUNCTION, s3WriteCallback),
-            larder_easy_set_pointer(easy, CURLOPT_WRITEDATA, context),
-            larder_easy_set_list(easy, CURLOPT_HTTPHEADER, list),
-        ]
+        // A stall: not one byte a second for the stall timeout.
+        let setup = CurlEasySetup(
+            url: url, timeout: timeout, minimumSpeed: HTTPRequest.MinimumSpeed(bytesPerSecond: 1, window: stallTimeout), errorBuffer: errorBuffer,
+            headers: headerList, context: context, headerFunction: s3HeaderCallback, writeFunction: s3WriteCallback)
+        var codes = setup.apply(to: easy) + [larder_easy_set_long(easy, CURLOPT_EXPECT_100_TIMEOUT_MS, 200)]
         if let signing, let userPassword {
             codes.append(larder_easy_set_string(easy, CURLOPT_AWS_SIGV4, signing))
             codes.append(larder_easy_set_string(easy, CURLOPT_USERPWD, userPassword))
@@ -139,22 +128,17 @@ final class S3Request {
             try open(path, offset: offset, length: length, wholeFile: false)
             codes += upload(easy, size: length, context: context)
         }
-        if let failed = codes.first(where: { $0 != CURLE_OK }) {
-            throw S3ConnectionFailure(message: "libcurl refused an option: \(String(cString: curl_easy_strerror(failed)))")
-        }
+        if let refusal = CurlEasySetup.refusal(codes) { throw S3ConnectionFailure(message: refusal) }
         let code = curl_easy_perform(easy)
         file = nil
         if let readFailure { throw S3ConnectionFailure(message: readFailure, kind: .source) }
         if let answerFailure { throw S3ConnectionFailure(message: answerFailure) }
         // libcurl refuses a header line past 100 KiB itself, as "Out of memory" (7.88) or
         // CURLE_TOO_LARGE (100, from 8.6).
-        if headTooLarge || (!head.isComplete && (code == CURLE_OUT_OF_MEMORY || code.rawValue == 100)) {
-            throw S3ConnectionFailure(message: S3AnswerHead.tooLarge, kind: .answer)
+        if head.isOverflowed || (!head.isComplete && (code == CURLE_OUT_OF_MEMORY || code.rawValue == 100)) {
+            throw S3ConnectionFailure(message: S3ConnectionFailure.headersTooLarge, kind: .answer)
         }
-        guard code == CURLE_OK else {
-            let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
-            throw S3ConnectionFailure(message: detail)
-        }
+        guard code == CURLE_OK else { throw S3ConnectionFailure(message: errorBuffer.detail(for: code)) }
         completed = true
         var sent: [UInt8]?
         switch body {
@@ -205,13 +189,7 @@ final class S3Request {
     // MARK: Callbacks
 
     /// One header line; false past the bound (libcurl then ends the transfer).
-    fileprivate func header(_ line: UnsafeRawBufferPointer) -> Bool {
-        guard head.add(line) else {
-            headTooLarge = true
-            return false
-        }
-        return true
-    }
+    fileprivate func header(_ line: UnsafeRawBufferPointer) -> Bool { head.add(line) != nil }
 
     fileprivate func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard answerBody.count + bytes.count <= Self.maximumBodyBytes else {

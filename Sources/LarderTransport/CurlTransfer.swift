@@ -12,8 +12,6 @@ import Synchronization
 /// only the loop thread touches it (the loop's inbox mutex orders the two), except
 /// ``cancel()``, an atomic flag, and ``outcome()``, which the caller reads once resumed.
 final class CurlTransfer: @unchecked Sendable {
-    /// Header bytes one response may have.
-    static let maximumHeaderBytes = 64 << 10
     /// Redirects one request may follow (each within its origin: ``RedirectRule``).
     static let maximumRedirects = 5
 
@@ -27,11 +25,9 @@ final class CurlTransfer: @unchecked Sendable {
     private let handoff = Locked<Result<HTTPResponse, TransportError>?>(nil)
 
     private var easy: UnsafeMutableRawPointer?
-    private var headerList: UnsafeMutablePointer<curl_slist>?
-    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
-    private var status = 0
-    private var headers: [String: String] = [:]
-    private var headerBytes = 0
+    private var headerList: CurlHeaderList?
+    private let errorBuffer = CurlErrorBuffer()
+    private var head = ResponseHead()
     private var begun = false
     private var bodyBytes: Int64 = 0
     /// Why a callback stopped the transfer.
@@ -44,10 +40,7 @@ final class CurlTransfer: @unchecked Sendable {
     init(request: HTTPRequest, sink: any ResponseSink) {
         self.request = request
         self.sink = sink
-        errorBuffer[0] = 0
     }
-
-    deinit { errorBuffer.deallocate() }
 
     var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
@@ -63,31 +56,25 @@ final class CurlTransfer: @unchecked Sendable {
         current = parsed
         guard let easy = curl_easy_init() else { throw TransportError(.connection, "libcurl cannot make a handle", url: request.url) }
         self.easy = easy
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        var codes: [CURLcode] = [
-            larder_easy_set_string(easy, CURLOPT_URL, request.url.absoluteString),
-            larder_easy_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"),
+        // No `Expect: 100-continue` round trip before a body.
+        guard let headerList = CurlHeaderList(request.headers.map { "\($0.key): \($0.value)" } + ["Expect:"]) else {
+            throw TransportError(.connection, "libcurl cannot hold the request headers", url: request.url)
+        }
+        self.headerList = headerList
+        let setup = CurlEasySetup(
+            url: request.url.absoluteString, timeout: request.timeout, minimumSpeed: request.minimumSpeed, errorBuffer: errorBuffer, headers: headerList,
+            context: Unmanaged.passUnretained(self).toOpaque(), headerFunction: curlHeaderCallback, writeFunction: curlWriteCallback)
+        var codes = setup.apply(to: easy)
+        codes += [
             // A redirect keeps the request's scheme (no https to http); the header callback
             // refuses any other origin before libcurl follows it.
             larder_easy_set_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, origin.scheme),
             larder_easy_set_long(easy, CURLOPT_FOLLOWLOCATION, 1),
             larder_easy_set_long(easy, CURLOPT_MAXREDIRS, Self.maximumRedirects),
-            larder_easy_set_long(easy, CURLOPT_NOSIGNAL, 1),
-            larder_easy_set_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout)),
-            larder_easy_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(min(request.timeout, .seconds(10)))),
             larder_easy_set_offset(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maximumBodyBytes)),
             larder_easy_set_long(easy, CURLOPT_BUFFERSIZE, 128 << 10),
-            larder_easy_set_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer),
-            larder_easy_set_write_function(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback),
-            larder_easy_set_pointer(easy, CURLOPT_HEADERDATA, context),
-            larder_easy_set_write_function(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback),
-            larder_easy_set_pointer(easy, CURLOPT_WRITEDATA, context),
         ]
         if request.acceptsCompression { codes.append(larder_easy_set_string(easy, CURLOPT_ACCEPT_ENCODING, "gzip")) }
-        if let speed = request.minimumSpeed {
-            codes.append(larder_easy_set_long(easy, CURLOPT_LOW_SPEED_LIMIT, max(1, speed.bytesPerSecond)))
-            codes.append(larder_easy_set_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(speed.window.components.seconds))))
-        }
         switch request.method {
         case "GET": break
         case "HEAD": codes.append(larder_easy_set_long(easy, CURLOPT_NOBODY, 1))
@@ -98,45 +85,23 @@ final class CurlTransfer: @unchecked Sendable {
             codes.append(larder_easy_set_offset(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
             codes.append(body.withUnsafeBytes { bytes in
                 // COPYPOSTFIELDS copies POSTFIELDSIZE bytes, so the Data need not outlive the call.
-                larder_easy_set_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(errorBuffer)))
+                larder_easy_set_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(errorBuffer.pointer)))
             })
         }
-        // No `Expect: 100-continue` round trip before a body.
-        for line in request.headers.map({ "\($0.key): \($0.value)" }) + ["Expect:"] {
-            guard let list = curl_slist_append(headerList, line) else {
-                throw TransportError(.connection, "libcurl cannot hold the request headers", url: request.url)
-            }
-            headerList = list
-        }
-        codes.append(larder_easy_set_list(easy, CURLOPT_HTTPHEADER, headerList))
-        if let failed = codes.first(where: { $0 != CURLE_OK }) {
-            throw TransportError(.connection, "libcurl refused an option: \(String(cString: curl_easy_strerror(failed)))", url: request.url)
-        }
+        if let refusal = CurlEasySetup.refusal(codes) { throw TransportError(.connection, refusal, url: request.url) }
         return easy
     }
 
     // MARK: Callbacks (loop thread)
 
     /// One header line, status lines included (each starts a new response: a redirect, a
-    /// `100 Continue`).
+    /// `100 Continue`; ``ResponseHead``).
     fileprivate func header(_ line: UnsafeRawBufferPointer) -> Bool {
-        headerBytes += line.count
-        guard headerBytes <= Self.maximumHeaderBytes else {
-            failure = TransportError(.tooLarge, "the response's header fields pass \(Self.maximumHeaderBytes) bytes", url: request.url)
+        guard let read = head.add(line) else {
+            failure = TransportError(.tooLarge, "the response's header fields pass \(ResponseHead.maximumBytes) bytes", url: request.url)
             return false
         }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.hasPrefix("HTTP/") {
-            let fields = text.split(separator: " ", maxSplits: 2)
-            status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
-            headers = [:]
-            headerBytes = line.count
-        } else if let colon = text.firstIndex(of: ":") {
-            let name = text[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-            let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            headers[name] = headers[name].map { $0 + ", " + value } ?? value
-            if name == "location", (300..<400).contains(status) { return mayFollow(value) }
-        }
+        if case .field("location", let value) = read, (300..<400).contains(head.status) { return mayFollow(value) }
         return true
     }
 
@@ -172,12 +137,12 @@ final class CurlTransfer: @unchecked Sendable {
     /// Hands the final response's head to the sink, refusing encodings nobody asked for.
     private func begin() throws(TransportError) {
         begun = true
-        if let encoding = headers["content-encoding"]?.lowercased(), encoding != "identity" {
+        if let encoding = head.fields["content-encoding"]?.lowercased(), encoding != "identity" {
             guard request.acceptsCompression, encoding == "gzip" else {
                 throw TransportError(.unexpectedEncoding, "the body came with Content-Encoding '\(encoding)', which was not asked for", url: request.url)
             }
         }
-        try sink.begin(status: status, headers: headers)
+        try sink.begin(status: head.status, headers: head.fields)
     }
 
     // MARK: Finishing (loop thread)
@@ -189,7 +154,7 @@ final class CurlTransfer: @unchecked Sendable {
                 if !begun { try begin() }
                 var wire: curl_off_t = 0
                 if let easy { _ = larder_easy_get_offset(easy, CURLINFO_SIZE_DOWNLOAD_T, &wire) }
-                finish(.success(HTTPResponse(status: status, headers: headers, body: Data(), wireBytes: Int64(wire))))
+                finish(.success(HTTPResponse(status: head.status, headers: head.fields, body: Data(), wireBytes: Int64(wire))))
             } catch {
                 finish(.failure(error))
             }
@@ -205,7 +170,6 @@ final class CurlTransfer: @unchecked Sendable {
     func finish(_ outcome: Result<HTTPResponse, TransportError>) {
         if let easy { curl_easy_cleanup(easy) }
         easy = nil
-        curl_slist_free_all(headerList)
         headerList = nil
         handoff.withLock { $0 = outcome }
         continuation?.resume()
@@ -219,13 +183,13 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The error for a failed libcurl result.
     private func error(for code: CURLcode) -> TransportError {
-        let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
+        let detail = errorBuffer.detail(for: code)
         let url = request.url
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
             var elapsed: curl_off_t = 0
             if let easy { _ = larder_easy_get_offset(easy, CURLINFO_TOTAL_TIME_T, &elapsed) }
-            let limit = Int64(Self.milliseconds(request.timeout)) * 1000
+            let limit = Int64(CurlEasySetup.milliseconds(request.timeout)) * 1000
             if let speed = request.minimumSpeed, Int64(elapsed) < limit - 100_000 {
                 return TransportError(.tooSlow, "fewer than \(speed.bytesPerSecond) bytes a second arrived for \(DurationText.describe(speed.window))", url: url)
             }
@@ -246,11 +210,6 @@ final class CurlTransfer: @unchecked Sendable {
         default:
             return TransportError(.connection, "connection failed: \(detail)", url: url)
         }
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return max(1, Int(clamping: seconds) &* 1000 + Int(attoseconds / 1_000_000_000_000_000))
     }
 }
 

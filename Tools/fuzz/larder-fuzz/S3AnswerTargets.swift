@@ -1,10 +1,11 @@
 import Foundation
 import LarderPublish
 import LarderS3
+import LarderTransport
 
 /// What an S3 service (or anything answering as one) sends back, as LarderS3 reads it: the
-/// header lines (``S3AnswerHead``), the ETag (``S3ETag``), the XML values of error documents,
-/// `InitiateMultipartUploadResult` and the listings (``S3Answer/element(_:in:)``), and the
+/// header lines (LarderTransport's ``ResponseHead``), the ETag (``S3ETag``), the XML values of
+/// error documents, `InitiateMultipartUploadResult` and the listings (``S3Answer/element(_:in:)``), and the
 /// typed errors made of them (``S3Client/refusal(_:_:_:)``, ``S3Client/unexpected(_:_:_:)``).
 ///
 /// Input: header lines, a blank line (`\r\n\r\n` or `\n\n`), then the body. The client's
@@ -31,19 +32,19 @@ enum S3AnswerTargets {
 
     static let answers = FuzzTarget(
         name: "s3-answers",
-        summary: "S3AnswerHead, S3Answer.element, S3ETag, S3Client's errors; bounded head, fields print back, XML values round-trip, no secret in a message",
+        summary: "ResponseHead, S3Answer.element, S3ETag, S3Client's errors; bounded head, fields print back, XML values round-trip, no secret in a message",
         maximumLength: 16 << 10,
         run: { bytes in
             let (headBytes, body) = split(Array(bytes))
-            var head = S3AnswerHead()
+            var head = ResponseHead()
             var refused = false
             for line in lines(headBytes) {
                 let before = (head.status, head.fields, head.bytes)
-                let added = line.withUnsafeBytes { head.add($0) }
+                let added = line.withUnsafeBytes { head.add($0) } != nil
                 require(added || (head.status == before.0 && head.fields == before.1 && head.bytes == before.2), "a refused line changed the head")
                 require(!refused || !added, "a line was taken after one was refused")
                 refused = refused || !added
-                require(head.bytes <= S3AnswerHead.maximumBytes, "the head holds \(head.bytes) bytes")
+                require(head.bytes <= ResponseHead.maximumBytes, "the head holds \(head.bytes) bytes")
             }
             checkFieldsPrintBack(head)
             let answer = S3Answer(status: head.status, headers: head.fields, body: body)
@@ -56,11 +57,11 @@ enum S3AnswerTargets {
     // MARK: Invariants
 
     /// The fields, printed as lines again, parse to themselves.
-    static func checkFieldsPrintBack(_ head: S3AnswerHead) {
-        var again = S3AnswerHead()
+    static func checkFieldsPrintBack(_ head: ResponseHead) {
+        var again = ResponseHead()
         let lines = ["HTTP/1.1 \(head.status) X\r\n"] + head.fields.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\r\n" } + ["\r\n"]
         for line in lines {
-            let added = Array(line.utf8).withUnsafeBytes { again.add($0) }
+            let added = Array(line.utf8).withUnsafeBytes { again.add($0) } != nil
             guard added else { return }  // printing may exceed the bound the input kept to
         }
         require(again.status == head.status, "status \(head.status) reads back as \(again.status)")
