@@ -197,4 +197,21 @@ import Testing
         _ = try preview.edit("screen-2.html") { $0.replacingOccurrences(of: "<body><img src=\"images/missing.png\"", with: "<body") }
         #expect((try preview.status()["errors"] as? [String])?.isEmpty == true)
     }
+
+    /// The preview decodes `/flow/` paths by the device's rule (`URLPath`): an escape a device
+    /// serves is served, one a device refuses is refused here too, not decoded leniently.
+    @Test func flowPathsAreDecodedAsADeviceDecodesThem() throws {
+        let preview = try Preview(sample: "onboarding")
+        func status(_ path: String) throws -> String {
+            String(decoding: try CLI.shell("curl -s -o /dev/null -w '%{http_code}' --max-time 10 '\(preview.base)\(path)'"), as: UTF8.self)
+        }
+        #expect(try status("flow/index.html") == "200")
+        #expect(try status("flow/index%2Ehtml") == "200")
+        #expect(try status("flow/index.html%") == "400")
+        #expect(try status("flow/index.html%zz") == "400")
+        #expect(try status("flow/%C3%28.html") == "400")
+        #expect(try status("flow/..%2Findex.html") == "400")
+        let body = String(decoding: try CLI.shell("curl -s --max-time 10 '\(preview.base)flow/index.html%zz'"), as: UTF8.self)
+        #expect(body.contains("malformed percent-encoding"), "\(body)")
+    }
 }

@@ -122,13 +122,18 @@ final class PreviewSite: Sendable {
         guard let manifest = build.manifest else {
             return Self.text(503, "text/html; charset=utf-8", PreviewPages.errors(build.errors), policy: true)
         }
-        let path = encoded.removingPercentEncoding ?? encoded
+        // The device's rule for `larder:` paths (strict percent-decoding, NFC, a bundle path),
+        // so the preview refuses what a device would.
+        let path: String
+        do throws(FormatError) { path = try URLPath.bundlePath(decoding: encoded[...]) } catch {
+            return Self.text(400, "text/plain", "\(error.description)\n", policy: true)
+        }
         guard let file = manifest.file(at: path), var bytes = build.files[path] else {
             return Self.text(404, "text/plain", "the bundle has no file '\(path)'\n", policy: true)
         }
         if file.role == .document || file.role == .style {
             var text = String(decoding: bytes, as: UTF8.self)
-            text = text.replacingOccurrences(of: "larder-font://sha256/", with: "/__larder/font/sha256/")
+            text = text.replacingOccurrences(of: FontURL.prefix, with: "/__larder/font/sha256/")
             if file.role == .document { text = PreviewPages.injectBridge(into: text) }
             bytes = Array(text.utf8)
         }
