@@ -128,6 +128,24 @@ extension CacheIndex {
         return try query.step() && query.int(0) != 0
     }
 
+    /// Which of `objects` a bundle uses and are not quarantined: one pass over the files
+    /// however many are asked about (the digests go in as one JSON array, `json_each`), where
+    /// ``isStored(_:)`` is a pass per object. There is no index by object: it would cost every
+    /// install a write.
+    func stored(among objects: Set<Digest>) throws(CacheError) -> Set<Digest> {
+        // Digests print as `sha256:<hex>`: nothing in them needs escaping in JSON.
+        let list = "[" + objects.sorted().map { "\"\($0.description)\"" }.joined(separator: ",") + "]"
+        let query = try database.prepare(
+            """
+            SELECT DISTINCT object FROM files WHERE object IN (SELECT value FROM json_each(?1))
+                AND object NOT IN (SELECT digest FROM quarantined)
+            """)
+        try query.bind(.text(list))
+        var found = Set<Digest>()
+        while try query.step() { found.insert(try query.digest(0)) }
+        return found
+    }
+
     /// The bundles that use an object, sorted.
     func bundles(using object: Digest) throws(CacheError) -> [Digest] {
         let query = try database.prepare("SELECT DISTINCT bundle FROM files WHERE object = ? ORDER BY bundle")

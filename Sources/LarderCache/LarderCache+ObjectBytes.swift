@@ -20,4 +20,12 @@ extension LarderCache {
     public func holdsObject(_ digest: Digest) throws(CacheError) -> Bool {
         try index.withLock { (index) throws(CacheError) -> Bool in try index.isStored(digest) }
     }
+
+    /// Which of `objects` the cache holds (``holdsObject(_:)`` for each, in one pass over the
+    /// index): what a fetch asks once about every patch base it could use.
+    /// - Throws: ``CacheError`` when the index cannot be read.
+    public func heldObjects(among objects: Set<Digest>) throws(CacheError) -> Set<Digest> {
+        guard !objects.isEmpty else { return [] }
+        return try index.withLock { (index) throws(CacheError) -> Set<Digest> in try index.stored(among: objects) }
+    }
 }

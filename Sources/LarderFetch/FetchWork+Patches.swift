@@ -42,23 +42,27 @@ extension FetchWork {
             return plan
         }
         let limits = configuration.patchLimits
+        var candidates: [(object: Digest, entries: [PatchIndex.Entry])] = []
         for object in missing.sorted() {
             guard let size = sizes[object], size <= limits.maximumOutputBytes else { continue }
-            for entry in index.patches(to: object).sorted(by: { $0.size < $1.size }) where entry.size <= limits.maximumPatchBytes {
-                if await holds(entry.from) {
-                    plan.chosen[object] = entry
-                    break
-                }
-            }
+            let entries = index.patches(to: object).filter { $0.size <= limits.maximumPatchBytes }.sorted(by: { $0.size < $1.size })
+            if !entries.isEmpty { candidates.append((object, entries)) }
+        }
+        let bases = await held(Set(candidates.flatMap { $0.entries.map(\.from) }))
+        for (object, entries) in candidates {
+            if let entry = entries.first(where: { bases.contains($0.from) }) { plan.chosen[object] = entry }
         }
         return plan
     }
 
-    /// Whether the cache holds `object` (an index read off the cooperative pool); a cache that
-    /// cannot say holds nothing to patch from.
-    private func holds(_ object: Digest) async -> Bool {
-        do throws(TransportError) { return try await blocking { () throws(CacheError) in try cache.holdsObject(object) } } catch {
-            return false
+    /// Which of `objects` the cache holds (one index read off the cooperative pool, however
+    /// many are asked about); a cache that cannot say holds nothing to patch from.
+    private func held(_ objects: Set<Digest>) async -> Set<Digest> {
+        guard !objects.isEmpty else { return [] }
+        do throws(TransportError) {
+            return try await blocking { () throws(CacheError) in try cache.heldObjects(among: objects) }
+        } catch {
+            return []
         }
     }
 }
