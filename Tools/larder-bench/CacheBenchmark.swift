@@ -152,10 +152,26 @@ enum CacheBenchmark {
         let sweepSeconds = Double(DispatchTime.now().uptimeNanoseconds - sweepStart) / 1e9
         print(String(format: "full sweep of %d objects: %.3f s (%d stray files removed)", try cache.statistics().objects, sweepSeconds, sweep.strayFiles.count))
 
+        // What a patched fetch asks before choosing bases: which of 1,000 digests (half of
+        // them stored) the full cache holds, in one query, against one query per digest.
+        var stored: [Digest] = []
+        for bundle in try cache.bundles().prefix(20) { stored += try cache.manifest(bundle.digest).files.map(\.digest) }
+        let asked = Set(stored.prefix(500) + (0..<500).map { SHA256Hasher.hash(Array("not stored \($0)".utf8)) })
+        let oneStart = DispatchTime.now().uptimeNanoseconds
+        let held = try cache.heldObjects(among: asked)
+        let oneQuery = Double(DispatchTime.now().uptimeNanoseconds - oneStart) / 1e6
+        let eachStart = DispatchTime.now().uptimeNanoseconds
+        var heldEach = 0
+        for digest in asked where try cache.holdsObject(digest) { heldEach += 1 }
+        let perDigest = Double(DispatchTime.now().uptimeNanoseconds - eachStart) / 1e6
+        guard held.count == heldEach else { throw BenchError("heldObjects found \(held.count), holdsObject \(heldEach)") }
+        print(String(format: "patch bases held among %d digests (%d held): one query %.1f ms, a query each %.1f ms", asked.count, held.count, oneQuery, perDigest))
+
         var passed = true
         passed = report("cache ls with 2,000 bundles (ms)", lsTimes.median * 1000, atMost: 300) && passed
         passed = report("install full cache / empty cache", full.median / empty.median, atMost: 1.2) && passed
         passed = report("full sweep of 100,000 objects (s)", sweepSeconds, atMost: 3) && passed
+        passed = report("1,000 patch bases asked at once (ms)", oneQuery, atMost: 100) && passed
         return passed
     }
 
