@@ -60,6 +60,24 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: scratch.path + "/prepared/host"))
     }
 
+    /// A `cache fetch` whose command line is refused (usage, 64) makes no cache folder: the
+    /// arguments are checked before the cache is opened.
+    @Test(arguments: [
+        ["cache", "fetch", digest],
+        ["cache", "fetch", digest, "--origin", "ftp://127.0.0.1/"],
+        ["cache", "fetch", "not-a-digest", "--origin", "http://127.0.0.1:9/"],
+        ["cache", "fetch", digest, "--origin", "http://127.0.0.1:9/", "--deadline", "soon"],
+        ["cache", "fetch", digest, "--origin", "http://127.0.0.1:9/", "--timeout", "-1s"],
+    ])
+    func aRefusedFetchMakesNoCacheFolder(_ command: [String]) throws {
+        let scratch = try Scratch()
+        let cache = scratch.path + "/typo"
+        let result = try CLI.run(command + ["--cache", cache])
+        #expect(result.status == 64, "\(result)")
+        #expect(result.stderr.hasPrefix("Error: "), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: cache), "\(command) made \(cache)")
+    }
+
     /// Failures under `--json` that printed nothing on stdout: one object with the error's code.
     @Test(arguments: [
         (["inspect", "/nonexistent.tar.gz", "--json"], 66, "io"),

@@ -98,7 +98,7 @@ enum CacheCommand {
             " <bundle-digest> --origin <url> [--deadline <duration>] [--timeout <duration>]",
             arguments: [("<bundle-digest>", "sha256:<hex> or <hex>")],
             options: [OriginOption.spec, DurationOption.deadline, DurationOption.timeout],
-            positionals: 1...1, createsCache: true, run: CacheFetch.run),
+            positionals: 1...1, checkUsage: CacheFetch.checkUsage, createsCache: true, run: CacheFetch.run),
         sub("resolve", "Resolve a larder-font:// URL to its stored font.", " <url>",
             arguments: [("<url>", "larder-font://sha256/<hex>")], positionals: 1...1, mode: readOnly,
             validate: { (arguments) throws(CacheError) in

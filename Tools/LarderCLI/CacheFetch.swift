@@ -15,31 +15,46 @@ enum CacheFetch {
         OriginOption.url(text).map { .success($0) } ?? .failure(OptionRefusal(message: originRefusal))
     }
 
-    static func run(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
-        let spec = CacheCommand.subcommands["fetch"]!.spec
-        let json = arguments.flag("--json")
-        let origin: URL
-        do throws(UsageError) {
-            guard let url = try arguments[Self.origin] else { throw UsageError(message: originRefusal, command: spec) }
-            origin = url
-        } catch {
-            return FailureJSON.usage(error, json: json)
-        }
+    /// What to fetch, from where, within which limits: the command line checked whole.
+    struct Request {
+        var origin: URL
+        var bundle: Digest
+        var configuration: BundleFetcher.Configuration
+    }
+
+    /// The request the command line asks for.
+    /// - Throws: ``UsageError`` for a missing or refused `--origin`, a bundle that is not a
+    ///   digest, or a refused `--deadline`/`--timeout`.
+    static func request(_ arguments: ParsedArguments, spec: CommandSpec) throws(UsageError) -> Request {
+        guard let origin = try arguments[Self.origin] else { throw UsageError(message: originRefusal, command: spec) }
         let bundle: Digest
-        do {
+        do throws(FormatError) {
             let text = arguments.positionals[0]
             bundle = text.hasPrefix(Digest.prefix) ? try Digest(parsing: text) : try Digest(hex: text)
         } catch {
-            return FailureJSON.usage(UsageError(message: error.message, command: spec), json: json)
+            throw UsageError(message: error.message, command: spec)
         }
         var configuration = BundleFetcher.Configuration.patching
-        do throws(UsageError) {
-            configuration.deadline = try DurationOption.value(DurationOption.deadline, in: arguments, default: configuration.deadline, command: spec)
-            configuration.requestTimeout = try DurationOption.value(
-                DurationOption.timeout, in: arguments, default: configuration.requestTimeout, command: spec)
-        } catch {
+        configuration.deadline = try DurationOption.value(DurationOption.deadline, in: arguments, default: configuration.deadline, command: spec)
+        configuration.requestTimeout = try DurationOption.value(
+            DurationOption.timeout, in: arguments, default: configuration.requestTimeout, command: spec)
+        return Request(origin: origin, bundle: bundle, configuration: configuration)
+    }
+
+    /// Checks the command line before the cache is opened (and made), so a usage error leaves
+    /// no folder behind.
+    static func checkUsage(_ arguments: ParsedArguments, _ spec: CommandSpec) throws(UsageError) {
+        _ = try request(arguments, spec: spec)
+    }
+
+    static func run(_ arguments: ParsedArguments, _ cache: LarderCache) throws(CacheError) -> ExitCode {
+        let spec = CacheCommand.subcommands["fetch"]!.spec
+        let json = arguments.flag("--json")
+        let request: Request
+        do throws(UsageError) { request = try Self.request(arguments, spec: spec) } catch {
             return FailureJSON.usage(error, json: json)
         }
+        let (origin, bundle, configuration) = (request.origin, request.bundle, request.configuration)
         let bar = ProgressBar(label: "fetching", quiet: arguments.flag("--json"))
         let fetcher = BundleFetcher(cache: cache, origin: origin, configuration: configuration)
         let outcome: Result<FetchResult, TransportError> = waitFor {
