@@ -43,4 +43,26 @@ import Testing
             }
         }
     }
+
+    /// The OVERVIEW line, and the usage printed after a usage error, fit the terminal too.
+    @Test func theOverviewAndAUsageErrorsUsageAreWrapped() throws {
+        for words in CommandHelpTests.commands {
+            let help = try CLI.run(words + ["--help"], environment: ["COLUMNS": "60"]).stdout
+            let overview = help.components(separatedBy: "\n\n").first ?? ""
+            #expect(overview.hasPrefix("OVERVIEW: "), "\(words)")
+            for (number, line) in overview.split(separator: "\n").enumerated() {
+                #expect(line.count <= 60, "larder \(words.joined(separator: " ")): '\(line)' is \(line.count) columns")
+                if number > 0 { #expect(line.hasPrefix(String(repeating: " ", count: 10)), "\(words): '\(line)'") }
+            }
+        }
+        let refused = try CLI.run(["publish"], environment: ["COLUMNS": "60"])
+        #expect(refused.status == 64)
+        let lines = refused.stderr.split(separator: "\n")
+        #expect(lines.first == "Error: Missing expected argument '<archive>...'", "\(refused.stderr)")
+        #expect(lines.dropFirst().first?.hasPrefix("Usage: larder publish <archive>...") == true, "\(refused.stderr)")
+        #expect(lines.last == "  See 'larder publish --help' for more information.", "\(refused.stderr)")
+        // Three forms of publish, each starting a line under the first.
+        #expect(lines.filter { $0.hasPrefix("       larder publish ") }.count == 2, "\(refused.stderr)")
+        for line in lines.dropFirst() { #expect(line.count <= 60, "'\(line)' is \(line.count) columns") }
+    }
 }

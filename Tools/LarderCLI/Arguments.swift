@@ -20,7 +20,7 @@ struct CommandSpec {
     static let helpOption = OptionSpec(names: ["-h", "--help"], value: nil, help: "Show help information.")
 
     var helpText: String {
-        var text = "OVERVIEW: \(overview)\n\n" + UsageWrapping.block(usage)
+        var text = UsageWrapping.overview(overview) + "\n" + UsageWrapping.block(usage)
         if !arguments.isEmpty {
             text += "\nARGUMENTS:\n"
             for argument in arguments { text += Self.row(argument.name, argument.help) }

@@ -127,7 +127,8 @@ enum Console {
 
     static func usageError(_ error: UsageError) -> ExitCode {
         Console.failure(
-            "\(shown(error.message))\nUsage: \(error.command.usage)\n  See 'larder \(error.command.name) --help' for more information.")
+            "\(shown(error.message))\n" + UsageWrapping.block(error.command.usage, label: "Usage: ")
+                + "  See 'larder \(error.command.name) --help' for more information.")
         return .usage
     }
 }

@@ -88,7 +88,8 @@ func commands(engine: any WebEngineRunner) -> [String: (spec: CommandSpec, run: 
         // Under --json a failure prints one JSON object on stdout, whichever command failed.
         let json = FailureJSON.wanted(arguments)
         guard let command = commands[first] else {
-            Console.failure("Unknown subcommand '\(shown(first))'\(CommandTree.larder.hint(first))\nUsage: \(rootSpec.usage)\n  See 'larder --help' for more information.")
+            Console.failure("Unknown subcommand '\(shown(first))'\(CommandTree.larder.hint(first))\n" + UsageWrapping.block(rootSpec.usage, label: "Usage: ")
+                    + "  See 'larder --help' for more information.")
             return FailureJSON.ensure(.usage, wanted: json)
         }
         return FailureJSON.ensure(command.run(Array(arguments.dropFirst())), wanted: json)

@@ -9,18 +9,28 @@ enum UsageWrapping {
     /// Continuation lines start in this column, two past a form's start.
     static let indent = 9
 
-    /// "USAGE: <usage>" in lines of at most `width` columns, with a final newline.
-    static func block(_ usage: String, width: Int = HelpWrapping.width) -> String {
+    /// "USAGE: <usage>" (or another label of seven columns: the "Usage: " after a usage error)
+    /// in lines of at most `width` columns, with a final newline.
+    static func block(_ usage: String, label: String = "USAGE: ", width: Int = HelpWrapping.width) -> String {
         var text = ""
         for (index, form) in usage.split(separator: "\n").enumerated() {
             let words = units(form.split(separator: " ").map(String.init), level: 0, width: width - indent)
             let lines = HelpWrapping.lines(words: words, width: width - indent, firstWidth: width - formIndent)
             for (number, line) in lines.enumerated() {
-                let start = number > 0 ? String(repeating: " ", count: indent) : index == 0 ? "USAGE: " : String(repeating: " ", count: formIndent)
+                let start = number > 0 ? String(repeating: " ", count: indent) : index == 0 ? label : String(repeating: " ", count: formIndent)
                 text += start + line + "\n"
             }
         }
         return text
+    }
+
+    /// "OVERVIEW: <overview>" in lines of at most `width` columns, continuation lines under the
+    /// overview's first word, with a final newline.
+    static func overview(_ overview: String, width: Int = HelpWrapping.width) -> String {
+        let label = "OVERVIEW: "
+        let indent = String(repeating: " ", count: label.count)
+        let words = overview.split(separator: " ").map(String.init)
+        return HelpWrapping.lines(words: words, width: width - label.count).enumerated().map { ($0 == 0 ? label : indent) + $1 + "\n" }.joined()
     }
 
     /// The words grouped into what a line may not break: an option with its value, a bracketed
