@@ -38,17 +38,28 @@ final class DownloadFile {
         do { try file.writeAll(bytes, at: offset) } catch { throw TransportError.write(error, path: path, url: url) }
     }
 
-    /// Replaces the file at `path` with `bytes` (written to a temporary name, then renamed).
+    /// Replaces the file at `path` with `bytes` (written to a temporary name, then renamed). A
+    /// failed write (a full disk) removes the temporary file: what it held of `bytes` would only
+    /// take space.
     static func replace(_ path: String, with bytes: [UInt8], url: URL) throws(TransportError) {
         let temporary = path + ".tmp"
         let file = try DownloadFile(path: temporary, url: url)
-        try file.truncate(to: 0)
         let failure = bytes.withUnsafeBytes { raw -> TransportError? in
-            do throws(TransportError) { try file.write(raw, at: 0) } catch { return error }
+            do throws(TransportError) {
+                try file.truncate(to: 0)
+                try file.write(raw, at: 0)
+            } catch { return error }
             return nil
         }
-        if let failure { throw failure }
-        guard rename(temporary, path) == 0 else { throw TransportError.write(Errno.current, path: path, url: url) }
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+        guard rename(temporary, path) == 0 else {
+            let error = TransportError.write(Errno.current, path: path, url: url)
+            unlink(temporary)
+            throw error
+        }
     }
 
     /// Bytes free for an unprivileged writer on the file's file system, if it can tell.

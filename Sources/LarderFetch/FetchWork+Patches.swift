@@ -20,7 +20,9 @@ struct PatchPlan: Sendable {
 extension FetchWork {
     /// Reads the bundle's patch index (``PatchIndex/path(bundle:)``) and chooses a patch for
     /// each object in `missing` whose base the cache holds. A 404 means the origin published
-    /// none; any other failure to read the index is one fallback and no patches.
+    /// none; any other failure to read the index (a stall at its first try included:
+    /// ``HTTPTransport/sendOptional(_:into:attempts:deadline:tries:)``) is one fallback and no
+    /// patches.
     /// - Throws: `TransportError/Code/cancelled` only.
     func planPatches(_ bundle: Digest, missing: Set<Digest>, sizes: [Digest: Int64]) async throws(TransportError) -> PatchPlan {
         let url = origin.appendingPathComponent(PatchIndex.path(bundle: bundle))
@@ -29,9 +31,10 @@ extension FetchWork {
             minimumSpeed: configuration.minimumSpeed)
         var plan = PatchPlan()
         let response: HTTPResponse
-        do { (response, plan.requests) = try await transport.send(request, attempts: configuration.attempts, deadline: deadline) } catch {
+        do {
+            response = try await transport.sendOptional(request, attempts: configuration.attempts, deadline: deadline, tries: &plan.requests)
+        } catch {
             if error.code == .cancelled || Task.isCancelled { throw error }
-            plan.requests = 1
             plan.fallbacks = 1
             return plan
         }
@@ -63,6 +66,34 @@ extension FetchWork {
             return try await blocking { () throws(CacheError) in try cache.heldObjects(among: objects) }
         } catch {
             return []
+        }
+    }
+}
+
+extension HTTPTransport {
+    /// Sends a request the fetch can do without (the patch index, a patch): tried again after a
+    /// dropped connection, up to `attempts` tries within `deadline`, like
+    /// `send(_:into:attempts:deadline:)`, but never after a stall (no answer within the request's
+    /// time limit, or slower than its minimum speed). The fetch's fallback, the whole object, is
+    /// the retry: trying a stalled patch server again cost `attempts` times the stall limit (45 s
+    /// with the defaults) for the index, and as much again for the patches, before the objects
+    /// came whole.
+    /// - Parameter tries: set to the number of requests sent, also when it throws.
+    func sendOptional(
+        _ request: HTTPRequest, into sink: (any ResponseSink)? = nil, attempts: Int, deadline: FetchDeadline, tries: inout Int
+    ) async throws(TransportError) -> HTTPResponse {
+        var request = request
+        let limit = request.timeout
+        tries = 0
+        while true {
+            request.timeout = try deadline.requestTimeout(limit, url: request.url)
+            tries += 1
+            do {
+                if let sink { return try await send(request, into: sink) }
+                return try await send(request)
+            } catch where error.code == .connection && tries < attempts && deadline.remaining > .zero {
+                try await deadline.sleep(.milliseconds(100 * tries * tries))
+            }
         }
     }
 }

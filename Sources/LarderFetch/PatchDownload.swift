@@ -9,7 +9,8 @@ import LarderTransport
 /// reads the base through the cache's verified read, applies it within the limits to exactly
 /// the manifest's size, checks the result's SHA-256, and only then writes it where the install
 /// takes downloaded objects from. Any failure is an ``Outcome/failed(_:wireBytes:requests:)``
-/// the fetch answers by downloading the object; nothing unverified is ever written.
+/// the fetch answers by downloading the object (a stalled patch after one try), except a full
+/// disk, which the whole object would run into too; nothing unverified is ever written.
 struct PatchDownload {
     let transport: any HTTPTransport
     let origin: URL
@@ -29,7 +30,9 @@ struct PatchDownload {
     ///   - entry: the index entry to apply; its `to` is the object.
     ///   - size: the object's size, as the verified manifest states it.
     ///   - final: where the object goes once verified.
-    /// - Throws: `TransportError/Code/cancelled` only: every other failure is an outcome.
+    /// - Throws: `TransportError/Code/cancelled`, or `TransportError/Code/diskFull` when the
+    ///   object made from the patch does not fit (its partial file removed): every other failure
+    ///   is an outcome.
     func run(_ entry: PatchIndex.Entry, size: Int64, final: String) async throws(TransportError) -> Outcome {
         let limits = configuration.patchLimits
         let url = origin.appendingPathComponent(PatchIndex.path(of: entry.patch))
@@ -40,10 +43,12 @@ struct PatchDownload {
         let request = HTTPRequest(
             url: url, timeout: configuration.requestTimeout, maximumBodyBytes: entry.size, minimumSpeed: configuration.minimumSpeed)
         let response: HTTPResponse
-        let requests: Int
-        do { (response, requests) = try await transport.send(request, into: sink, attempts: configuration.attempts, deadline: deadline) } catch {
+        var requests = 0
+        do {
+            response = try await transport.sendOptional(request, into: sink, attempts: configuration.attempts, deadline: deadline, tries: &requests)
+        } catch {
             if error.code == .cancelled || Task.isCancelled { throw error }
-            return .failed("the patch could not be fetched: \(error)", wireBytes: 0, requests: 1)
+            return .failed("the patch could not be fetched: \(error)", wireBytes: 0, requests: requests)
         }
         guard response.status == 200 else {
             return .failed("the origin answered \(response.status) for the patch", wireBytes: response.wireBytes, requests: requests)
@@ -56,6 +61,9 @@ struct PatchDownload {
         case .failure(let error): return .failed(error.message, wireBytes: response.wireBytes, requests: requests)
         case .success(let object):
             do { try DownloadFile.replace(final, with: object, url: url) } catch {
+                // The whole object needs the same space on the same disk: downloading it would
+                // only fail in turn, after moving its bytes.
+                if error.code == .diskFull { throw error }
                 return .failed("the object made from the patch could not be written: \(error)", wireBytes: response.wireBytes, requests: requests)
             }
             return .made(path: final, wireBytes: response.wireBytes, requests: requests)
