@@ -7,8 +7,11 @@ import LarderTransport
 ///
 /// The manifest is fetched and checked against the bundle digest first; then only the objects
 /// the cache lacks are downloaded (a few at a time, gzip-encoded where the origin has a
-/// compressed copy) and each is verified, or, when nothing of the bundle is cached, the whole
-/// archive, resumable at any byte. Nothing is installed until everything verified.
+/// compressed copy) and each is verified, or the whole archive, resumable at any byte. The
+/// objects only when the cache saves a real share: the raw bytes it holds of the bundle, plus
+/// those of missing objects a patch will make, at least 5% of the bundle's; less than that
+/// (nothing cached included), the archive moves fewer bytes in one request. Nothing is
+/// installed until everything verified.
 ///
 /// Every fetch is bounded: it ends by ``Configuration/deadline`` whatever the origin does; no
 /// body may be larger than the manifest, the archive or the document kind implies; a full disk

@@ -6,9 +6,11 @@ public struct FetchResult: Sendable, Equatable {
         /// It was already there, or another process sharing the cache brought it in while
         /// this fetch waited: nothing was downloaded.
         case cache
-        /// Only the objects the cache lacked were downloaded.
+        /// Only the objects the cache lacked were downloaded (or made from patches): the cache
+        /// held at least 5% of the bundle's bytes, patched objects counted.
         case objects
-        /// The whole archive was downloaded (nothing of it was cached).
+        /// The whole archive was downloaded: nothing of the bundle was cached, or less than the
+        /// 5% of its bytes (patched objects counted) the objects path needs.
         case archive
     }
 

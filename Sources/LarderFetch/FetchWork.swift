@@ -66,7 +66,8 @@ struct FetchWork: Sendable {
         }
     }
 
-    /// Downloads what the cache lacks and installs it, holding the objects the cache has from
+    /// Downloads what the cache lacks, the whole archive or the missing objects as
+    /// ``FetchRoute`` chooses, and installs it, holding the objects the cache has from
     /// the moment they are counted as present until the install used them
     /// (``LarderCache/holdObjects(of:)``): another process evicting a bundle that shares them
     /// (a font) cannot take them in between.
@@ -76,12 +77,16 @@ struct FetchWork: Sendable {
         let hold = try await blocking { () throws(CacheError) in try cache.holdObjects(of: manifest) }
         let outcome: Result<FetchResult, TransportError>
         do throws(TransportError) {
-            if hold.missing.count == Set(manifest.files.map(\.digest)).count {
+            let (route, plan) = try await route(verified, missing: hold.missing)
+            switch route {
+            case .archive:
                 outcome = .success(
-                    try await fetchArchive(bundle, manifest: manifest, manifestBytes: verified.bytes.count, manifestWire: manifestWire, claim: claim))
-            } else {
+                    try await fetchArchive(
+                        bundle, manifest: manifest, manifestBytes: verified.bytes.count, manifestWire: manifestWire, index: plan ?? .none,
+                        claim: claim))
+            case .objects:
                 outcome = .success(
-                    try await fetchObjects(verified, missing: hold.missing, manifestWire: manifestWire, claim: claim))
+                    try await fetchObjects(verified, missing: hold.missing, manifestWire: manifestWire, plan: plan, claim: claim))
             }
         } catch {
             outcome = .failure(error)
@@ -114,7 +119,7 @@ struct FetchWork: Sendable {
     }
 
     private func fetchArchive(
-        _ bundle: Digest, manifest: Manifest, manifestBytes: Int, manifestWire: Int64, claim: DownloadClaim
+        _ bundle: Digest, manifest: Manifest, manifestBytes: Int, manifestWire: Int64, index: PatchPlan, claim: DownloadClaim
     ) async throws(TransportError) -> FetchResult {
         let url = origin.appendingPathComponent("bundles/\(bundle.hex).tar.gz")
         // The install writes every object beside the archive: refused now when even that does
@@ -129,13 +134,15 @@ struct FetchWork: Sendable {
         let progress = progress
         let outcome = try await download.run { done, total in progress?(FetchProgress(receivedBytes: done, expectedBytes: total)) }
         try await install(bundle) { () throws(CacheError) in try cache.install(archiveAt: claim.archivePath, expected: bundle) }
+        // A patch index read to choose the route (and found wanting) is part of what it cost.
         return FetchResult(
-            bundle: bundle, source: .archive, bytesDownloaded: outcome.bytes + manifestWire, requests: outcome.requests + 1,
-            bytesByKind: FetchBytes(manifest: manifestWire, archive: outcome.bytes))
+            bundle: bundle, source: .archive, bytesDownloaded: outcome.bytes + manifestWire + index.wireBytes,
+            requests: outcome.requests + 1 + index.requests,
+            bytesByKind: FetchBytes(manifest: manifestWire, archive: outcome.bytes, patches: index.wireBytes), patchFallbacks: index.fallbacks)
     }
 
     private func fetchObjects(
-        _ verified: VerifiedManifest, missing: Set<Digest>, manifestWire: Int64, claim: DownloadClaim
+        _ verified: VerifiedManifest, missing: Set<Digest>, manifestWire: Int64, plan read: PatchPlan?, claim: DownloadClaim
     ) async throws(TransportError) -> FetchResult {
         let (manifest, bundle) = (verified.manifest, verified.digest)
         try await blocking(for: bundle) { () throws(CacheError) in try claim.createObjectsFolder() }
@@ -150,7 +157,13 @@ struct FetchWork: Sendable {
             throw space.refusal(download: 0, free: free, url: nil, bundle: bundle)
         }
         let total = max(1, missing.reduce(0) { $0 + (sizes[$1] ?? 0) })
-        let plan = configuration.usesPatches ? try await planPatches(bundle, missing: Set(toDownload), sizes: sizes) : .none
+        // The index is read once: here, unless choosing the route read it already.
+        let plan: PatchPlan
+        if let read {
+            plan = read
+        } else {
+            plan = configuration.usesPatches ? try await planPatches(bundle, missing: Set(toDownload), sizes: sizes) : .none
+        }
         let patching = PatchDownload(
             transport: transport, origin: origin, cache: cache, claim: claim, configuration: configuration, deadline: deadline)
         let queue = missing.sorted()

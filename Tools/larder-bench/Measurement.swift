@@ -43,7 +43,9 @@ func percentile(_ samples: [Double], _ fraction: Double) -> Double {
 func report(_ label: String, _ value: Double, atMost target: Double? = nil, atLeast floor: Double? = nil) -> Bool {
     var verdict = ""
     var passed = true
-    if let target { passed = value <= target; verdict = String(format: " (target <= %.2f: %@)", target, passed ? "PASS" : "FAIL") }
+    // Two decimals, unless the target needs three (1.001).
+    let places = { (bound: Double) in abs((bound * 100).rounded() - bound * 100) < 1e-9 ? "%.2f" : "%.3f" }
+    if let target { passed = value <= target; verdict = String(format: " (target <= \(places(target)): %@)", target, passed ? "PASS" : "FAIL") }
     if let floor { passed = value >= floor; verdict = String(format: " (target >= %.2f: %@)", floor, passed ? "PASS" : "FAIL") }
     // "%-44@" does not pad on Linux: pad in Swift.
     print("  " + label.padding(toLength: max(44, label.count), withPad: " ", startingAt: 0) + String(format: " %.3f", value) + verdict)

@@ -66,30 +66,39 @@ enum TransportBenchmark {
         else { throw BenchError("fetch of the second revision failed") }
         print("one-file update of a 50-file bundle: \(moved) bytes moved; the full archive is \(after.archiveSize) bytes")
 
-        // Compressed objects: a cache holding one file of the corpus fetches the rest object by
-        // object (gzip-encoded where the origin has a copy), against curl | tar of the archive.
+        // One media file cached (of 1,647): too little for the objects path (FetchRoute, 5%),
+        // so the fetch takes the archive; its bytes against the archive's.
         let seedOne = try seedBundle(from: corpus, every: Int.max, work: work, name: "one")
+        let oneCache = work + "/one-cache"
+        guard try Subprocess.run([larder, "cache", "install", seedOne, "--cache", oneCache], stdoutPath: "/dev/null").status == 0,
+            try Subprocess.run([larder, "cache", "fetch", digest, "--origin", base, "--cache", oneCache, "--json"], stdoutPath: oneCache + ".json").status == 0
+        else { throw BenchError("the fetch with one file cached failed") }
+        let objectBytes = try bytesDownloaded(oneCache + ".json")
+        // What a fetch into an empty cache moves: the archive and the manifest (not compressed,
+        // 0.5% of this archive), the yardstick for any route. With one file cached and patches
+        // on (`cache fetch`), the fetch also reads the patch index to learn whether patches make
+        // up the share (here a 404 of a few hundred bytes): the target leaves it 0.1%.
+        let manifestBytes = try FileManager.default.attributesOfItem(atPath: work + "/origin/bundles/\(digest)/manifest.json")[.size] as? Int64 ?? 0
+
+        // Compressed objects: a cache holding every second media file of the corpus fetches the
+        // rest object by object (gzip-encoded where the origin has a copy), against curl | tar
+        // of the archive.
+        let seedHalf = try seedBundle(from: corpus, every: 2, work: work, name: "half")
         try FileManager.default.createDirectory(atPath: work + "/objects", withIntermediateDirectories: true)
         let objectRuns = try headToHead(
-            work: work + "/objects", runs: options.runs, larder: "larder cache fetch (objects)", tool: "curl -s URL | tar -xzf -",
+            work: work + "/objects", runs: options.runs, larder: "larder cache fetch (objects, half the media cached)", tool: "curl -s URL | tar -xzf -",
             larder: { cache in
-                guard try Subprocess.run([larder, "cache", "install", seedOne, "--cache", cache], stdoutPath: "/dev/null").status == 0 else {
+                guard try Subprocess.run([larder, "cache", "install", seedHalf, "--cache", cache], stdoutPath: "/dev/null").status == 0 else {
                     throw BenchError("cannot seed the cache")
                 }
+                _ = try Subprocess.run(["sync"])
                 return try Subprocess.run([larder, "cache", "fetch", digest, "--origin", base, "--cache", cache, "--json"], stdoutPath: cache + ".json")
             },
             tool: { extract in try Subprocess.shell("curl -s '\(base)bundles/\(digest).tar.gz' | tar -xzf - -C '\(extract)'") })
-        let objectBytes = try bytesDownloaded(work + "/objects/cache-1.json")
-
-        // Partly cached: a cache holding every second media file of the corpus.
-        let seedHalf = try seedBundle(from: corpus, every: 2, work: work, name: "half")
-        let halfCache = work + "/half-cache"
-        guard try Subprocess.run([larder, "cache", "install", seedHalf, "--cache", halfCache], stdoutPath: "/dev/null").status == 0,
-            try Subprocess.run([larder, "cache", "fetch", digest, "--origin", base, "--cache", halfCache, "--json"], stdoutPath: halfCache + ".json").status == 0
-        else { throw BenchError("the partly cached fetch failed") }
-        let halfBytes = try bytesDownloaded(halfCache + ".json")
-        print(String(format: "bytes moved: whole archive %.1f MB, objects with one cached %.1f MB, with half the media cached %.1f MB",
-            Double(big.archiveSize) / 1e6, Double(objectBytes) / 1e6, Double(halfBytes) / 1e6))
+        let halfBytes = try bytesDownloaded(work + "/objects/cache-1.json")
+        let (oneRoute, halfRoute) = (try source(oneCache + ".json"), try source(work + "/objects/cache-1.json"))
+        print(String(format: "bytes moved: whole archive %.1f MB, with one media file cached (%@) %.1f MB, with half the media cached (%@) %.1f MB",
+            Double(big.archiveSize) / 1e6, oneRoute, Double(objectBytes) / 1e6, halfRoute, Double(halfBytes) / 1e6))
 
         // Peak memory of a fetch does not grow with the bundle: the 50-file bundle against the corpus.
         var smallRSS = 0
@@ -103,16 +112,19 @@ enum TransportBenchmark {
 
         var passed = true
         passed = report("full fetch + install / curl | tar -xzf", larderTimes.median / curlTimes.median, atMost: 1.2) && passed
-        _ = report("objects fetch + install / curl | tar -xzf", objectRuns.larder.median / objectRuns.tool.median)
+        _ = report("objects (half cached) fetch + install / curl | tar -xzf", objectRuns.larder.median / objectRuns.tool.median)
         passed = report("one-file update bytes / full archive", Double(moved) / Double(after.archiveSize), atMost: 0.05) && passed
-        passed = report("objects (one cached) bytes / full archive", Double(objectBytes) / Double(big.archiveSize), atMost: 1.0) && passed
+        _ = report("one cached bytes / full archive", Double(objectBytes) / Double(big.archiveSize))
+        passed = report("one cached bytes / archive + manifest", Double(objectBytes) / Double(big.archiveSize + manifestBytes), atMost: 1.001) && passed
         passed = report("half the media cached bytes / full archive", Double(halfBytes) / Double(big.archiveSize), atMost: 0.75) && passed
         passed = report("peak memory: corpus fetch / 50-file fetch", Double(larderTimes.maxRSS) / Double(smallRSS), atMost: 1.5) && passed
         return passed
     }
 
     /// A bundle of some of the corpus's media files (every `every`-th, or just the first) and a
-    /// page: installed in a cache, it makes the corpus's fetch take the objects path.
+    /// page: installed in a cache, half the media makes the corpus's fetch take the objects path;
+    /// one file is too little for it (`FetchRoute`: under 5% of the bytes), so that fetch
+    /// takes the archive.
     static func seedBundle(from corpus: String, every: Int, work: String, name: String) throws -> String {
         let folder = work + "/seed-\(name)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -127,6 +139,14 @@ enum TransportBenchmark {
         }
         try Data("<!doctype html><p>seed</p>".utf8).write(to: URL(fileURLWithPath: folder + "/index.html"))
         return try Packer.pack(source: folder, into: work + "/seed-archives").archivePath
+    }
+
+    /// The route a `cache fetch --json` report names (`archive`, `objects`).
+    static func source(_ reportPath: String) throws -> String {
+        guard case .object(let fields) = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: reportPath)))),
+            case .string(let source) = fields["source"]
+        else { throw BenchError("no source in \(reportPath)") }
+        return source
     }
 
     static func bytesDownloaded(_ reportPath: String) throws -> Int64 {
