@@ -229,7 +229,8 @@ struct FetchWork: Sendable {
     }
 
     /// Makes the object from its patch when it has one (and an earlier attempt did not finish
-    /// it already); otherwise, or when the patch fails, downloads it whole.
+    /// it already); otherwise, or when the patch fails, downloads it whole. A full disk under
+    /// the patched object stops the fetch instead: the whole object would not fit either.
     private static func fetch(
         _ object: Digest, size: Int64, patch: PatchIndex.Entry?, download: ObjectDownload, patching: PatchDownload
     ) async throws(TransportError) -> FetchedObject {
