@@ -118,11 +118,9 @@ final class PublishedPatchFlow: Sendable {
         let cache = try await flow.cacheWithFirst(from: origin.base)
         let configuration = Self.configuration()
         let fetcher = BundleFetcher(cache: cache, origin: origin.base, configuration: configuration)
-        let started = ContinuousClock.now
         let outcome = await value(within: configuration.deadline + .seconds(10)) { () -> Result<FetchResult, TransportError> in
             do throws(TransportError) { return .success(try await fetcher.fetch(flow.second.bundleDigest)) } catch { return .failure(error) }
         }
-        let elapsed = ContinuousClock.now - started
         let result = try #require(outcome, "the update hung past its deadline").get()
         #expect(result.patchesApplied == 0 && result.patchFallbacks == 1, "\(result)")
         switch fault {
@@ -138,9 +136,9 @@ final class PublishedPatchFlow: Sendable {
         }
         // The fallback is the retry: a stalled patch or index is asked for once, not once per
         // attempt (3 × the stall limit, 45 s with the defaults, before the script comes whole).
+        // Counted, not timed: a loaded machine stretches one stall as much as three.
         let asked = origin.requests.filter { $0.path == fault.path(flow) }.count
         #expect(asked == 1, "\(fault.path(flow)) was asked for \(asked) times")
-        #expect(elapsed < configuration.requestTimeout * 2 + .seconds(3).scaledForTests, "the update took \(elapsed)")
         try flow.expectSecondInstalled(cache)
         #expect(try FileManager.default.contentsOfDirectory(atPath: flow.work.path + "/cache/downloads").filter { !$0.hasSuffix(".lock") }.isEmpty)
         try await offThePool { origin.stop() }
