@@ -100,13 +100,17 @@ final class PublishedPatchFlow: Sendable {
         }
     }
 
-    /// What the update may take per request: a 2 s limit, and under 100 B/s over 1 s is too slow.
+    /// What the update may take per request: a 2 s limit, and under 100 B/s over 1 s is too slow;
+    /// 30 s for the whole update. Scaled for a loaded or instrumented run (`scaledForTests`):
+    /// the faults stall for ever or drip at 3 B/s, so the stalls stay stalls at any scale, while
+    /// the healthy requests get the time such a run needs (the ThreadSanitizer pass saw the
+    /// manifest miss an unscaled 30 s deadline).
     static func configuration(deadline: Duration = .seconds(30)) -> BundleFetcher.Configuration {
         var configuration = BundleFetcher.Configuration.patching
-        configuration.requestTimeout = .seconds(2)
-        configuration.minimumSpeed = .init(bytesPerSecond: 100, window: .seconds(1))
+        configuration.requestTimeout = Duration.seconds(2).scaledForTests
+        configuration.minimumSpeed = .init(bytesPerSecond: 100, window: Duration.seconds(1).scaledForTests)
         configuration.attempts = 3
-        configuration.deadline = deadline
+        configuration.deadline = deadline.scaledForTests
         return configuration
     }
 
@@ -154,7 +158,7 @@ final class PublishedPatchFlow: Sendable {
         let origin = try Self.serve(flow, fault, faulty: faulty)
         let cache = try await flow.cacheWithFirst(from: origin.base)
         var configuration = Self.configuration(deadline: .seconds(2))
-        configuration.requestTimeout = .seconds(20)
+        configuration.requestTimeout = Duration.seconds(20).scaledForTests
         configuration.minimumSpeed = nil
         let fetcher = BundleFetcher(cache: cache, origin: origin.base, configuration: configuration)
         let outcome = await value(within: configuration.deadline + .seconds(10)) { () -> Result<FetchResult, TransportError> in

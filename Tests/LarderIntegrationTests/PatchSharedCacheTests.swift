@@ -64,7 +64,7 @@ import Testing
     }
 
     static func fetch(_ bundle: Digest, origin: FaultOrigin, cache: String) throws -> LarderProcess.Running {
-        try LarderProcess.start(["cache", "fetch", bundle.hex, "--origin", origin.base.absoluteString, "--cache", cache, "--deadline", "30s", "--json"])
+        try LarderProcess.start(["cache", "fetch", bundle.hex, "--origin", origin.base.absoluteString, "--cache", cache, "--deadline", "\(Int(30 * testTimeScale))s", "--json"])
     }
 
     static func report(_ outcome: ProcessOutcome) throws -> [String: Any] {
