@@ -23,25 +23,40 @@ extension WebKitTests {
                     embeddedDefault: archive, presentationDeadline: .seconds(60).scaledForTests),
                 cache: fixture.cache, renderer: renderer, storage: fixture.root + "/host", captureSink: Host.HeldSink(),
                 coordinator: PresentationCoordinator(), connectivity: nil)
-            var messages = host.messages.makeAsyncIterator()
+            // The app's messages, collected as they come and read one at a time, each wait
+            // bounded: a message that never comes fails the test instead of holding the run.
+            let log = MessageLog()
+            let listening = Task { for await message in host.messages { await log.append(message) } }
+            defer { listening.cancel() }
+            func nextMessage() async -> BridgeMessage? {
+                var taken: BridgeMessage?
+                _ = await within(.seconds(20).scaledForTests) {
+                    taken = await log.take()
+                    return taken != nil
+                }
+                return taken
+            }
             let session = try await host.present()
 
-            /// Clicks `selector` once the page shows it (a page navigated to may not have parsed yet).
+            /// Clicks `selector` once the page shows it and its scripts ran (a page navigated to
+            /// may not have parsed yet, and its module script, which turns a click into a bridge
+            /// message, runs after parsing: a click before it just follows the link).
             func click(_ selector: String) async throws {
                 let element = "document.querySelector(" + String(decoding: JSONValue.string(selector).canonicalBytes, as: UTF8.self) + ")"
-                #expect(try await within(.seconds(10).scaledForTests) { try await renderer.evaluate(element + " !== null") == .bool(true) }, "\(selector)")
+                let ready = element + #" !== null && document.readyState === "complete""#
+                #expect(try await within(.seconds(10).scaledForTests) { try await renderer.evaluate(ready) == .bool(true) }, "\(selector)")
                 _ = try await renderer.evaluate(element + ".click()")
             }
             for (from, to) in [("index.html", "screen-2.html"), ("screen-2.html", "screen-3.html")] {
-                #expect(await renderer.state == .loaded(visible: true, document: from))
+                #expect(await within(.seconds(10).scaledForTests) { await renderer.state == .loaded(visible: true, document: from) })
                 try await click(#"a.button[href="\#(to)"]"#)
-                #expect(await messages.next() == .navigate(screen: to))
+                #expect(await nextMessage() == .navigate(screen: to))
                 #expect(await within(.seconds(10).scaledForTests) { await renderer.state == .loaded(visible: true, document: to) })
             }
             try await click(#"[data-action="complete"]"#)
 
-            #expect(await messages.next() == .complete)
-            let result = try #require(await host.waitForCompletion())
+            #expect(await nextMessage() == .complete)
+            let result = try #require(await value(within: .seconds(20)) { await host.waitForCompletion() } ?? nil, "no completion")
             #expect(result.session == session && result.outcome == .completed)
             #expect(result.screen == JourneyScreen(id: "screen-3.html"))
             let answer = try #require(try await host.pendingCaptures().last)
@@ -70,5 +85,20 @@ extension WebKitTests {
             #expect(try await renderer.evaluate("window.larder.context.plan.seats") == .int(3))
             await renderer.stop()
         }
+    }
+}
+
+/// Messages as they came, taken in order.
+private actor MessageLog {
+    private var messages: [BridgeMessage] = []
+    private var taken = 0
+
+    func append(_ message: BridgeMessage) { messages.append(message) }
+
+    /// The next message not taken yet, nil when none is waiting.
+    func take() -> BridgeMessage? {
+        guard taken < messages.count else { return nil }
+        taken += 1
+        return messages[taken - 1]
     }
 }
