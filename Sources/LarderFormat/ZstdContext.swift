@@ -39,7 +39,9 @@ final class ZstdCompressionContext {
 }
 
 /// A zstd decompression context (`ZSTD_DCtx`), freed with its owner.
-final class ZstdDecompressionContext {
+/// Sendable so ``ZstdDecompressionPool`` can keep it between uses: one caller uses it at a
+/// time (taken from the pool under its lock, given back after).
+final class ZstdDecompressionContext: @unchecked Sendable {
     let context: OpaquePointer
 
     /// - Throws: ``PatchError/Code/library`` when `ZSTD_createDCtx` cannot allocate.

@@ -71,21 +71,22 @@ public enum ZstdPatch {
         if stated != ZSTD_CONTENTSIZE_UNKNOWN, stated != UInt64(outputSize) {
             throw PatchError(.sizeMismatch, "the patch makes \(stated) bytes; the manifest says \(outputSize)")
         }
-        let context = try ZstdDecompressionContext()
-        try context.set(ZSTD_d_windowLogMax, Int32(limits.maximumWindowLog))
         // One byte more than the object: a frame that writes it is longer than the manifest says.
         var output = [UInt8](repeating: 0, count: Int(outputSize) + 1)
-        let decoded = base.withUnsafeBytes { base in
-            patch.withUnsafeBytes { patch in
-                output.withUnsafeMutableBytes { output in
-                    Result { () throws(PatchError) -> Int in
-                        try Zstd.check(ZSTD_DCtx_refPrefix(context.context, base.baseAddress, base.count), "ZSTD_DCtx_refPrefix")
-                        return try decodeOneFrame(context, from: patch, into: output)
+        let produced = try ZstdDecompressionPool.withContext { (context) throws(PatchError) -> Int in
+            try context.set(ZSTD_d_windowLogMax, Int32(limits.maximumWindowLog))
+            let decoded = base.withUnsafeBytes { base in
+                patch.withUnsafeBytes { patch in
+                    output.withUnsafeMutableBytes { output in
+                        Result { () throws(PatchError) -> Int in
+                            try Zstd.check(ZSTD_DCtx_refPrefix(context.context, base.baseAddress, base.count), "ZSTD_DCtx_refPrefix")
+                            return try decodeOneFrame(context, from: patch, into: output)
+                        }
                     }
                 }
             }
+            return try decoded.get()
         }
-        let produced = try decoded.get()
         guard produced == Int(outputSize) else {
             throw PatchError(.sizeMismatch, "the patch makes \(produced == output.count ? "more than \(outputSize)" : "\(produced)") bytes; the manifest says \(outputSize)")
         }
