@@ -146,8 +146,7 @@ struct FetchWork: Sendable {
     ) async throws(TransportError) -> FetchResult {
         let (manifest, bundle) = (verified.manifest, verified.digest)
         try await blocking(for: bundle) { () throws(CacheError) in try claim.createObjectsFolder() }
-        var sizes: [Digest: Int64] = [:]
-        for file in manifest.files { sizes[file.digest] = file.size }
+        let sizes = Self.objectSizes(manifest)
         // Downloaded objects move into the store: the download is the install's space. Objects
         // an earlier attempt finished count as there.
         let download = ObjectDownload(transport: transport, origin: origin, claim: claim, configuration: configuration, deadline: deadline)
